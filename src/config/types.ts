@@ -1,0 +1,23 @@
+import type { EntityName } from '../entities/types.js';
+
+export type SourceFormat = 'csv' | 'json' | 'ndjson';
+
+/** How an export marks deleted messages (issue 3: deleted messages). */
+export interface DeletionMarkers {
+  /** A field holding a deletion time: the message is soft-deleted. Default `deletedAt`. */
+  softField: string;
+  /** A field whose value `permanentValue` means permanently deleted. Default `deleted`. */
+  permanentField: string;
+  permanentValue: string;
+}
+
+/** One entity's source: `path` is a file, a list of files or a glob. */
+export interface SourceConfig {
+  path: string | string[];
+  format?: SourceFormat;
+  /** target (API field, dotted) -> source field (dotted). */
+  map?: Record<string, string>;
+  deletion?: Partial<DeletionMarkers>;
+}
+
+export type SourcesConfig = Partial<Record<EntityName, SourceConfig>>;

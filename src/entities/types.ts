@@ -1,0 +1,64 @@
+/** Shared record types. Every stage speaks these; none of them knows about HTTP or file formats. */
+
+export type EntityName = 'users' | 'groups' | 'members' | 'messages';
+
+/** Import order that the service needs: each phase finishes before the next starts. */
+export const ENTITY_ORDER: readonly EntityName[] = ['users', 'groups', 'members', 'messages'];
+
+export type JsonObject = { [key: string]: unknown };
+
+/** One record as a source read it, before mapping. `ordinal` counts records (good or bad) in the file from 0. */
+export interface SourceRecord {
+  kind: 'record';
+  value: JsonObject;
+  file: string;
+  /** 1-based line where the record starts (JSON, NDJSON) or ends (CSV multi-line rows); 0 when unknown. */
+  line: number;
+  ordinal: number;
+  /** The key under which an id-keyed JSON object held this record (used when the record lacks its id). */
+  key?: string;
+}
+
+/** Input that could not be parsed into a record: reported with its place, and reading goes on where the format allows. */
+export interface SourceProblem {
+  kind: 'problem';
+  file: string;
+  line: number;
+  /** Set when the problem stands for a record slot (e.g. a bad CSV row), so ordinals stay stable. */
+  ordinal?: number;
+  /** Stable rule code, e.g. `input.csv-columns`, `input.json-syntax`, `input.utf8`, `input.empty-file`. */
+  rule: string;
+  message: string;
+  /** True when the rest of the file could not be read after this problem. */
+  fatalForFile?: boolean;
+}
+
+export type SourceItem = SourceRecord | SourceProblem;
+
+export type Severity = 'error' | 'warning';
+
+/** One finding of validation, about one record. */
+export interface Problem {
+  rule: string;
+  severity: Severity;
+  field?: string;
+  message: string;
+}
+
+/** A mapped record, in the API's own field names, ready to validate and send. */
+export interface MappedRecord {
+  entity: EntityName;
+  /** The API payload (uid/guid/memberId/muid inside). */
+  payload: JsonObject;
+  /** The key the request body uses (equal to the id inside the payload). */
+  id: string;
+  /** The original source record, for the rejects file. */
+  source: JsonObject;
+  file: string;
+  line: number;
+  ordinal: number;
+  /** Problems found while mapping (bad JSON text in a CSV cell, an unparsable timestamp); validation adds its own. */
+  problems: Problem[];
+  /** Set when the record must not be sent: it is counted as skipped with this reason. */
+  skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since';
+}

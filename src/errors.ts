@@ -1,0 +1,61 @@
+/**
+ * Typed errors. Every fatal condition the tool can meet is one of these; `src/cli/run-command.ts`
+ * is the one place that turns them into a message (never a stack trace) and an exit code.
+ */
+
+/** Where in the input a problem sits. */
+export interface SourceLocation {
+  file?: string;
+  line?: number;
+  field?: string;
+}
+
+/** Documented exit codes (README "Exit codes"). */
+export const ExitCode = {
+  ok: 0,
+  fatal: 1,
+  usage: 2,
+  /** The run finished, but some records were rejected (import) or had errors (validate). */
+  rejected: 3,
+  interrupted: 130,
+} as const;
+
+export class MigrationError extends Error {
+  readonly code: string;
+  readonly exitCode: number;
+  readonly location?: SourceLocation;
+  /** A hint the user can act on, printed under the message. */
+  readonly hint?: string;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { exitCode?: number; location?: SourceLocation; hint?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.exitCode = options.exitCode ?? ExitCode.fatal;
+    this.location = options.location;
+    this.hint = options.hint;
+  }
+}
+
+/** Bad configuration: unknown key, wrong type, missing apiKey, refused URL. */
+export class ConfigError extends MigrationError {}
+
+/** Input that cannot be read at all (missing file, unreadable directory). Bad records are not errors. */
+export class InputError extends MigrationError {}
+
+/** The remote service refused the run (auth), or retries ran out. */
+export class RemoteError extends MigrationError {}
+
+/** The checkpoint is corrupt, locked, unwritable, or made for another target. */
+export class CheckpointError extends MigrationError {}
+
+/** The run was stopped by SIGINT/SIGTERM; the checkpoint was saved. */
+export class InterruptedError extends MigrationError {
+  constructor(message = 'interrupted') {
+    super('INTERRUPTED', message, { exitCode: ExitCode.interrupted });
+  }
+}
