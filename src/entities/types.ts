@@ -17,6 +17,8 @@ export interface SourceRecord {
   ordinal: number;
   /** The key under which an id-keyed JSON object held this record (used when the record lacks its id). */
   key?: string;
+  /** Set by a preset for a record it reads but must not send (e.g. a bot message): counted as skipped with this reason. */
+  skip?: string;
 }
 
 /** Input that could not be parsed into a record: reported with its place, and reading goes on where the format allows. */
@@ -60,5 +62,5 @@ export interface MappedRecord {
   /** Problems found while mapping (bad JSON text in a CSV cell, an unparsable timestamp); validation adds its own. */
   problems: Problem[];
   /** Set when the record must not be sent: it is counted as skipped with this reason. */
-  skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since';
+  skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since' | (string & {});
 }

@@ -1,0 +1,53 @@
+/**
+ * How far one source file is acknowledged. Batches cover contiguous ordinal ranges that tile the file,
+ * but finish out of order, so progress is a contiguous watermark (every ordinal below it is done)
+ * plus the acknowledged ranges beyond it. A record is skipped on resume only when it is covered here:
+ * nothing that was not acknowledged is ever skipped.
+ */
+export interface FileProgressData {
+  /** Every record slot with ordinal < watermark was acknowledged (imported, already there, rejected or skipped). */
+  watermark: number;
+  /** Acknowledged half-open ranges [start, end) above the watermark, sorted, not touching. */
+  acked: Array<[number, number]>;
+  /** The whole file was read and acknowledged. */
+  complete?: boolean;
+  /** Size and head hash of the file when it was last read: tells a rewritten file from a grown one. */
+  fingerprint?: { size: number; head: string };
+}
+
+export class FileProgress {
+  constructor(readonly data: FileProgressData = { watermark: 0, acked: [] }) {}
+
+  isAcked(ordinal: number): boolean {
+    if (ordinal < this.data.watermark) return true;
+    for (const [start, end] of this.data.acked) {
+      if (ordinal < start) return false;
+      if (ordinal < end) return true;
+    }
+    return false;
+  }
+
+  /** Marks [start, end) acknowledged, merging ranges and raising the watermark where they join it. */
+  ack(start: number, end: number): void {
+    if (end <= start) return;
+    const ranges = this.data.acked;
+    ranges.push([start, end]);
+    ranges.sort((a, b) => a[0] - b[0]);
+    const merged: Array<[number, number]> = [];
+    for (const r of ranges) {
+      const last = merged[merged.length - 1];
+      if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+      else merged.push([r[0], r[1]]);
+    }
+    while (merged.length > 0 && merged[0][0] <= this.data.watermark) {
+      this.data.watermark = Math.max(this.data.watermark, merged[0][1]);
+      merged.shift();
+    }
+    this.data.acked = merged;
+  }
+
+  /** Records known acknowledged, for status. */
+  ackedCount(): number {
+    return this.data.acked.reduce((n, [s, e]) => n + (e - s), this.data.watermark);
+  }
+}

@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { CheckpointError } from '../errors.js';
+import type { EntityName } from '../entities/types.js';
+import { FileProgress, type FileProgressData } from './file-progress.js';
+
+export const CHECKPOINT_VERSION = 1;
+
+/** Cumulative counts across runs, per entity. */
+export interface EntityTotals {
+  imported: number;
+  alreadyPresent: number;
+  rejected: number;
+  skipped: number;
+}
+
+/** What is on disk. Never holds the apiKey: only where the run goes and how far it got. */
+export interface CheckpointData {
+  version: number;
+  tool: 'chat-migrate';
+  target: { baseUrl: string; appId?: string };
+  /** Hash of the configured sources (entity -> path patterns): another set of sources is another migration. */
+  sourcesHash: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Entities whose phase finished in some run. */
+  phasesDone: EntityName[];
+  /** Per source file, keyed `<entity>:<file as displayed>`. */
+  files: Record<string, FileProgressData & { entity: EntityName; file: string }>;
+  totals: Partial<Record<EntityName, EntityTotals>>;
+}
+
+export interface CheckpointIdentity {
+  target: { baseUrl: string; appId?: string };
+  sourcesHash: string;
+}
+
+export function hashSources(sources: unknown): string {
+  return createHash('sha256').update(JSON.stringify(sources)).digest('hex').slice(0, 16);
+}
+
+/**
+ * The checkpoint file: versioned, checked on load, written atomically (temp file, fsync, rename), and
+ * written by one writer at a time: a save requested while one is under way is folded into the next.
+ */
+export class CheckpointStore {
+  private data!: CheckpointData;
+  private readonly progress = new Map<string, FileProgress>();
+  private writing: Promise<void> | undefined;
+  private dirty = false;
+
+  private constructor(readonly path: string) {}
+
+  /** Loads the checkpoint for this identity, or starts a new one (`fresh`, or none on disk). */
+  static async open(filePath: string, identity: CheckpointIdentity, fresh: boolean): Promise<CheckpointStore> {
+    const store = new CheckpointStore(filePath);
+    const existing = fresh ? undefined : await readCheckpoint(filePath);
+    if (existing) {
+      assertSameMigration(existing, identity, filePath);
+      store.data = existing;
+    } else {
+      const now = new Date().toISOString();
+      store.data = { version: CHECKPOINT_VERSION, tool: 'chat-migrate', ...identity, createdAt: now, updatedAt: now, phasesDone: [], files: {}, totals: {} };
+    }
+    return store;
+  }
+
+  get resumed(): boolean {
+    return Object.keys(this.data.files).length > 0;
+  }
+
+  get snapshot(): Readonly<CheckpointData> {
+    return this.data;
+  }
+
+  fileProgress(entity: EntityName, file: string): FileProgress {
+    const key = `${entity}:${file}`;
+    let p = this.progress.get(key);
+    if (!p) {
+      const stored = this.data.files[key] ?? { entity, file, watermark: 0, acked: [] };
+      this.data.files[key] = stored;
+      p = new FileProgress(stored);
+      this.progress.set(key, p);
+    }
+    return p;
+  }
+
+  /** Starts the file over (it was rewritten in place); already-exists answers cover what was sent before. */
+  resetFile(entity: EntityName, file: string): FileProgress {
+    const key = `${entity}:${file}`;
+    this.progress.delete(key);
+    delete this.data.files[key];
+    return this.fileProgress(entity, file);
+  }
+
+  totals(entity: EntityName): EntityTotals {
+    return (this.data.totals[entity] ??= { imported: 0, alreadyPresent: 0, rejected: 0, skipped: 0 });
+  }
+
+  markPhaseDone(entity: EntityName): void {
+    if (!this.data.phasesDone.includes(entity)) this.data.phasesDone.push(entity);
+  }
+
+  /** Writes the current state; concurrent calls coalesce so at most one write runs and one waits. */
+  save(): Promise<void> {
+    this.dirty = true;
+    if (!this.writing) {
+      this.writing = this.drain().finally(() => {
+        this.writing = undefined;
+      });
+    }
+    return this.writing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.dirty) {
+      this.dirty = false;
+      this.data.updatedAt = new Date().toISOString();
+      await writeAtomically(this.path, JSON.stringify(this.data, null, 1));
+    }
+  }
+}
+
+async function writeAtomically(target: string, text: string): Promise<void> {
+  const tmp = `${target}.tmp-${process.pid}`;
+  try {
+    const handle = await open(tmp, 'w', 0o600);
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, target);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new CheckpointError('CHECKPOINT_UNWRITABLE', `cannot write the checkpoint ${target}: ${code}`);
+  }
+  // The rename is durable only once the directory entry is on disk.
+  const dir = await open(path.dirname(target), 'r').catch(() => undefined);
+  if (dir) await dir.sync().catch(() => undefined).finally(() => dir.close());
+}
+
+/** Reads and checks a checkpoint; undefined when there is none. A torn or foreign file is an error, never a silent restart. */
+export async function readCheckpoint(filePath: string): Promise<CheckpointData | undefined> {
+  let text: string;
+  try {
+    text = await readFile(filePath, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CheckpointError('CHECKPOINT_UNREADABLE', `cannot read the checkpoint ${filePath}: ${(err as NodeJS.ErrnoException).code}`);
+  }
+  const corrupt = (why: string) =>
+    new CheckpointError('CHECKPOINT_CORRUPT', `the checkpoint ${filePath} is damaged (${why})`, {
+      hint: 'run again with --fresh to start over (records already imported are recognised by the service and counted as already present)',
+    });
+  let data: CheckpointData;
+  try {
+    data = JSON.parse(text) as CheckpointData;
+  } catch {
+    throw corrupt('not valid JSON: it may have been cut off');
+  }
+  if (typeof data !== 'object' || data === null || data.tool !== 'chat-migrate') throw corrupt('not a chat-migrate checkpoint');
+  if (data.version !== CHECKPOINT_VERSION) throw corrupt(`version ${String(data.version)}, expected ${CHECKPOINT_VERSION}`);
+  if (typeof data.files !== 'object' || data.files === null || !Array.isArray(data.phasesDone) || typeof data.target !== 'object') {
+    throw corrupt('missing fields');
+  }
+  for (const [key, f] of Object.entries(data.files)) {
+    if (!Number.isInteger(f.watermark) || f.watermark < 0 || !Array.isArray(f.acked)) throw corrupt(`bad progress for ${key}`);
+  }
+  data.totals ??= {};
+  return data;
+}
+
+function assertSameMigration(data: CheckpointData, identity: CheckpointIdentity, filePath: string): void {
+  const hint = `use --fresh to start a new migration, or --checkpoint to pick another file`;
+  if (data.target.baseUrl !== identity.target.baseUrl || (data.target.appId ?? '') !== (identity.target.appId ?? '')) {
+    throw new CheckpointError(
+      'CHECKPOINT_OTHER_TARGET',
+      `the checkpoint ${filePath} belongs to a migration into ${data.target.baseUrl}, not ${identity.target.baseUrl}`,
+      { hint },
+    );
+  }
+  if (data.sourcesHash !== identity.sourcesHash) {
+    throw new CheckpointError('CHECKPOINT_OTHER_SOURCES', `the checkpoint ${filePath} was made for another set of sources`, { hint });
+  }
+}

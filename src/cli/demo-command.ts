@@ -1,0 +1,68 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load.js';
+import { runImportSession } from '../pipeline/import-session.js';
+import { planSources } from '../pipeline/plan.js';
+import { chooseReporterMode, createReporter } from '../report/reporter.js';
+import { SANDBOX_DEFAULT_API_KEY, startSandbox } from '../sandbox/index.js';
+import { printSummary } from './import-command.js';
+import { runCommand } from './run-command.js';
+import { installStopSignals } from './signals.js';
+
+const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description('import the bundled fixtures/ into an embedded sandbox, with real progress output')
+    .option('--json', 'print the summary as JSON')
+    .action(runCommand((opts: { json?: boolean }) => demoAction(Boolean(opts.json))));
+}
+
+async function demoAction(json: boolean): Promise<number> {
+  // A service-like pace (150 ms answers, 120 requests a minute) so the progress is there to see.
+  const sandbox = await startSandbox({ apiKey: SANDBOX_DEFAULT_API_KEY, latencyMs: 150, requestsPerMinute: 120 });
+  const work = await mkdtemp(path.join(tmpdir(), 'chat-migrate-demo-'));
+  const signals = installStopSignals(() => undefined);
+  const reporter = createReporter(json ? 'lines' : chooseReporterMode(process.stderr, process.env), process.stderr);
+  try {
+    const { config, baseDir } = await loadConfig({
+      cwd: FIXTURES,
+      configFile: path.join(FIXTURES, '.migrate.config.json'),
+      env: {},
+      flags: {
+        baseUrl: sandbox.url,
+        apiKey: SANDBOX_DEFAULT_API_KEY,
+        requestsPerMinute: 120,
+        checkpoint: path.join(work, 'checkpoint.json'),
+        rejects: path.join(work, 'rejects.ndjson'),
+      },
+      requireApiKey: true,
+    });
+    if (!json) process.stderr.write(`Demo: importing ${FIXTURES} into a sandbox at ${sandbox.url}\n`);
+    const summary = await runImportSession({
+      config,
+      plans: await planSources(config.sources, baseDir),
+      sourcesIdentity: config.sources,
+      fresh: true,
+      events: reporter,
+      stop: signals.stop,
+      hardStop: signals.hardStop,
+    });
+    reporter.close();
+    printSummary(summary, json);
+    if (!json) {
+      const held = sandbox.stats().perEntity;
+      const line = Object.entries(held).map(([k, v]) => `${v.stored} ${k}`).join(', ');
+      process.stdout.write(`The sandbox now holds ${line}. Checkpoint and rejects file: ${work}\n`);
+    }
+    return summary.exitCode;
+  } finally {
+    reporter.close();
+    signals.dispose();
+    await sandbox.close();
+  }
+}

@@ -1,0 +1,107 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { ConfigError, ExitCode } from '../errors.js';
+import { runImportSession } from '../pipeline/import-session.js';
+import { toUnixSeconds } from '../pipeline/map.js';
+import { runValidate } from '../pipeline/run-validate.js';
+import { chooseReporterMode, createReporter } from '../report/reporter.js';
+import { formatSummaryTable, formatDuration, type ImportSummary } from '../report/summary.js';
+import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
+import { planRun } from './plan-run.js';
+import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
+import { redact, runCommand } from './run-command.js';
+import { installStopSignals } from './signals.js';
+
+interface ImportOptions extends CommonOptions {
+  fresh?: boolean;
+  strict?: boolean;
+  dryRun?: boolean;
+  since?: number;
+  maxErrors?: number;
+}
+
+export const sinceArg = (value: string): number => {
+  const sec = toUnixSeconds(/^\d+$/.test(value) ? Number(value) : value);
+  if (sec === undefined) throw new InvalidArgumentError('must be a date (ISO-8601) or UNIX time');
+  return sec;
+};
+
+export function registerImportCommand(program: Command): void {
+  addConfigOptions(program.command('import'))
+    .description('import users, groups, members and messages; resumes from the checkpoint')
+    .option('--fresh', 'ignore the checkpoint and start over')
+    .option('--strict', 'refuse to start while validate finds errors')
+    .option('--dry-run', 'validate only: read, map and check everything, send nothing')
+    .option('--since <time>', 'import only messages sent at or after this time (ISO-8601 or UNIX seconds)', sinceArg)
+    .action(runCommand((opts: ImportOptions) => importAction(opts)));
+}
+
+async function importAction(opts: ImportOptions): Promise<number> {
+  const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun);
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  const { plans, sourcesIdentity } = await planRun(config, baseDir);
+  const nowSec = Math.floor(Date.now() / 1000);
+
+  if (opts.dryRun || opts.strict) {
+    const result = await runValidate({ plans, nowSec, importSoftDeleted: config.importSoftDeleted, sinceSec: opts.since, maxErrors: 0 });
+    if (opts.dryRun) {
+      process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
+      return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
+    }
+    if (result.errorCount > 0) {
+      process.stderr.write(formatValidateText(result));
+      throw new ConfigError('STRICT_VALIDATION_FAILED', `--strict: validate found ${result.errorCount} errors; nothing was sent`, {
+        exitCode: ExitCode.rejected,
+        hint: 'fix them, or run without --strict to send the valid records and put the others in the rejects file',
+      });
+    }
+  }
+
+  const mode = opts.json ? 'lines' : chooseReporterMode(process.stderr, process.env);
+  const reporter = createReporter(mode, process.stderr);
+  const signals = installStopSignals(() =>
+    reporter.info('stopping: finishing the batches in flight, then saving the checkpoint (Ctrl+C again to stop at once)'),
+  );
+  let summary: ImportSummary;
+  try {
+    summary = await runImportSession({
+      config,
+      plans,
+      sourcesIdentity,
+      fresh: Boolean(opts.fresh),
+      sinceSec: opts.since,
+      events: reporter,
+      stop: signals.stop,
+      hardStop: signals.hardStop,
+    });
+  } finally {
+    reporter.close();
+    signals.dispose();
+  }
+  printSummary(summary, Boolean(opts.json));
+  return summary.exitCode;
+}
+
+export function printSummary(summary: ImportSummary, json: boolean): void {
+  if (json) {
+    process.stdout.write(redact(`${JSON.stringify(summary)}\n`));
+    return;
+  }
+  const out: string[] = ['', formatSummaryTable(summary), ''];
+  switch (summary.status) {
+    case 'completed':
+      out.push(`Done in ${formatDuration(summary.elapsedMs)}: every record is in.`);
+      break;
+    case 'completed-with-rejects':
+      out.push(`Done in ${formatDuration(summary.elapsedMs)}, but ${summary.totals.rejected} records were rejected: see ${summary.rejects}`);
+      break;
+    case 'interrupted':
+      out.push(`Stopped. Progress is saved in ${summary.checkpoint}; run the same command again to resume.`);
+      break;
+    case 'failed':
+      out.push(`error: ${summary.error!.message} [${summary.error!.code}]`);
+      out.push(`Progress is saved in ${summary.checkpoint}; run the same command again to resume.`);
+      break;
+  }
+  (summary.status === 'failed' ? process.stderr : process.stdout).write(redact(`${out.join('\n')}\n`));
+}

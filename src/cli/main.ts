@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { ExitCode } from '../errors.js';
+import { registerDemoCommand } from './demo-command.js';
+import { registerImportCommand } from './import-command.js';
+import { registerSandboxCommand } from './sandbox-command.js';
+import { registerStatusCommand } from './status-command.js';
+import { registerValidateCommand } from './validate-command.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const program = new Command()
+  .name('chat-migrate')
+  .description("move a legacy chat system's history into the chat service's v3.0/data_import API, resumably")
+  .version(pkg.version)
+  .showHelpAfterError('(run chat-migrate --help for usage)')
+  .exitOverride();
+
+registerImportCommand(program);
+registerValidateCommand(program);
+registerStatusCommand(program);
+registerSandboxCommand(program);
+registerDemoCommand(program);
+for (const cmd of program.commands) cmd.exitOverride();
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Help and --version are not errors; everything else commander throws is a usage error.
+    process.exitCode = err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  } else {
+    throw err;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Ctrl+C handling shared by every command that sends. The first SIGINT/SIGTERM stops taking new
+ * batches and lets the ones in flight finish; after `graceMs`, or at a second signal, requests under
+ * way are aborted. The checkpoint is written atomically after every acknowledged batch, so it is valid
+ * whichever way the run ends; a third signal exits at once.
+ */
+export interface StopSignals {
+  /** Soft: read no more, dispatch no more. */
+  stop: AbortSignal;
+  /** Hard: abort requests in flight. */
+  hardStop: AbortSignal;
+  dispose(): void;
+}
+
+export function installStopSignals(onFirst: () => void, graceMs = 15_000): StopSignals {
+  const soft = new AbortController();
+  const hard = new AbortController();
+  let count = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const handler = () => {
+    count++;
+    if (count === 1) {
+      soft.abort();
+      onFirst();
+      timer = setTimeout(() => hard.abort(), graceMs);
+      timer.unref();
+    } else if (count === 2) {
+      hard.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return {
+    stop: soft.signal,
+    hardStop: hard.signal,
+    dispose() {
+      if (timer) clearTimeout(timer);
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { readCheckpoint } from '../checkpoint/store.js';
+import { FileProgress } from '../checkpoint/file-progress.js';
+import { ExitCode } from '../errors.js';
+import { ENTITY_ORDER } from '../entities/types.js';
+import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
+import { runCommand } from './run-command.js';
+
+export function registerStatusCommand(program: Command): void {
+  addConfigOptions(program.command('status'))
+    .description("show the checkpoint's progress per entity and file")
+    .action(runCommand((opts: CommonOptions) => statusAction(opts)));
+}
+
+async function statusAction(opts: CommonOptions): Promise<number> {
+  const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
+    // status must work from a bare --checkpoint too, with no target configured.
+    if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint } as { checkpoint: string } };
+    throw err;
+  });
+  const data = await readCheckpoint(config.checkpoint);
+  if (!data) {
+    process.stdout.write(opts.json ? `${JSON.stringify({ checkpoint: config.checkpoint, exists: false })}\n` : `No checkpoint at ${config.checkpoint}: nothing imported yet.\n`);
+    return ExitCode.ok;
+  }
+  const files = Object.values(data.files).map((f) => ({
+    entity: f.entity,
+    file: f.file,
+    acknowledged: new FileProgress(f).ackedCount(),
+    watermark: f.watermark,
+    pendingRanges: f.acked,
+    readToEnd: Boolean(f.complete),
+  }));
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify({ checkpoint: config.checkpoint, exists: true, target: data.target, updatedAt: data.updatedAt, phasesDone: data.phasesDone, totals: data.totals, files })}\n`);
+    return ExitCode.ok;
+  }
+  const out = [`Checkpoint ${config.checkpoint}`, `  target   ${data.target.baseUrl}`, `  updated  ${data.updatedAt}`, ''];
+  for (const entity of ENTITY_ORDER) {
+    const t = data.totals[entity];
+    const mine = files.filter((f) => f.entity === entity);
+    if (!t && mine.length === 0) continue;
+    const state = data.phasesDone.includes(entity) ? 'done' : 'in progress';
+    out.push(`${entity} (${state}): ${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there, ${t?.rejected ?? 0} rejected, ${t?.skipped ?? 0} skipped`);
+    for (const f of mine) {
+      const beyond = f.pendingRanges.length > 0 ? ` (+${f.pendingRanges.length} ranges acknowledged beyond it)` : '';
+      out.push(`  ${f.file}: ${f.acknowledged} records acknowledged, all up to record ${f.watermark}${beyond}${f.readToEnd ? ', read to the end' : ''}`);
+    }
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+  return ExitCode.ok;
+}

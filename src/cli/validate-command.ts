@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { ExitCode } from '../errors.js';
+import { runValidate } from '../pipeline/run-validate.js';
+import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
+import { sinceArg } from './import-command.js';
+import { planRun } from './plan-run.js';
+import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
+import { runCommand } from './run-command.js';
+
+interface ValidateOptions extends CommonOptions {
+  maxErrors?: number;
+  since?: number;
+}
+
+export function registerValidateCommand(program: Command): void {
+  addConfigOptions(program.command('validate'))
+    .description('dry run, offline: find every record the service would refuse, located to file and line')
+    .option('--max-errors <n>', 'stop after N errors', (v) => Number.parseInt(v, 10))
+    .option('--since <time>', 'check only messages sent at or after this time', sinceArg)
+    .action(runCommand((opts: ValidateOptions) => validateAction(opts)));
+}
+
+async function validateAction(opts: ValidateOptions): Promise<number> {
+  const { config, baseDir, warnings } = await loadCommandConfig(opts, false);
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  const { plans } = await planRun(config, baseDir);
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  try {
+    const result = await runValidate({
+      plans,
+      nowSec: Math.floor(Date.now() / 1000),
+      importSoftDeleted: config.importSoftDeleted,
+      sinceSec: opts.since,
+      maxErrors: opts.maxErrors && opts.maxErrors > 0 ? opts.maxErrors : 0,
+      signal: controller.signal,
+    });
+    process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
+    if (controller.signal.aborted) return ExitCode.interrupted;
+    return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+}

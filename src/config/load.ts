@@ -1,0 +1,121 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { cosmiconfig, getDefaultSearchPlaces } from 'cosmiconfig';
+import { ConfigError } from '../errors.js';
+import { checkConfigLayer, DEFAULTS, type MigrateConfig } from './schema.js';
+
+const MODULE_NAME = 'migrate';
+
+export interface LoadConfigOptions {
+  cwd: string;
+  /** `--config FILE`; otherwise cosmiconfig searches the working directory. */
+  configFile?: string;
+  env: NodeJS.ProcessEnv;
+  /** Settings given as flags; they win over the environment and the file. */
+  flags: Record<string, unknown>;
+  /** import needs a key; validate and status work offline without one. */
+  requireApiKey: boolean;
+}
+
+export interface LoadedConfig {
+  config: MigrateConfig;
+  /** Where relative paths of the file resolve from: the config file's folder, or the working directory. */
+  baseDir: string;
+  /** The config file used, if any. */
+  file?: string;
+  /** Things the user should know that do not stop the run (e.g. a readable key file). */
+  warnings: string[];
+}
+
+const ENV_KEYS = {
+  MIGRATE_APP_ID: 'appId',
+  MIGRATE_REGION: 'region',
+  MIGRATE_API_KEY: 'apiKey',
+  MIGRATE_BASE_URL: 'baseUrl',
+} as const;
+
+/** Merges defaults < config file < environment < flags, checking each layer; resolves paths. */
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const warnings: string[] = [];
+  const found = await findConfigFile(options);
+  const fileLayer = found ? checkConfigLayer(found.config ?? {}, found.display) : {};
+  const baseDir = found ? path.dirname(found.filepath) : options.cwd;
+
+  const envLayer: Record<string, string> = {};
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const value = options.env[name];
+    if (value !== undefined && value !== '') envLayer[key] = value;
+  }
+  const flagLayer = checkConfigLayer(options.flags, 'command-line flags');
+
+  if (found && typeof fileLayer.apiKey === 'string') {
+    const mode = statSync(found.filepath).mode;
+    if (mode & 0o077) {
+      warnings.push(
+        `${found.display} holds the apiKey and can be read by other users (mode ${(mode & 0o777).toString(8)}); ` +
+          `run: chmod 600 ${found.display}, or pass the key in MIGRATE_API_KEY instead`,
+      );
+    }
+  }
+
+  const merged = { ...DEFAULTS, sources: {}, ...fileLayer, ...envLayer, ...flagLayer } as Partial<MigrateConfig>;
+  merged.checkpoint = path.resolve(flagLayer.checkpoint ? options.cwd : baseDir, merged.checkpoint!);
+  merged.rejects = path.resolve(flagLayer.rejects ? options.cwd : baseDir, merged.rejects!);
+  merged.baseUrl = resolveBaseUrl(merged);
+  if (options.requireApiKey && !merged.apiKey) {
+    throw new ConfigError('CONFIG_MISSING_API_KEY', 'apiKey is missing: set MIGRATE_API_KEY (preferred), or "apiKey" in the config file');
+  }
+  return { config: merged as MigrateConfig, baseDir, file: found?.filepath, warnings };
+}
+
+async function findConfigFile(options: LoadConfigOptions) {
+  const explorer = cosmiconfig(MODULE_NAME, {
+    // The product's documented file name is not among cosmiconfig's defaults (STACK.md).
+    searchPlaces: ['.migrate.config.json', ...getDefaultSearchPlaces(MODULE_NAME)],
+    searchStrategy: 'none',
+  });
+  try {
+    const result = options.configFile
+      ? await explorer.load(path.resolve(options.cwd, options.configFile))
+      : await explorer.search(options.cwd);
+    if (!result) return undefined;
+    return { ...result, display: path.relative(options.cwd, result.filepath) || result.filepath };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const where = options.configFile ?? 'the config file';
+    if (e.code === 'ENOENT') throw new ConfigError('CONFIG_NOT_FOUND', `config file not found: ${where}`);
+    // cosmiconfig's parse errors name the file and position; keep its first line only.
+    const first = String(e.message ?? e).split('\n')[0];
+    throw new ConfigError('CONFIG_UNREADABLE', `cannot read ${where}: ${first}`);
+  }
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** The service URL: `baseUrl`, else built from appId and region. Only https, or http to a loopback sandbox. */
+export function resolveBaseUrl(config: Partial<MigrateConfig>): string {
+  let raw = config.baseUrl;
+  if (!raw) {
+    if (!config.appId || !config.region) {
+      throw new ConfigError('CONFIG_MISSING_TARGET', 'set appId and region (or baseUrl) to say where to import');
+    }
+    raw = `https://${config.appId}.api-${config.region}.cometchat.io`;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('CONFIG_INVALID', `"baseUrl" is not a valid URL: ${raw}`);
+  }
+  if (url.username || url.password) throw new ConfigError('CONFIG_INVALID', '"baseUrl" must not carry credentials');
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
+    throw new ConfigError(
+      'CONFIG_INSECURE_URL',
+      `"baseUrl" uses plain http to ${url.hostname}: the API key would travel unencrypted. Use https:// (http is allowed only for a loopback sandbox)`,
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError('CONFIG_INVALID', `"baseUrl" must be an https:// URL, not ${url.protocol}`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}

@@ -1,0 +1,114 @@
+/** A source of time, so tests and the limiter agree on "now" and waits can be cut short. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (ms <= 0 || signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    }),
+};
+
+/** What the service said about its rate on one response. */
+export interface RateSignals {
+  status: number;
+  limit?: number;
+  remaining?: number;
+  /** Epoch ms when the window frees a slot (X-Rate-Limit-Reset). */
+  resetAt?: number;
+  /** ms to wait (Retry-After). */
+  retryAfterMs?: number;
+}
+
+/**
+ * Holds every request of the run to a rate, spacing request starts evenly: a client that starts one
+ * request every 60000/R ms can never put more than R requests into any 60-second window, which is
+ * what keeps a long run free of 429s. It adapts to the service: a lower `X-Rate-Limit` lowers the
+ * ceiling, a 429 cuts the rate and pauses everyone until `Retry-After`, and quiet success raises the
+ * rate back slowly. In 'auto' mode the ceiling is learnt from `X-Rate-Limit` alone.
+ */
+export class RateLimiter {
+  /** Stay a hair under the ceiling: arrival jitter on the wire must not push a window over it. */
+  private static readonly MARGIN = 0.99;
+  private ceiling: number;
+  private rate: number;
+  private nextStartAt = 0;
+  private pausedUntil = 0;
+  private lastRaiseAt = 0;
+  private readonly auto: boolean;
+
+  constructor(
+    requestsPerMinute: number | 'auto',
+    private readonly clock: Clock = systemClock,
+    /** Where 'auto' starts: the documented default. */
+    autoStart = 60,
+  ) {
+    this.auto = requestsPerMinute === 'auto';
+    this.ceiling = this.auto ? autoStart : (requestsPerMinute as number);
+    this.rate = this.ceiling;
+  }
+
+  /** Requests a minute the limiter allows now. */
+  get currentRate(): number {
+    return this.rate;
+  }
+
+  /** Waits for this request's turn. Returns early (without a slot) only when the signal aborts. */
+  async acquire(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      const now = this.clock.now();
+      const start = Math.max(now, this.nextStartAt, this.pausedUntil);
+      if (start <= now) {
+        this.nextStartAt = Math.max(now, this.nextStartAt) + this.intervalMs();
+        return;
+      }
+      await this.clock.sleep(start - now, signal);
+      if (signal?.aborted) return;
+    }
+  }
+
+  /** Learns from one response's status and rate headers. */
+  observe(signals: RateSignals): void {
+    const now = this.clock.now();
+    if (signals.limit !== undefined && signals.limit > 0) {
+      if (this.auto) {
+        if (signals.limit !== this.ceiling) {
+          this.ceiling = signals.limit;
+          if (this.rate > this.ceiling || signals.status !== 429) this.rate = Math.min(this.ceiling, Math.max(this.rate, this.ceiling / 2));
+        }
+      } else if (signals.limit < this.ceiling) {
+        this.ceiling = signals.limit;
+        this.rate = Math.min(this.rate, this.ceiling);
+      }
+    }
+    if (signals.status === 429) {
+      this.rate = Math.max(1, this.rate * 0.75);
+      const wait = signals.retryAfterMs ?? (signals.resetAt !== undefined ? signals.resetAt - now : 1000);
+      this.pausedUntil = Math.max(this.pausedUntil, now + Math.max(0, wait));
+      this.lastRaiseAt = now;
+      return;
+    }
+    if (signals.remaining === 0 && signals.resetAt !== undefined) {
+      this.pausedUntil = Math.max(this.pausedUntil, signals.resetAt);
+    }
+    // Additive increase, at most once every two seconds: a 429 cost a whole Retry-After, so creep back.
+    if (this.rate < this.ceiling && now - this.lastRaiseAt >= 2000) {
+      this.rate = Math.min(this.ceiling, this.rate + Math.max(1, this.ceiling * 0.05));
+      this.lastRaiseAt = now;
+    }
+  }
+
+  private intervalMs(): number {
+    return 60_000 / (this.rate * RateLimiter.MARGIN);
+  }
+}

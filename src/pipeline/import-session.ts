@@ -1,0 +1,105 @@
+import { CheckpointLock } from '../checkpoint/lock.js';
+import { CheckpointStore, hashSources } from '../checkpoint/store.js';
+import type { MigrateConfig } from '../config/schema.js';
+import { ExitCode, InterruptedError, MigrationError } from '../errors.js';
+import { ImportClient } from '../http/import-client.js';
+import { RateLimiter, systemClock } from '../http/rate-limiter.js';
+import { DEFAULT_RETRY_POLICY } from '../http/retry-policy.js';
+import { sumCounts, type ImportSummary } from '../report/summary.js';
+import type { RunEvents } from './events.js';
+import type { EntityPlan } from './plan.js';
+import { RejectsWriter } from './rejects.js';
+import { runImport, type RunCounts } from './run-import.js';
+import { BatchSender } from './send-batch.js';
+
+export interface ImportSessionOptions {
+  config: MigrateConfig;
+  plans: EntityPlan[];
+  /** What identifies the sources in the checkpoint (the configured paths, not the files they match today). */
+  sourcesIdentity: unknown;
+  fresh: boolean;
+  sinceSec?: number;
+  events: RunEvents;
+  stop: AbortSignal;
+  hardStop: AbortSignal;
+}
+
+/**
+ * One `import` from start to summary: takes the checkpoint lock, opens checkpoint and rejects file
+ * (both must be writable before anything is sent), runs the phases, and always saves and unlocks.
+ */
+export async function runImportSession(options: ImportSessionOptions): Promise<ImportSummary> {
+  const { config } = options;
+  const started = Date.now();
+  const lock = new CheckpointLock(`${config.checkpoint}.lock`);
+  await lock.acquire();
+  let client: ImportClient | undefined;
+  let rejects: RejectsWriter | undefined;
+  const counts: RunCounts = {};
+  let checkpoint: CheckpointStore | undefined;
+  try {
+    checkpoint = await CheckpointStore.open(
+      config.checkpoint,
+      { target: { baseUrl: config.baseUrl, appId: config.appId }, sourcesHash: hashSources(options.sourcesIdentity) },
+      options.fresh,
+    );
+    await checkpoint.save();
+    rejects = await RejectsWriter.open(config.rejects);
+    client = new ImportClient({ baseUrl: config.baseUrl, apiKey: config.apiKey!, connections: config.concurrency, timeoutMs: config.timeoutMs });
+    const sender = new BatchSender({
+      client,
+      limiter: new RateLimiter(config.requestsPerMinute, systemClock),
+      policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
+      clock: systemClock,
+      hardStop: options.hardStop,
+    });
+    const resumed = checkpoint.resumed;
+    let error: unknown;
+    try {
+      await runImport({
+        plans: options.plans,
+        checkpoint,
+        rejects,
+        sender,
+        events: options.events,
+        batchSize: config.batchSize,
+        concurrency: config.concurrency,
+        importSoftDeleted: config.importSoftDeleted,
+        sinceSec: options.sinceSec,
+        nowSec: Math.floor(Date.now() / 1000),
+        stop: options.stop,
+      }, counts);
+    } catch (err) {
+      error = err;
+    }
+    return summarise(options, counts, started, resumed, error);
+  } finally {
+    await rejects?.close().catch(() => undefined);
+    if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
+    else await client?.close().catch(() => undefined);
+    await lock.release();
+  }
+}
+
+function summarise(options: ImportSessionOptions, entities: RunCounts, started: number, resumed: boolean, error: unknown): ImportSummary {
+  const totals = sumCounts(entities);
+  const base = {
+    entities,
+    totals,
+    elapsedMs: Date.now() - started,
+    checkpoint: options.config.checkpoint,
+    rejects: options.config.rejects,
+    resumed,
+    warnings: [],
+  };
+  if (error instanceof InterruptedError || (error === undefined && options.stop.aborted)) {
+    return { ...base, status: 'interrupted', exitCode: ExitCode.interrupted };
+  }
+  if (error !== undefined) {
+    if (!(error instanceof MigrationError)) throw error;
+    return { ...base, status: 'failed', exitCode: error.exitCode, error: { code: error.code, message: error.message } };
+  }
+  return totals.rejected > 0
+    ? { ...base, status: 'completed-with-rejects', exitCode: ExitCode.rejected }
+    : { ...base, status: 'completed', exitCode: ExitCode.ok };
+}

@@ -1,0 +1,372 @@
+/**
+ * The map stage: a SourceRecord as the export has it -> a MappedRecord in the API's field names.
+ * It runs once per record on a million-record path, so everything that depends only on the
+ * options is worked out in createMapper, and a record only pays for the fields it has.
+ * The source record is never modified: it goes to the rejects file as it was read. Nested objects
+ * of the source are shared with the payload until a step has to change one; then that one object
+ * (and its parents) is copied first.
+ */
+import type { EntityDef } from '../entities/index.js';
+import type { EntityName, JsonObject, MappedRecord, Problem, SourceRecord } from '../entities/types.js';
+import type { DeletionMarkers } from '../config/types.js';
+
+export interface MapperOptions {
+  entity: EntityDef;
+  /** target (API field, dotted) -> source field (dotted); the value moves. */
+  map?: Record<string, string>;
+  deletion?: Partial<DeletionMarkers>;
+  /** Import soft-deleted messages, their deletion time kept at `data.metadata.deletedAt`. */
+  importSoftDeleted?: boolean;
+  /** Skip messages sent before this UNIX second. */
+  sinceSec?: number;
+}
+
+/**
+ * Top-level fields of each entity in the contract (import-api.md's table). Everything else is
+ * dropped with a warning. Groups also take `description`, which the service's groups have though
+ * the table leaves it out; messages take only the table's fields (no updatedAt/editedAt).
+ */
+export const KNOWN_FIELDS: Record<EntityName, readonly string[]> = {
+  users: ['uid', 'name', 'avatar', 'link', 'role', 'createdAt', 'lastActiveAt', 'deactivatedAt', 'metadata', 'tags'],
+  groups: ['guid', 'name', 'type', 'description', 'icon', 'password', 'owner', 'createdAt', 'metadata', 'tags', 'groupOwnerDetails'],
+  members: ['memberId', 'guid', 'uid', 'scope', 'isBanned', 'joinedAt', 'groupDetails', 'userDetails'],
+  messages: [
+    'muid', 'sender', 'receiverType', 'receiver', 'sentAt', 'category', 'type', 'data', 'tags',
+    'deliveredAt', 'readAt', 'senderUserDetails', 'receiverUserDetails', 'receiverGroupDetails', 'mentionedUserDetails',
+  ],
+};
+
+/**
+ * Objects and arrays below the top level that a CSV's dotted column (`data.metadata`) carries as
+ * JSON text. Only paths the contract types as objects/arrays: parsing any JSON-looking string would
+ * turn a message text of "[1]" into an array.
+ */
+const NESTED_STRUCTURED: Record<EntityName, readonly string[]> = {
+  users: [],
+  groups: [],
+  members: [],
+  messages: ['data.metadata', 'data.attachments', 'data.customData', 'data.custome_data', 'data.interactiveData', 'data.interactiveData.formFields'],
+};
+
+const DELETED_AT_PATH = ['data', 'metadata', 'deletedAt'];
+const NUMERIC = /^[+-]?\d+(?:\.\d+)?$/;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * UNIX seconds from: seconds, milliseconds (> 1e11), microseconds (> 1e14), numeric strings
+ * (Slack's "1452837318.000002" included), ISO-8601 (a time without a zone is taken as UTC, so
+ * the result does not depend on the machine's zone). Fractions are floored. Undefined otherwise.
+ */
+export function toUnixSeconds(value: unknown): number | undefined {
+  if (typeof value === 'number') return fromNumber(value);
+  if (typeof value === 'string') {
+    const text = value.trim();
+    return NUMERIC.test(text) ? fromNumber(Number(text)) : fromIso(text);
+  }
+  if (value instanceof Date) return fromNumber(value.getTime() / 1000);
+  return undefined;
+}
+
+function fromNumber(n: number): number | undefined {
+  if (!Number.isFinite(n)) return undefined;
+  const size = Math.abs(n);
+  return Math.floor(size > 1e14 ? n / 1e6 : size > 1e11 ? n / 1e3 : n);
+}
+
+function fromIso(text: string): number | undefined {
+  const m = ISO_8601.exec(text);
+  if (m === null) return undefined;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((s) => Number(s ?? 0));
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  const date = new Date(ms);
+  // Date.UTC rolls Feb 30 over to March; a real date survives the round trip.
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  let offsetMinutes = 0;
+  const zone = m[8];
+  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
+    const digits = zone.slice(1).replace(':', '');
+    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0));
+  }
+  return Math.floor(ms / 1000) - offsetMinutes * 60;
+}
+
+interface Rename {
+  target: string[];
+  source: string[];
+}
+
+/** One mapper per source file: unknown fields are reported once per mapper. */
+export function createMapper(options: MapperOptions): (item: SourceRecord) => MappedRecord {
+  const entity = options.entity;
+  const idField = entity.idField;
+  const known = new Set(KNOWN_FIELDS[entity.name]);
+  const renames: Rename[] = Object.entries(options.map ?? {})
+    .filter(([target, source]) => target !== source)
+    .map(([target, source]) => ({ target: target.split('.'), source: source.split('.') }));
+  const nestedStructured = NESTED_STRUCTURED[entity.name].map((path) => path.split('.'));
+  const isMessages = entity.name === 'messages';
+  const softPath = (options.deletion?.softField ?? 'deletedAt').split('.');
+  const permanentPath = (options.deletion?.permanentField ?? 'deleted').split('.');
+  const permanentValue = options.deletion?.permanentValue ?? 'permanent';
+  const softIsTimestampField = softPath.length === 1 && entity.timestampFields.includes(softPath[0]);
+  const importSoftDeleted = options.importSoftDeleted === true;
+  const sinceSec = options.sinceSec;
+
+  // Top-level names kept through the first copy though not in the contract, because a later step
+  // reads them (a rename's source, a deletion marker); dropped once that step is done.
+  const markerHeads = isMessages ? [softPath[0], permanentPath[0]] : [];
+  const transientHeads = new Set(
+    [...renames.flatMap((r) => [r.source[0], r.target[0]]), ...markerHeads].filter((h) => !known.has(h)),
+  );
+  const silentHeads = new Set(markerHeads);
+  const warned = new Set<string>();
+  // Reused by every record (the mapper is synchronous): no per-record allocations for bookkeeping.
+  const fresh = new Set<object>();
+  const moved: unknown[] = new Array<unknown>(renames.length);
+
+  const warnUnknown = (field: string, problems: Problem[]): void => {
+    if (warned.has(field)) return;
+    warned.add(field);
+    problems.push({
+      rule: 'field.unknown',
+      severity: 'warning',
+      field,
+      message: `"${field}" is not a ${entity.singular} field of the import API; it is not sent (map it with "map" in the source config, or ignore this)`,
+    });
+  };
+
+  return (item: SourceRecord): MappedRecord => {
+    const source = item.value;
+    const problems: Problem[] = [];
+    let payload: JsonObject = {};
+    fresh.clear();
+    fresh.add(payload);
+
+    // (a) copy known fields, expand dotted ones (CSV "data.text"), note the rest as unknown
+    let dotted: string[] | undefined;
+    for (const key in source) {
+      if (known.has(key) || transientHeads.has(key)) payload[key] = source[key];
+      else if (key.indexOf('.') > 0) (dotted ??= []).push(key);
+      else warnUnknown(key, problems);
+    }
+    if (dotted !== undefined) {
+      for (const key of dotted) {
+        const path = key.split('.');
+        if (!known.has(path[0]) && !transientHeads.has(path[0])) warnUnknown(key, problems);
+        else if (!setPath(payload, path, source[key], fresh)) conflict(key, problems);
+      }
+    }
+
+    // (b) renames: read every source before writing any target, so swaps work
+    if (renames.length > 0) {
+      for (let i = 0; i < renames.length; i++) moved[i] = getPath(payload, renames[i].source);
+      for (let i = 0; i < renames.length; i++) deletePath(payload, renames[i].source, fresh, transientHeads);
+      for (let i = 0; i < renames.length; i++) {
+        if (moved[i] !== undefined && !setPath(payload, renames[i].target, moved[i], fresh)) {
+          conflict(renames[i].target.join('.'), problems);
+        }
+      }
+    }
+
+    // (c) structured fields that arrive as JSON text (CSV cells)
+    for (const field of entity.structuredFields) {
+      const value = payload[field];
+      if (typeof value === 'string') payload[field] = parseJsonText(value, field, problems);
+    }
+    for (const path of nestedStructured) {
+      const value = getPath(payload, path);
+      if (typeof value === 'string') setPath(payload, path, parseJsonText(value, path.join('.'), problems), fresh);
+    }
+
+    // (d) booleans that arrive as text
+    for (const field of entity.booleanFields) {
+      const value = payload[field];
+      if (typeof value !== 'string') continue;
+      const text = value.trim().toLowerCase();
+      if (text === 'true' || text === '1') payload[field] = true;
+      else if (text === 'false' || text === '0') payload[field] = false;
+    }
+
+    // (e) timestamps to integer UNIX seconds
+    for (const field of entity.timestampFields) {
+      const value = payload[field];
+      if (value === undefined || value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < 1e11)) continue;
+      const seconds = toUnixSeconds(value);
+      if (seconds !== undefined) payload[field] = seconds;
+      else problems.push({ rule: 'timestamp.invalid', severity: 'error', field, message: `${field} is not a timestamp: ${JSON.stringify(value)}` });
+    }
+
+    // (f) ids: an id-keyed JSON record may hold its id only in the key
+    if (item.key !== undefined) fillIdFromKey(payload, idField, item.key);
+    if (idField === 'memberId') payload.memberId = entity.idOf(payload);
+
+    // (h) deletion markers and --since, messages only
+    let skip: MappedRecord['skip'];
+    if (isMessages) {
+      const permanent = getPath(payload, permanentPath);
+      const soft = getPath(payload, softPath);
+      deletePath(payload, permanentPath, fresh, transientHeads);
+      deletePath(payload, softPath, fresh, transientHeads);
+      if (permanent !== undefined && permanent !== null && String(permanent) === permanentValue) {
+        skip = 'permanently-deleted';
+      } else if (isDeletionMark(soft)) {
+        if (!importSoftDeleted) skip = 'soft-deleted';
+        else {
+          const seconds = toUnixSeconds(soft);
+          if (seconds !== undefined) {
+            if (!setPath(payload, DELETED_AT_PATH, seconds, fresh)) conflict('data.metadata.deletedAt', problems);
+          } else if (!softIsTimestampField) {
+            problems.push({ rule: 'timestamp.invalid', severity: 'error', field: softPath.join('.'), message: `deletion time is not a timestamp: ${JSON.stringify(soft)}` });
+          }
+        }
+      }
+      if (skip === undefined && sinceSec !== undefined && typeof payload.sentAt === 'number' && payload.sentAt < sinceSec) {
+        skip = 'before-since';
+      }
+    }
+
+    // (g) drop what was only kept for the steps above; warn if something is left in it
+    if (transientHeads.size > 0) {
+      payload = dropTransient(payload, transientHeads, silentHeads, problems, warnUnknown);
+    }
+
+    const mapped: MappedRecord = {
+      entity: entity.name,
+      payload,
+      id: entity.idOf(payload),
+      source,
+      file: item.file,
+      line: item.line,
+      ordinal: item.ordinal,
+      problems,
+    };
+    if (skip !== undefined) mapped.skip = skip;
+    return mapped;
+  };
+}
+
+function dropTransient(
+  payload: JsonObject,
+  heads: ReadonlySet<string>,
+  silent: ReadonlySet<string>,
+  problems: Problem[],
+  warnUnknown: (field: string, problems: Problem[]) => void,
+): JsonObject {
+  let found = false;
+  for (const key in payload) {
+    if (!heads.has(key)) continue;
+    found = true;
+    const value = payload[key];
+    const leftOver = value !== undefined && !(isPlainObject(value) && Object.keys(value).length === 0);
+    if (leftOver && !silent.has(key)) warnUnknown(key, problems);
+  }
+  if (!found) return payload;
+  // Rebuilt rather than `delete`d: keeps the object in V8's fast mode for JSON.stringify.
+  const clean: JsonObject = {};
+  for (const key in payload) if (!heads.has(key)) clean[key] = payload[key];
+  return clean;
+}
+
+/** The parsed value, or the text itself with a field.json error: validation then names the field. */
+function parseJsonText(text: string, field: string, problems: Problem[]): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    problems.push({ rule: 'field.json', severity: 'error', field, message: `${field} is not valid JSON: ${(error as Error).message}` });
+    return text;
+  }
+}
+
+function fillIdFromKey(payload: JsonObject, idField: string, key: string): void {
+  if (idField !== 'memberId') {
+    if (payload[idField] === undefined) payload[idField] = key;
+    return;
+  }
+  // "<guid>_member_<uid>": only split when the separator is unambiguous.
+  const at = key.indexOf('_member_');
+  if (at <= 0 || key.indexOf('_member_', at + 1) >= 0) return;
+  if (payload.guid === undefined) payload.guid = key.slice(0, at);
+  if (payload.uid === undefined) payload.uid = key.slice(at + '_member_'.length);
+}
+
+/** A soft-delete marker is set unless it is empty, zero or false. */
+function isDeletionMark(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== '' && value !== 0 && value !== false && value !== '0' && value !== 'false';
+}
+
+function conflict(field: string, problems: Problem[]): void {
+  problems.push({ rule: 'field.conflict', severity: 'error', field, message: `${field} cannot be set: a part of its path already holds a value that is not an object` });
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function getPath(root: JsonObject, path: readonly string[]): unknown {
+  let value: unknown = root;
+  for (const key of path) {
+    if (!isPlainObject(value) || !Object.hasOwn(value, key)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
+
+/** Walks to the parent of the path's last key, copying every shared object on the way. */
+function ownParent(root: JsonObject, path: readonly string[], fresh: Set<object>, create: boolean): JsonObject | undefined {
+  let parent = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    const key = path[i];
+    if (key === '__proto__') return undefined;
+    let child = parent[key];
+    if (child === undefined || child === null) {
+      if (!create) return undefined;
+      child = {};
+    } else if (!isPlainObject(child)) {
+      return undefined;
+    } else if (!fresh.has(child)) {
+      child = { ...child };
+    } else {
+      parent = child;
+      continue;
+    }
+    fresh.add(child as object);
+    parent[key] = child;
+    parent = child as JsonObject;
+  }
+  return parent;
+}
+
+function setPath(root: JsonObject, path: readonly string[], value: unknown, fresh: Set<object>): boolean {
+  const last = path[path.length - 1];
+  const parent = last === '__proto__' ? undefined : ownParent(root, path, fresh, true);
+  if (parent === undefined) return false;
+  parent[last] = value;
+  return true;
+}
+
+/**
+ * Removes the value at `path`, and the objects that removing it leaves empty (a CSV's `data.from`
+ * mapped elsewhere must not send `data: {}`). A transient top-level name is blanked rather than
+ * deleted: dropTransient rebuilds the object anyway.
+ */
+function deletePath(root: JsonObject, path: readonly string[], fresh: Set<object>, transient: ReadonlySet<string>): void {
+  let depth = path.length;
+  if (depth > 1) {
+    if (getPath(root, path) === undefined) return;
+    const parent = ownParent(root, path, fresh, false);
+    if (parent === undefined) return;
+    delete parent[path[depth - 1]];
+    // ownParent made every object on the path our own, so emptied ones can go
+    while (--depth > 1 && Object.keys(getPath(root, path.slice(0, depth)) as JsonObject).length === 0) {
+      delete (getPath(root, path.slice(0, depth - 1)) as JsonObject)[path[depth - 1]];
+    }
+    if (!isPlainObject(root[path[0]]) || Object.keys(root[path[0]] as JsonObject).length > 0) return;
+  }
+  const key = path[0];
+  if (transient.has(key)) {
+    if (root[key] !== undefined) root[key] = undefined;
+  } else if (Object.hasOwn(root, key)) {
+    delete root[key];
+  }
+}

@@ -1,0 +1,43 @@
+import { ENTITIES, type EntityDef } from '../entities/index.js';
+import { ENTITY_ORDER, type EntityName, type SourceItem } from '../entities/types.js';
+import type { SourceConfig, SourcesConfig } from '../config/types.js';
+import { ConfigError } from '../errors.js';
+import { readSourceFile, resolveSourceFiles } from '../sources/index.js';
+
+/**
+ * One stream of records for one entity: a source file, or a part of a preset's export. `display`
+ * names it in problems, rejects and the checkpoint; ordinals count its record slots from 0 and must be
+ * the same on every read, which is what resume relies on.
+ */
+export interface RecordInput {
+  display: string;
+  /** The file on disk, when there is one: its fingerprint tells growth from a rewrite. */
+  path?: string;
+  read(options: { signal?: AbortSignal; entity: EntityName }): AsyncIterable<SourceItem>;
+}
+
+/** One phase of a run: an entity, its mapping settings and its inputs, in order. */
+export interface EntityPlan {
+  entity: EntityDef;
+  source: Pick<SourceConfig, 'map' | 'deletion'>;
+  inputs: RecordInput[];
+}
+
+/** Resolves every configured source, in import order, before anything is read: a missing file stops the run early. */
+export async function planSources(sources: SourcesConfig, baseDir: string): Promise<EntityPlan[]> {
+  const plans: EntityPlan[] = [];
+  for (const name of ENTITY_ORDER) {
+    const source = sources[name];
+    if (!source) continue;
+    const files = await resolveSourceFiles(source, baseDir);
+    plans.push({
+      entity: ENTITIES[name],
+      source,
+      inputs: files.map((file) => ({ display: file.display, path: file.path, read: (o) => readSourceFile(file, o) })),
+    });
+  }
+  if (plans.length === 0) {
+    throw new ConfigError('CONFIG_NO_SOURCES', 'no sources configured: set "sources" in the config file (e.g. {"users": {"path": "users.csv"}})');
+  }
+  return plans;
+}

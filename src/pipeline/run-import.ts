@@ -1,0 +1,192 @@
+import pLimit from 'p-limit';
+import type { CheckpointStore } from '../checkpoint/store.js';
+import type { FileProgress } from '../checkpoint/file-progress.js';
+import type { EntityName, MappedRecord, SourceProblem } from '../entities/types.js';
+import { InterruptedError } from '../errors.js';
+import { ExportIndex } from '../validate/index.js';
+import { checkRecord, hasError } from './check-record.js';
+import { emptyCounts, type EntityCounts, type RunEvents } from './events.js';
+import { checkFingerprint } from './fingerprint.js';
+import { createMapper } from './map.js';
+import type { EntityPlan, RecordInput } from './plan.js';
+import type { RejectEntry, RejectsWriter } from './rejects.js';
+import type { BatchOutcome, BatchSender } from './send-batch.js';
+
+export interface ImportRun {
+  plans: EntityPlan[];
+  checkpoint: CheckpointStore;
+  rejects: RejectsWriter;
+  sender: BatchSender;
+  events: RunEvents;
+  batchSize: number;
+  concurrency: number;
+  importSoftDeleted: boolean;
+  sinceSec?: number;
+  nowSec: number;
+  /** Soft stop (first Ctrl+C): take no new batches, let the ones in flight finish. */
+  stop: AbortSignal;
+}
+
+export type RunCounts = Partial<Record<EntityName, EntityCounts>>;
+
+/** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
+interface FileCursor {
+  input: RecordInput;
+  progress: FileProgress;
+  /** Start of the next batch's range: every ordinal below it belongs to a range already handed out. */
+  rangeStart: number;
+  nextOrdinal: number;
+}
+
+/**
+ * The import: phases in order (users, groups, members, messages), each read -> map -> check ->
+ * batch -> send -> checkpoint, with at most `concurrency` batches in flight. Returns this run's
+ * counts (filled into `counts` as phases go). Throws the first fatal error (after in-flight batches settle and the checkpoint is saved).
+ */
+export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise<RunCounts> {
+  const configured = new Set(run.plans.map((p) => p.entity.name));
+  const index = new ExportIndex({ configured, nowSec: run.nowSec });
+  for (const message of index.uncheckedReferences()) run.events.warning(message);
+  for (const plan of run.plans) {
+    counts[plan.entity.name] = emptyCounts();
+    await runPhase(run, plan, index, counts[plan.entity.name]!);
+    if (run.stop.aborted) throw new InterruptedError();
+  }
+  for (const p of index.finish()) run.events.warning(`${p.file}:${p.line}: ${p.entity} ${p.id}: ${p.message} [${p.rule}]`);
+  return counts;
+}
+
+/** Runs one entity's phase, filling `counts` as it goes (so an interrupted run still reports them). */
+async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, counts: EntityCounts): Promise<void> {
+  const { entity } = plan;
+  const started = Date.now();
+  const limit = pLimit(run.concurrency);
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown;
+  const totals = run.checkpoint.totals(entity.name);
+
+  const settle = async (records: MappedRecord[], progress: FileProgress, start: number, end: number) => {
+    if (records.length > 0) addOutcome(await run.sender.send(entity, records));
+    await run.rejects.flush();
+    progress.ack(start, end);
+    await run.checkpoint.save();
+    counts.elapsedMs = Date.now() - started;
+    run.events.progress(entity.name, counts);
+  };
+  const addOutcome = (outcome: BatchOutcome) => {
+    for (const r of outcome.rejected) run.rejects.write(rejectOf(r.record, r.code, r.message));
+    counts.imported += outcome.imported;
+    counts.alreadyPresent += outcome.alreadyPresent;
+    counts.rejected += outcome.rejected.length;
+    counts.requests += outcome.requests;
+    counts.retries += outcome.retries;
+    totals.imported += outcome.imported;
+    totals.alreadyPresent += outcome.alreadyPresent;
+    totals.rejected += outcome.rejected.length;
+  };
+
+  /** Hands the range [cursor.rangeStart, end) to the sender; waiting while the pool is full is the back-pressure on reading. */
+  const dispatch = async (records: MappedRecord[], cursor: FileCursor, end: number) => {
+    const start = cursor.rangeStart;
+    cursor.rangeStart = end;
+    const task = limit(() => settle(records, cursor.progress, start, end)).catch((err: unknown) => {
+      failure ??= err;
+    });
+    inFlight.add(task);
+    void task.finally(() => inFlight.delete(task));
+    while (inFlight.size >= run.concurrency * 2 && failure === undefined) await Promise.race(inFlight);
+  };
+
+  run.events.phaseStarted(entity.name, undefined);
+  for (const input of plan.inputs) {
+    if (failure !== undefined || run.stop.aborted) break;
+    const cursor = await openCursor(run, entity.name, input);
+    const mapper = createMapper({
+      entity,
+      map: plan.source.map,
+      deletion: plan.source.deletion,
+      importSoftDeleted: run.importSoftDeleted,
+      sinceSec: run.sinceSec,
+    });
+    let batch: MappedRecord[] = [];
+    for await (const item of input.read({ signal: run.stop, entity: entity.name })) {
+      if (failure !== undefined || run.stop.aborted) break;
+      if (item.kind === 'problem') {
+        if (item.ordinal !== undefined) {
+          counts.read++;
+          cursor.nextOrdinal = item.ordinal + 1;
+          if (cursor.progress.isAcked(item.ordinal)) {
+            counts.resumed++;
+            continue;
+          }
+        }
+        run.rejects.write(rejectOfProblem(entity.name, item));
+        counts.rejected++;
+        totals.rejected++;
+        continue;
+      }
+      counts.read++;
+      cursor.nextOrdinal = item.ordinal + 1;
+      const record = mapper(item);
+      if (record.skip) {
+        if (!cursor.progress.isAcked(item.ordinal)) {
+          counts.skipped++;
+          totals.skipped++;
+        } else counts.resumed++;
+        continue;
+      }
+      const problems = checkRecord(record, index, run.nowSec);
+      if (cursor.progress.isAcked(item.ordinal)) {
+        counts.resumed++;
+        continue;
+      }
+      if (hasError(problems)) {
+        const first = problems.find((p) => p.severity === 'error')!;
+        run.rejects.write({ ...rejectOf(record, first.rule, first.message), field: first.field });
+        counts.rejected++;
+        totals.rejected++;
+        continue;
+      }
+      batch.push(record);
+      if (batch.length >= run.batchSize) {
+        await dispatch(batch, cursor, cursor.nextOrdinal);
+        batch = [];
+      }
+    }
+    if (failure !== undefined || run.stop.aborted) {
+      // Records read but not dispatched stay unacknowledged: the next run reads them again.
+      break;
+    }
+    await dispatch(batch, cursor, cursor.nextOrdinal);
+    cursor.progress.data.complete = true;
+  }
+  await Promise.allSettled([...inFlight]);
+  counts.elapsedMs = Date.now() - started;
+  if (failure === undefined && !run.stop.aborted) run.checkpoint.markPhaseDone(entity.name);
+  await run.rejects.flush();
+  await run.checkpoint.save();
+  run.events.phaseFinished(entity.name, counts);
+  if (failure !== undefined) throw failure;
+}
+
+async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput): Promise<FileCursor> {
+  let progress = run.checkpoint.fileProgress(entity, input.display);
+  if (input.path) {
+    const { now, rewritten } = await checkFingerprint(input.path, progress.data.fingerprint);
+    if (rewritten) {
+      run.events.warning(`${input.display} changed in place since the last run: reading it again from the start (records the service already has count as already present)`);
+      progress = run.checkpoint.resetFile(entity, input.display);
+    }
+    progress.data.fingerprint = now;
+  }
+  progress.data.complete = false;
+  return { input, progress, rangeStart: 0, nextOrdinal: 0 };
+}
+
+function rejectOf(record: MappedRecord, code: string, message: string): RejectEntry {
+  return { entity: record.entity, file: record.file, line: record.line, id: record.id, code, message, record: record.source };
+}
+
+function rejectOfProblem(entity: EntityName, p: SourceProblem): RejectEntry {
+  return { entity, file: p.file, line: p.line, code: p.rule, message: p.message };
+}

@@ -1,0 +1,94 @@
+import type { JsonObject } from '../entities/types.js';
+
+/**
+ * Field-level checks shared by the record rules. Each returns a problem message or undefined, so a
+ * rule can stop at the first problem the way the service answers one error per record.
+ */
+
+const ID_PATTERN = /^[A-Za-z0-9_-]+$/;
+const MAX_ID_CHARS = 100;
+/** Values above this are milliseconds sent by mistake (10-digit seconds last until the year 5138). */
+const MAX_SECONDS = 1e11;
+const MAX_URL_CHARS = 3000;
+
+export function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Characters as the service counts them: code points, so an emoji is one. */
+export function charCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+export function utf8Size(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
+
+export function checkId(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null || value === '') return `${field} is required`;
+  if (typeof value !== 'string') return `${field} must be a string`;
+  if (value.length > MAX_ID_CHARS) return `${field} must be at most ${MAX_ID_CHARS} characters`;
+  if (!ID_PATTERN.test(value)) return `${field} may hold only letters, digits, '_' and '-'`;
+  return undefined;
+}
+
+export function checkName(value: unknown, field: string, max = 100): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return `${field} is required`;
+  if (charCount(value) > max) return `${field} must be at most ${max} characters`;
+  return undefined;
+}
+
+export function checkOneOf(value: unknown, field: string, allowed: readonly string[]): string | undefined {
+  if (typeof value === 'string' && allowed.includes(value)) return undefined;
+  return `${field} must be one of ${allowed.join(', ')}`;
+}
+
+/** Optional URL fields (avatar, link, icon). */
+export function checkUrl(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') return `${field} must be a string`;
+  if (value.length > MAX_URL_CHARS) return `${field} must be at most ${MAX_URL_CHARS} characters`;
+  try {
+    new URL(value);
+  } catch {
+    return `${field} must be a valid URL`;
+  }
+  return undefined;
+}
+
+export function checkObject(value: unknown, field: string, maxBytes: number): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) return `${field} must be an object`;
+  if (utf8Size(value) > maxBytes) return `${field} must be at most ${maxBytes} bytes serialised`;
+  return undefined;
+}
+
+export function checkTags(value: unknown, field: string, maxTags?: number): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) return `${field} must be an array of strings`;
+  if (maxTags !== undefined && value.length > maxTags) return `${field} must hold at most ${maxTags} tags`;
+  for (const tag of value) {
+    if (typeof tag !== 'string') return `${field} must be an array of strings`;
+    if (charCount(tag) > 100) return `each of ${field} must be at most 100 characters`;
+  }
+  return undefined;
+}
+
+export type Timestamp = { ok: true; value: number | undefined } | { ok: false; problem: string };
+
+/**
+ * Integer UNIX seconds, or a string of digits (vendor request examples send strings). Absent values
+ * are fine here; a caller that needs the field checks `value` itself.
+ */
+export function parseTimestamp(value: unknown, field: string): Timestamp {
+  if (value === undefined || value === null) return { ok: true, value: undefined };
+  let seconds: number;
+  if (typeof value === 'number') seconds = value;
+  else if (typeof value === 'string' && /^\d{1,15}$/.test(value)) seconds = Number(value);
+  else return { ok: false, problem: `${field} must be integer UNIX seconds` };
+  if (!Number.isInteger(seconds) || seconds < 0) return { ok: false, problem: `${field} must be integer UNIX seconds` };
+  if (seconds > MAX_SECONDS) return { ok: false, problem: `${field} looks like milliseconds; send UNIX seconds` };
+  return { ok: true, value: seconds };
+}

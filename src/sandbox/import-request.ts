@@ -1,0 +1,125 @@
+import { ENTITIES } from '../entities/index.js';
+import type { EntityName, JsonObject } from '../entities/types.js';
+import { isPlainObject } from './field-checks.js';
+import { recordKeysInBodyOrder } from './body-order.js';
+import { checkRecord } from './record-rules.js';
+import type { RecordStore } from './record-store.js';
+import type { StatsCollector } from './sandbox-stats.js';
+
+/** A whole-request refusal: status and the `{"error": ...}` body's code and message. */
+export interface RequestRefusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+export type ParsedBody = { ok: true; records: [string, unknown][] } | ({ ok: false } & RequestRefusal);
+
+/** Reads `{"<entity>": {"<key>": record, ...}}`, refusing the whole request when the shape is wrong. */
+export function parseImportBody(
+  entity: EntityName,
+  raw: Buffer,
+  maxRecords: number,
+  stats: StatsCollector,
+): ParsedBody {
+  const text = raw.toString('utf8');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { ok: false, status: 400, code: 'ERR_BAD_REQUEST', message: 'the body is not valid JSON' };
+  }
+  const map = isPlainObject(body) ? body[entity] : undefined;
+  if (!isPlainObject(map)) {
+    return {
+      ok: false,
+      status: 400,
+      code: 'ERR_BAD_REQUEST',
+      message: `the body must be {"${entity}": {"<id>": {...}}}`,
+    };
+  }
+  const ordered = recordKeysInBodyOrder(text, entity);
+  const records: [string, unknown][] =
+    ordered && ordered.length === Object.keys(map).length
+      ? ordered.map((key) => [key, map[key]])
+      : Object.entries(map);
+  stats.bodyRead(entity, records.length, records.length <= maxRecords);
+  if (records.length === 0) {
+    return { ok: false, status: 400, code: 'ERR_BAD_REQUEST', message: `no ${entity} in the body` };
+  }
+  if (records.length > maxRecords) {
+    return {
+      ok: false,
+      status: 400,
+      code: 'ERR_IMPORT_LIMIT_EXCEEDED',
+      message: `at most ${maxRecords} records per request; got ${records.length}`,
+    };
+  }
+  return { ok: true, records };
+}
+
+export interface ProcessContext {
+  store: RecordStore;
+  stats: StatsCollector;
+  nowSeconds: number;
+  responseStyle: 'flat' | 'nested';
+  isPoison(key: string): boolean;
+}
+
+export interface ProcessOutcome {
+  /** The 200 body, ready to send. */
+  body: JsonObject;
+  /** True when a poison record stopped the request: answer 500 instead of `body`. */
+  poisoned: boolean;
+}
+
+/**
+ * Stores the valid records one by one in body order, as the service does; that order is what makes
+ * a 500 mid-request leave the records before the failure stored.
+ */
+export function processRecords(entity: EntityName, records: [string, unknown][], ctx: ProcessContext): ProcessOutcome {
+  const nested = ctx.responseStyle === 'nested';
+  const byMessageId = nested && entity === 'messages';
+  const sentKeys = byMessageId ? new Set(records.map(([key]) => key)) : undefined;
+  // Null prototype: `__proto__` is a valid id and must come back as an ordinary key.
+  const results: JsonObject = Object.create(null);
+  const rules = { nowSeconds: ctx.nowSeconds, groupCreatedAt: (guid: string) => ctx.store.groupCreatedAt(guid) };
+
+  for (const [key, value] of records) {
+    if (ctx.isPoison(key)) {
+      ctx.stats.fault('poison');
+      return { body: {}, poisoned: true };
+    }
+    const outcome = checkRecord(entity, key, value, rules);
+    let result: JsonObject;
+    if (!outcome.ok) {
+      ctx.stats.record(entity, 'rejected');
+      result = { success: false, error: { code: outcome.code, message: outcome.message } };
+    } else if (ctx.store.has(entity, outcome.id)) {
+      ctx.stats.record(entity, 'alreadyExists');
+      const code = ENTITIES[entity].alreadyExistsCodes[0];
+      result = { success: false, error: { code, message: `${ENTITIES[entity].singular} ${outcome.id} already exists` } };
+    } else {
+      const stored = outcome.entity;
+      if (entity === 'messages') stored.id = ctx.store.issueMessageId();
+      ctx.store.add(entity, outcome.id, stored);
+      ctx.stats.record(entity, 'stored');
+      result = { success: true, data: stored };
+    }
+    if (!byMessageId) {
+      results[key] = result;
+      continue;
+    }
+    // Vendor examples key message results by the new message id; failures have none, so they keep
+    // the muid as key and carry it beside the error for the client to match on.
+    if (result.success) {
+      let id = (result.data as JsonObject).id as string;
+      while (sentKeys!.has(id) || id in results) id = ctx.store.issueMessageId();
+      (result.data as JsonObject).id = id;
+      results[id] = result;
+    } else {
+      results[key] = { ...result, muid: key };
+    }
+  }
+  return { body: nested ? { data: { data: results } } : { data: results }, poisoned: false };
+}

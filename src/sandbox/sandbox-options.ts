@@ -1,0 +1,98 @@
+import { ConfigError } from '../errors.js';
+import type { SandboxFaults, SandboxOptions } from './types.js';
+
+/** Options with every default filled in and every value checked. */
+export interface ResolvedOptions {
+  host: string;
+  port: number;
+  apiKey: string;
+  requestsPerMinute: number;
+  latencyMs: number;
+  maxRecordsPerRequest: number;
+  faults: ResolvedFaults;
+  seed: number;
+  keepRecords: boolean;
+  responseStyle: 'flat' | 'nested';
+  dumpFile?: string;
+  now: () => number;
+}
+
+export interface ResolvedFaults {
+  fail500BeforeStore: number;
+  fail500AfterStore: number;
+  dropConnection: number;
+  spurious429: number;
+  slowRate: number;
+  slowMs: number;
+  poison?: RegExp;
+}
+
+const PROBABILITY_KEYS = [
+  'fail500BeforeStore',
+  'fail500AfterStore',
+  'dropConnection',
+  'spurious429',
+  'slowRate',
+] as const satisfies readonly (keyof SandboxFaults)[];
+
+function refuse(message: string): never {
+  throw new ConfigError('SANDBOX_OPTIONS', `sandbox: ${message}`);
+}
+
+function count(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) refuse(`${name} must be an integer >= ${min}`);
+  return value;
+}
+
+function resolveFaults(faults: SandboxFaults = {}): ResolvedFaults {
+  const resolved: ResolvedFaults = {
+    fail500BeforeStore: 0,
+    fail500AfterStore: 0,
+    dropConnection: 0,
+    spurious429: 0,
+    slowRate: 0,
+    slowMs: count('faults.slowMs', faults.slowMs, 30_000, 0),
+  };
+  for (const key of PROBABILITY_KEYS) {
+    const p = faults[key];
+    if (p === undefined) continue;
+    if (typeof p !== 'number' || !(p >= 0 && p <= 1)) refuse(`faults.${key} must be a probability between 0 and 1`);
+    resolved[key] = p;
+  }
+  if (faults.poisonIdPattern !== undefined && faults.poisonIdPattern !== '') {
+    try {
+      resolved.poison = new RegExp(faults.poisonIdPattern);
+    } catch (cause) {
+      throw new ConfigError('SANDBOX_OPTIONS', 'sandbox: faults.poisonIdPattern is not a valid regular expression', {
+        cause,
+      });
+    }
+  }
+  return resolved;
+}
+
+/** Fills defaults and refuses nonsense early, so the server never meets a NaN mid-run. */
+export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions {
+  if (typeof options.apiKey !== 'string' || options.apiKey === '') refuse('apiKey is required');
+  const style = options.responseStyle ?? 'flat';
+  if (style !== 'flat' && style !== 'nested') refuse("responseStyle must be 'flat' or 'nested'");
+  const port = count('port', options.port, 0, 0);
+  if (port > 65_535) refuse('port must be at most 65535');
+  const seed = options.seed ?? 1;
+  if (!Number.isFinite(seed)) refuse('seed must be a finite number');
+  return {
+    host: options.host ?? '127.0.0.1',
+    port,
+    apiKey: options.apiKey,
+    requestsPerMinute: count('requestsPerMinute', options.requestsPerMinute, 0, 0),
+    latencyMs: count('latencyMs', options.latencyMs, 0, 0),
+    maxRecordsPerRequest: count('maxRecordsPerRequest', options.maxRecordsPerRequest, 50, 1),
+    faults: resolveFaults(options.faults),
+    seed,
+    keepRecords: options.keepRecords ?? true,
+    responseStyle: style,
+    dumpFile: options.dumpFile,
+    now: options.now ?? Date.now,
+  };
+}

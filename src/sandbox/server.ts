@@ -1,0 +1,212 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { EntityName } from '../entities/types.js';
+import { FaultPlan } from './fault-plan.js';
+import { Delays, errorBody, isJsonContentType, readBody, sendJson } from './http-io.js';
+import { parseImportBody, processRecords } from './import-request.js';
+import { RateWindow, rateHeaders } from './rate-window.js';
+import { RecordStore } from './record-store.js';
+import { StatsCollector } from './sandbox-stats.js';
+import { resolveSandboxOptions, type ResolvedOptions } from './sandbox-options.js';
+import type { SandboxHandle, SandboxOptions } from './types.js';
+
+/** `/v3/` is what the vendor's current docs write, `/v3.0/` what the spec writes: accept both. */
+const IMPORT_PATH = /^\/v3(?:\.0)?\/data_import\/(users|groups|members|messages)\/?$/;
+const NOT_FOUND = 'unknown endpoint; the import API is POST /v3.0/data_import/{users|groups|members|messages}';
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** One running sandbox: the HTTP wiring around the store, the rate window and the fault plan. */
+class Sandbox {
+  private readonly store: RecordStore;
+  private readonly stats: StatsCollector;
+  private readonly rate: RateWindow;
+  private readonly plan: FaultPlan;
+  private readonly delays = new Delays();
+  private readonly keyDigest: Buffer;
+  private readonly server: Server;
+  private closing?: Promise<void>;
+
+  constructor(private readonly config: ResolvedOptions) {
+    this.store = new RecordStore(config.keepRecords);
+    this.stats = new StatsCollector(config.maxRecordsPerRequest);
+    this.rate = new RateWindow(config.requestsPerMinute);
+    this.plan = new FaultPlan(config.faults, config.seed);
+    // Only a digest is kept beside the handlers, so no code path can echo the key itself.
+    this.keyDigest = digest(config.apiKey);
+    this.server = createServer((req, res) => this.route(req, res));
+    this.server.keepAliveTimeout = 10_000;
+    // A client that resets mid-request must cost the sandbox nothing but that socket.
+    this.server.on('clientError', (_err, socket) => socket.destroy());
+  }
+
+  listen(): Promise<SandboxHandle> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.config.port, this.config.host, () => {
+        this.server.off('error', reject);
+        const { port } = this.server.address() as AddressInfo;
+        const host = this.config.host.includes(':') ? `[${this.config.host}]` : this.config.host;
+        resolve({
+          url: `http://${host}:${port}`,
+          port,
+          close: () => this.close(),
+          stats: () => this.stats.snapshot(),
+          records: () => this.store.snapshot(),
+        });
+      });
+    });
+  }
+
+  private route(req: IncomingMessage, res: ServerResponse): void {
+    req.on('error', () => {});
+    res.on('error', () => {});
+    const pathname = (req.url ?? '/').split('?')[0];
+    const handling = pathname.startsWith('/__sandbox/')
+      ? this.handleControl(req, res, pathname)
+      : this.handleImport(req, res, pathname);
+    handling.catch(() => {
+      if (res.headersSent) res.destroy();
+      else this.reply(res, 500, errorBody('ERR_EXCEPTION', 'sandbox internal error'));
+    });
+  }
+
+  /** Test aids: no apiKey, no latency, no faults, not counted in the stats. */
+  private async handleControl(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    await readBody(req);
+    const action = `${req.method} ${pathname.replace(/\/$/, '')}`;
+    if (action === 'GET /__sandbox/stats') return sendJson(res, 200, this.stats.snapshot());
+    if (action === 'GET /__sandbox/records') return sendJson(res, 200, this.store.snapshot());
+    if (action === 'POST /__sandbox/reset') {
+      this.reset();
+      return sendJson(res, 200, { reset: true });
+    }
+    sendJson(res, 404, errorBody('ERR_NOT_FOUND', 'control endpoints: GET stats, GET records, POST reset'));
+  }
+
+  private async handleImport(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    const { now } = this.config;
+    this.stats.requestArrived(now());
+    const read = await readBody(req);
+    if (!read.ok && read.reason === 'aborted') return;
+    if (!(await this.delays.wait(this.plan.jitter(this.config.latencyMs)))) return;
+
+    const entity = IMPORT_PATH.exec(pathname)?.[1] as EntityName | undefined;
+    if (!entity) return this.reply(res, 404, errorBody('ERR_NOT_FOUND', NOT_FOUND), this.peekHeaders());
+    if (req.method !== 'POST') {
+      return this.reply(res, 405, errorBody('ERR_METHOD_NOT_ALLOWED', 'use POST'), {
+        ...this.peekHeaders(),
+        Allow: 'POST',
+      });
+    }
+    const authCode = this.checkApiKey(req.headers.apikey);
+    if (authCode) return this.reply(res, 401, errorBody(authCode, 'the apiKey header is missing or not valid'), this.peekHeaders());
+
+    let headers: Record<string, string> = {};
+    if (this.rate.enabled) {
+      const { accepted, state } = this.rate.tryAcquire(now());
+      if (!accepted) {
+        this.stats.rateLimited();
+        const retry = { ...rateHeaders(state), 'Retry-After': String(state.retryAfter) };
+        return this.reply(res, 429, errorBody('ERR_TOO_MANY_REQUESTS', 'rate limit exceeded'), retry);
+      }
+      headers = rateHeaders(state);
+    }
+
+    const draw = this.plan.draw();
+    if (draw.drop) {
+      this.stats.fault('drop');
+      req.socket.destroy();
+      return;
+    }
+    if (draw.spurious429) {
+      this.stats.fault('spurious429');
+      this.rate.releaseLast();
+      const state = this.rate.peek(now());
+      return this.reply(res, 429, errorBody('ERR_TOO_MANY_REQUESTS', 'rate limit exceeded'), {
+        ...(this.rate.enabled ? rateHeaders(state) : {}),
+        'X-Rate-Limit-Reset': String(Math.ceil(now() / 1000) + 1),
+        'Retry-After': '1',
+      });
+    }
+    if (draw.fail500BeforeStore) {
+      this.stats.fault('fail500BeforeStore');
+      return this.reply(res, 500, errorBody('ERR_EXCEPTION', 'internal error'), headers);
+    }
+    if (draw.slow) {
+      this.stats.fault('slow');
+      // The request is processed after the delay even if the client gave up: like a real
+      // overloaded server, a timeout says nothing about whether the records were stored.
+      if (!(await this.delays.wait(this.plan.slowMs))) return;
+    }
+
+    if (!isJsonContentType(req.headers['content-type'])) {
+      const message = 'Content-Type must be application/json';
+      return this.reply(res, 415, errorBody('ERR_UNSUPPORTED_MEDIA_TYPE', message), headers);
+    }
+    if (!read.ok) {
+      return this.reply(res, 413, errorBody('ERR_PAYLOAD_TOO_LARGE', 'the body is too large'), headers);
+    }
+    const parsed = parseImportBody(entity, read.body, this.config.maxRecordsPerRequest, this.stats);
+    if (!parsed.ok) return this.reply(res, parsed.status, errorBody(parsed.code, parsed.message), headers);
+
+    const outcome = processRecords(entity, parsed.records, {
+      store: this.store,
+      stats: this.stats,
+      nowSeconds: Math.floor(now() / 1000),
+      responseStyle: this.config.responseStyle,
+      isPoison: (key) => this.plan.isPoison(key),
+    });
+    if (outcome.poisoned) return this.reply(res, 500, errorBody('ERR_EXCEPTION', 'internal error'), headers);
+    if (draw.fail500AfterStore) {
+      this.stats.fault('fail500AfterStore');
+      return this.reply(res, 500, errorBody('ERR_EXCEPTION', 'internal error'), headers);
+    }
+    this.reply(res, 200, outcome.body, headers);
+  }
+
+  /** Returns the auth error code, or undefined when the key is right. */
+  private checkApiKey(header: string | string[] | undefined): string | undefined {
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key === undefined || key.trim() === '') return 'AUTH_ERR_EMPTY_APIKEY';
+    return timingSafeEqual(digest(key), this.keyDigest) ? undefined : 'AUTH_ERR_APIKEY_NOT_FOUND';
+  }
+
+  /** Rate headers for answers given before the window is consulted (404, 401). */
+  private peekHeaders(): Record<string, string> {
+    return this.rate.enabled ? rateHeaders(this.rate.peek(this.config.now())) : {};
+  }
+
+  private reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    this.stats.answered(status);
+    sendJson(res, status, body, headers);
+  }
+
+  private reset(): void {
+    this.store.clear();
+    this.stats.reset();
+    this.rate.reset();
+    this.plan.reset();
+  }
+
+  private close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.delays.cancelAll();
+      await new Promise<void>((resolve) => {
+        this.server.close(() => resolve());
+        this.server.closeAllConnections();
+      });
+      if (this.config.dumpFile) {
+        await writeFile(this.config.dumpFile, JSON.stringify(this.store.snapshot()), 'utf8');
+      }
+    })();
+    return this.closing;
+  }
+}
+
+/** Starts the sandbox and resolves once it listens; options are checked first (`ConfigError`). */
+export async function startSandbox(options: SandboxOptions): Promise<SandboxHandle> {
+  return new Sandbox(resolveSandboxOptions(options)).listen();
+}

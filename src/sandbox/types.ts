@@ -1,0 +1,93 @@
+import type { EntityName, JsonObject } from '../entities/types.js';
+
+/**
+ * Failure modes the sandbox can inject. Each probability is drawn per accepted request from the
+ * seeded PRNG, so a run with the same seed and request order meets the same faults.
+ */
+export interface SandboxFaults {
+  /** Probability 0..1: answer 500 `ERR_EXCEPTION` without storing anything. */
+  fail500BeforeStore?: number;
+  /** Probability: store every valid record of the request, then answer 500 (the ambiguous case). */
+  fail500AfterStore?: number;
+  /** Probability: destroy the socket without any response. */
+  dropConnection?: number;
+  /** Probability: answer 429 `ERR_TOO_MANY_REQUESTS` with `Retry-After: 1` though under the rate. */
+  spurious429?: number;
+  /** Probability: wait `slowMs` before processing and answering (meant to exceed client timeouts). */
+  slowRate?: number;
+  /** Delay of a slow request; default 30 000 ms. */
+  slowMs?: number;
+  /**
+   * Regex source. A request holding a record whose key matches stores the records before it (in body
+   * order) and then answers 500 `ERR_EXCEPTION`, every time: the field report of one bad record
+   * failing the whole request.
+   */
+  poisonIdPattern?: string;
+}
+
+export interface SandboxOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  apiKey: string;
+  /** Sliding 60 s window of accepted requests; 0 or undefined = unlimited. */
+  requestsPerMinute?: number;
+  /** Base latency of each answer, with a small seeded jitter (the bench uses 150). */
+  latencyMs?: number;
+  /** Default 50, the hosted service's limit. */
+  maxRecordsPerRequest?: number;
+  faults?: SandboxFaults;
+  /** Seed of the PRNG behind faults and jitter; default 1. */
+  seed?: number;
+  /** Default true; false keeps only id sets (million-record benches). */
+  keepRecords?: boolean;
+  /** 'flat' (the contract's form, default) or 'nested' (the vendor examples' double `data`). */
+  responseStyle?: 'flat' | 'nested';
+  /** When set, `close()` writes the records dump (same as `GET /__sandbox/records`) there. */
+  dumpFile?: string;
+  /** Millisecond clock, for tests. */
+  now?: () => number;
+}
+
+export type FaultName = 'drop' | 'spurious429' | 'fail500BeforeStore' | 'fail500AfterStore' | 'slow' | 'poison';
+
+export interface EntityStats {
+  stored: number;
+  alreadyExists: number;
+  /** Records refused by per-record validation (already-exists not included). */
+  rejected: number;
+  /** Requests whose body was a well-formed import body within the record limit. */
+  requests: number;
+  /** Of those, requests holding exactly `maxRecordsPerRequest` records. */
+  fullRequests: number;
+  recordsReceived: number;
+}
+
+export interface SandboxStats {
+  /** Every request to a non-control path, whatever its fate (dropped ones included). */
+  requests: number;
+  /** Count per HTTP status answered; dropped requests have none. */
+  byStatus: Record<string, number>;
+  faults: Record<FaultName, number>;
+  perEntity: Record<EntityName, EntityStats>;
+  /** Genuine 429s from the rate window (spurious ones are in `faults.spurious429`). */
+  rateLimited: number;
+  /** `now()` of the first and last request; null before any. */
+  firstRequestAt: number | null;
+  lastRequestAt: number | null;
+  /** Largest record count seen in a well-formed body, over-limit bodies included. */
+  maxRecordsInARequest: number;
+}
+
+/** Stored records by lower-cased id; values are `true` when `keepRecords` is false. */
+export type SandboxRecords = Record<EntityName, Record<string, JsonObject | true>>;
+
+export interface SandboxHandle {
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:43123`. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  stats(): SandboxStats;
+  records(): SandboxRecords;
+}

@@ -1,0 +1,188 @@
+/**
+ * CSV with a header row. csv-parse does the quoting; this module names the fields, keeps line
+ * numbers exact and turns bad rows into problems.
+ *
+ * Line numbers are counted here, not taken from csv-parse's `info`: `info.lines` counts a CRLF
+ * inside a quoted field as two lines (7.0.3), and `info: true` / `on_record` build two info objects
+ * per record, which halves the parse rate. With `skip_empty_lines` off every line belongs to some
+ * record (a blank line arrives as `['']`), so a record starts one line after the previous one ends,
+ * and it ends after as many lines as its fields hold `\n`s.
+ */
+import { Parser } from 'csv-parse';
+import type { JsonObject, SourceItem } from '../entities/types.js';
+import { CorruptGzipError, readBlocks } from './read-blocks.js';
+import { emptyFileProblem, gzipProblem, utf8Problem } from './source-items.js';
+import type { ReadOptions, ResolvedFile } from './types.js';
+
+/** Beyond this a record is a runaway quote, not data: stop instead of buffering the rest of the file. */
+const MAX_RECORD_CHARS = 16 * 1024 * 1024;
+const CUT_LONG_LINES_AT = 1024 * 1024;
+
+export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem> {
+  const { signal } = options;
+  const rows = new CsvRows(file.display);
+  const parser = new Parser({
+    bom: true,
+    relax_column_count: true,
+    record_delimiter: ['\r\n', '\n'],
+    max_record_size: MAX_RECORD_CHARS,
+  });
+  parser.on('error', () => {}); // seen through parser.errored, after the records before it are taken
+  // csv-parse parses a whole written buffer synchronously, so after write() its records wait in the
+  // readable buffer, and reading them all lets the next write() run synchronously too.
+  const take = (): void => {
+    for (let record = parser.read() as string[] | null; record !== null; record = parser.read() as string[] | null) {
+      rows.add(record);
+    }
+  };
+
+  try {
+    for await (const block of readBlocks(file, { signal, cutLongLinesAt: CUT_LONG_LINES_AT })) {
+      if (block.badLines !== undefined) rows.badLines.push(...block.badLines);
+      parser.write(block.bytes);
+      take();
+      yield* rows.drain(signal);
+      if (signal?.aborted) return;
+      if (parser.errored) {
+        yield rows.syntaxProblem(parser.errored);
+        return;
+      }
+    }
+    if (signal?.aborted) return;
+    parser.end();
+    if (!parser.writableFinished && !parser.errored) {
+      await new Promise<void>((resolve) => {
+        parser.once('finish', resolve);
+        parser.once('error', () => resolve());
+      });
+    }
+    take();
+    yield* rows.drain(signal);
+    if (signal?.aborted) return;
+    if (parser.errored) {
+      yield rows.syntaxProblem(parser.errored);
+      return;
+    }
+  } catch (error) {
+    if (!(error instanceof CorruptGzipError)) throw error;
+    yield* rows.drain(signal);
+    yield gzipProblem(file.display, error);
+    return;
+  } finally {
+    parser.destroy();
+  }
+  if (!rows.sawHeader) yield emptyFileProblem(file.display);
+}
+
+/** Turns csv-parse's arrays into SourceItems, tracking lines, ordinals and the header. */
+class CsvRows {
+  /** Lines with invalid UTF-8, ascending; queued before the bytes reach csv-parse. */
+  readonly badLines: number[] = [];
+  sawHeader = false;
+  private readonly items: SourceItem[] = [];
+  /** Field names by column; undefined for a column whose values are ignored. */
+  private names: (string | undefined)[] = [];
+  private nextLine = 1;
+  private ordinal = 0;
+
+  constructor(private readonly file: string) {}
+
+  add(record: string[]): void {
+    const start = this.nextLine;
+    const end = start + countNewlines(record);
+    this.nextLine = end + 1;
+    const badLine = this.takeBadLine(start, end);
+    if (record.length === 1 && record[0].trim() === '' && badLine === undefined) return; // a blank line
+    if (!this.sawHeader) {
+      this.sawHeader = true;
+      if (badLine !== undefined) this.items.push(utf8Problem(this.file, badLine));
+      this.readHeader(record, start);
+      return;
+    }
+    const ordinal = this.ordinal++;
+    if (badLine !== undefined) {
+      this.items.push(utf8Problem(this.file, badLine, ordinal));
+    } else if (record.length !== this.names.length) {
+      this.items.push({
+        kind: 'problem',
+        file: this.file,
+        line: start,
+        ordinal,
+        rule: 'input.csv-columns',
+        message: `row has ${record.length} fields; header has ${this.names.length}`,
+      });
+    } else {
+      const names = this.names;
+      const value: JsonObject = {};
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        // An empty cell means "no value": sending "" would overwrite or fail validation.
+        if (name !== undefined && record[i] !== '') value[name] = record[i];
+      }
+      this.items.push({ kind: 'record', value, file: this.file, line: start, ordinal });
+    }
+  }
+
+  *drain(signal: AbortSignal | undefined): Generator<SourceItem> {
+    const items = this.items;
+    for (let i = 0; i < items.length; i++) {
+      if (signal?.aborted) return;
+      yield items[i];
+    }
+    items.length = 0;
+  }
+
+  syntaxProblem(error: Error): SourceItem {
+    const start = this.nextLine;
+    return {
+      kind: 'problem',
+      file: this.file,
+      line: start,
+      rule: 'input.csv-syntax',
+      message: `CSV syntax error in the record starting on line ${start}: ${error.message}; the rest of the file is not read`,
+      fatalForFile: true,
+    };
+  }
+
+  private takeBadLine(start: number, end: number): number | undefined {
+    const bad = this.badLines;
+    while (bad.length > 0 && bad[0] < start) bad.shift();
+    if (bad.length === 0 || bad[0] > end) return undefined;
+    const line = bad[0];
+    while (bad.length > 0 && bad[0] <= end) bad.shift();
+    return line;
+  }
+
+  private readHeader(record: string[], line: number): void {
+    const seen = new Set<string>();
+    this.names = record.map((raw, index) => {
+      const name = raw.trim();
+      const reason =
+        name === ''
+          ? `column ${index + 1} has no name`
+          : name === '__proto__'
+            ? `column ${index + 1} is named "__proto__"`
+            : seen.has(name)
+              ? `column ${index + 1} repeats the name "${name}"`
+              : undefined;
+      seen.add(name);
+      if (reason === undefined) return name;
+      this.items.push({
+        kind: 'problem',
+        file: this.file,
+        line,
+        rule: 'input.csv-header',
+        message: `${reason}; its values are ignored`,
+      });
+      return undefined;
+    });
+  }
+}
+
+function countNewlines(record: string[]): number {
+  let count = 0;
+  for (const field of record) {
+    for (let at = field.indexOf('\n'); at >= 0; at = field.indexOf('\n', at + 1)) count++;
+  }
+  return count;
+}

@@ -1,0 +1,19 @@
+import type { SourceFormat } from '../config/types.js';
+import type { EntityName } from '../entities/types.js';
+
+/** One input file, found by `resolveSourceFiles`. */
+export interface ResolvedFile {
+  /** Absolute path. */
+  path: string;
+  /** Relative to cwd when inside it, absolute otherwise: what messages show (`users.csv:12`). */
+  display: string;
+  format: SourceFormat;
+  gzip: boolean;
+}
+
+export interface ReadOptions {
+  /** Aborting ends the iteration at the next chunk or record, quietly: check `signal.aborted` to tell a cut-short read. */
+  signal?: AbortSignal;
+  /** The entity being read: picks the key of an API-shaped JSON wrapper (`{"users": {...}}`). */
+  entity?: EntityName;
+}

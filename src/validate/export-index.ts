@@ -1,0 +1,200 @@
+import { ENTITIES } from '../entities/index.js';
+import type { EntityName, JsonObject, MappedRecord, Problem } from '../entities/types.js';
+import { ID_CASE_COLLISION, ID_DUPLICATE, IdIndex } from './id-index.js';
+import { problem, type RuleCode } from './rules.js';
+import { formatCount, isIdShaped, isObject, isoTime } from './values.js';
+
+/** Above this many members the service stops updating a group's conversations and unread counts. */
+export const LARGE_GROUP_MEMBERS = 300;
+
+type RefKind = 'memberGroup' | 'memberUser' | 'groupOwner' | 'messageSender' | 'receiverUser' | 'receiverGroup';
+
+/** Each kind of reference: which entity holds it, which it points at, and what to say when it goes unchecked. */
+const REFS: ReadonlyArray<{ kind: RefKind; from: EntityName; to: EntityName; unchecked: string }> = [
+  { kind: 'groupOwner', from: 'groups', to: 'users', unchecked: 'Group owners were not checked: no users source is configured.' },
+  { kind: 'memberGroup', from: 'members', to: 'groups', unchecked: "Members' groups (guid) were not checked: no groups source is configured." },
+  { kind: 'memberUser', from: 'members', to: 'users', unchecked: "Members' users (uid) were not checked: no users source is configured." },
+  { kind: 'messageSender', from: 'messages', to: 'users', unchecked: 'Message senders were not checked: no users source is configured.' },
+  { kind: 'receiverUser', from: 'messages', to: 'users', unchecked: 'Receivers of messages to users were not checked: no users source is configured.' },
+  { kind: 'receiverGroup', from: 'messages', to: 'groups', unchecked: 'Receivers of messages to groups were not checked: no groups source is configured.' },
+];
+
+interface LargeGroup {
+  id: string;
+  file: number;
+  line: number;
+}
+
+/** The second pass: ids seen so far per entity, and what members need to know about groups. */
+export class ExportIndex {
+  /** The run's clock, the same instant pass 1 judges "in the future" by. */
+  readonly nowSec: number;
+  private readonly configured: ReadonlySet<EntityName>;
+  private readonly ids: Record<EntityName, IdIndex> = {
+    users: new IdIndex(),
+    groups: new IdIndex(),
+    members: new IdIndex(),
+    messages: new IdIndex(),
+  };
+  private readonly files: string[] = [];
+  private readonly fileIds = new Map<string, number>();
+  private lastFile = '';
+  private lastFileId = -1;
+  /** Lower-cased guid -> createdAt, for members' joinedAt. */
+  private readonly groupCreatedAt = new Map<string, number>();
+  /** Lower-cased guid -> member records seen. */
+  private readonly memberCounts = new Map<string, number>();
+  /** Groups past the limit, with the member record that passed it (a fallback location). */
+  private readonly largeGroups = new Map<string, LargeGroup>();
+  private readonly unchecked = new Set<RefKind>();
+
+  constructor(options: { configured: ReadonlySet<EntityName>; nowSec: number }) {
+    this.configured = options.configured;
+    this.nowSec = options.nowSec;
+  }
+
+  /**
+   * Records the record's id and checks its references against what came before. Skipped records
+   * (deleted, before `since`) are never sent, so they neither count nor satisfy references.
+   */
+  check(record: MappedRecord): Problem[] {
+    const out: Problem[] = [];
+    if (record.skip !== undefined) return out;
+    const p = record.payload;
+    const isNew = this.register(record, out);
+    switch (record.entity) {
+      case 'groups':
+        if (isNew) this.rememberGroup(p);
+        this.checkRef(out, 'owner', p.owner, 'users', 'groupOwner', 'ref.group.owner', p.groupOwnerDetails);
+        break;
+      case 'members':
+        this.checkMember(out, record, isNew);
+        break;
+      case 'messages':
+        this.checkRef(out, 'sender', p.sender, 'users', 'messageSender', 'ref.message.sender', p.senderUserDetails);
+        if (p.receiverType === 'user') {
+          this.checkRef(out, 'receiver', p.receiver, 'users', 'receiverUser', 'ref.message.receiver', p.receiverUserDetails);
+        } else if (p.receiverType === 'group') {
+          this.checkRef(out, 'receiver', p.receiver, 'groups', 'receiverGroup', 'ref.message.receiver', p.receiverGroupDetails);
+        }
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  /** One `group.large` warning per group over the limit, placed at the group's record when the export has it. */
+  finish(): Array<Problem & { entity: EntityName; id: string; file: string; line: number }> {
+    const result: Array<Problem & { entity: EntityName; id: string; file: string; line: number }> = [];
+    for (const [key, large] of this.largeGroups) {
+      const count = this.memberCounts.get(key) ?? 0;
+      const groups = this.ids.groups;
+      const atGroup = groups.has(large.id);
+      const message = `group has ${formatCount(count)} members; above ${LARGE_GROUP_MEMBERS} the service does not update its conversations or unread counts`;
+      result.push({
+        ...problem('group.large', undefined, message),
+        entity: atGroup ? 'groups' : 'members',
+        id: large.id,
+        file: this.files[atGroup ? groups.fileAt(groups.lastSlot) : large.file],
+        line: atGroup ? groups.lineAt(groups.lastSlot) : large.line,
+      });
+    }
+    return result;
+  }
+
+  /**
+   * One sentence per kind of reference that cannot be checked: its entity is configured (or such a
+   * reference was met) and its target is not. Known from the configuration alone, so callers may
+   * ask before the first record as well as after the last.
+   */
+  uncheckedReferences(): string[] {
+    const result: string[] = [];
+    for (const ref of REFS) {
+      if (this.configured.has(ref.to)) continue;
+      if (this.configured.has(ref.from) || this.unchecked.has(ref.kind)) result.push(ref.unchecked);
+    }
+    return result;
+  }
+
+  /** Adds the id to its entity's set; false when an equal id (maybe but for case) came before. */
+  private register(record: MappedRecord, out: Problem[]): boolean {
+    const p = record.payload;
+    const ready = record.entity === 'members' ? typeof p.guid === 'string' && p.guid !== '' && typeof p.uid === 'string' && p.uid !== '' : record.id !== '';
+    if (!ready) return false;
+    const index = this.ids[record.entity];
+    const result = index.add(record.id, this.fileId(record.file), record.line);
+    if (result !== ID_DUPLICATE && result !== ID_CASE_COLLISION) return true;
+    const field = ENTITIES[record.entity].idField;
+    const where = this.location(index.fileAt(index.lastSlot), index.lineAt(index.lastSlot));
+    if (result === ID_DUPLICATE) {
+      out.push(problem('id.duplicate', field, `duplicate ${field} ${record.id}; first seen at ${where}`));
+    } else {
+      out.push(problem('id.case-collision', field, `${field} ${record.id} differs only in case from the ${field} first seen at ${where}; the service lower-cases both to ${record.id.toLowerCase()}`));
+    }
+    return false;
+  }
+
+  private rememberGroup(p: JsonObject): void {
+    const createdAt = p.createdAt;
+    if (typeof p.guid === 'string' && typeof createdAt === 'number' && Number.isInteger(createdAt)) {
+      this.groupCreatedAt.set(p.guid.toLowerCase(), createdAt);
+    }
+  }
+
+  private checkMember(out: Problem[], record: MappedRecord, isNew: boolean): void {
+    const p = record.payload;
+    this.checkRef(out, 'uid', p.uid, 'users', 'memberUser', 'ref.member.user', p.userDetails);
+    const guid = p.guid;
+    if (typeof guid !== 'string' || !isIdShaped(guid)) return;
+    this.checkRef(out, 'guid', guid, 'groups', 'memberGroup', 'ref.member.group', p.groupDetails);
+    const key = guid.toLowerCase();
+    const details = isObject(p.groupDetails) ? p.groupDetails.createdAt : undefined;
+    const createdAt = this.groupCreatedAt.get(key) ?? (Number.isInteger(details) ? (details as number) : undefined);
+    const joinedAt = p.joinedAt;
+    if (createdAt !== undefined && typeof joinedAt === 'number' && Number.isInteger(joinedAt) && joinedAt < createdAt) {
+      out.push(problem('member.joined-at.before-group', 'joinedAt', `joinedAt ${isoTime(joinedAt)} is before the group's createdAt ${isoTime(createdAt)}`));
+    }
+    if (!isNew) return;
+    const count = (this.memberCounts.get(key) ?? 0) + 1;
+    this.memberCounts.set(key, count);
+    if (count === LARGE_GROUP_MEMBERS + 1) {
+      this.largeGroups.set(key, { id: guid, file: this.fileId(record.file), line: record.line });
+    }
+  }
+
+  /**
+   * A malformed or missing reference was reported by pass 1, so it is not looked up. An embedded
+   * details object for the same id lets the service create the target, so it satisfies the reference.
+   */
+  private checkRef(out: Problem[], field: string, ref: unknown, target: EntityName, kind: RefKind, rule: RuleCode, details: unknown): void {
+    if (typeof ref !== 'string' || !isIdShaped(ref)) return;
+    if (!this.configured.has(target)) {
+      this.unchecked.add(kind);
+      return;
+    }
+    if (this.ids[target].has(ref)) return;
+    const detailsId = isObject(details) ? details[target === 'users' ? 'uid' : 'guid'] : undefined;
+    if (typeof detailsId === 'string' && detailsId.toLowerCase() === ref.toLowerCase()) return;
+    out.push(problem(rule, field, `no ${ENTITIES[target].singular} ${ref} in the ${target} export`));
+  }
+
+  private fileId(file: string): number {
+    // Records arrive file by file, so the last file answers almost every lookup.
+    if (file === this.lastFile && this.lastFileId >= 0) return this.lastFileId;
+    let id = this.fileIds.get(file);
+    if (id === undefined) {
+      id = this.files.length;
+      this.files.push(file);
+      this.fileIds.set(file, id);
+    }
+    this.lastFile = file;
+    this.lastFileId = id;
+    return id;
+  }
+
+  private location(file: number, line: number): string {
+    const name = this.files[file] ?? '?';
+    return line > 0 ? `${name}:${line}` : name;
+  }
+}

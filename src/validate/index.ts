@@ -1,0 +1,36 @@
+/**
+ * Validation: the dry run that finds every record the service would refuse or mangle.
+ * Pass 1 (`validateRecord`) looks at one record alone; pass 2 (`ExportIndex`) sees ids across records.
+ * Every code either pass can emit is in `RULES`.
+ */
+import type { MappedRecord, Problem } from '../entities/types.js';
+import { validateGroup, validateMember, validateUser } from './entity-rules.js';
+import { validateMessage } from './message-rules.js';
+
+export { RULES } from './rules.js';
+export type { RuleCode, RuleInfo } from './rules.js';
+export { ExportIndex, LARGE_GROUP_MEMBERS } from './export-index.js';
+export { IdIndex, ID_CASE_COLLISION, ID_DUPLICATE, ID_NEW } from './id-index.js';
+export type { IdAddResult } from './id-index.js';
+
+/** Per-record rules (pass 1). Pure; `nowSec` is the current time in UNIX seconds. */
+export function validateRecord(record: MappedRecord, nowSec: number): Problem[] {
+  const out: Problem[] = [];
+  switch (record.entity) {
+    case 'users':
+      validateUser(record, nowSec, out);
+      break;
+    case 'groups':
+      validateGroup(record, nowSec, out);
+      break;
+    case 'members':
+      validateMember(record, nowSec, out);
+      break;
+    case 'messages':
+      validateMessage(record, nowSec, out);
+      break;
+    default:
+      break;
+  }
+  return out;
+}

@@ -1,0 +1,110 @@
+// Shared test helpers: a real sandbox on a loopback port, real files, the built CLI as a child process.
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSandbox } from '../dist/sandbox/index.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BIN = path.join(ROOT, 'bin', 'chat-migrate.js');
+export const FIXTURES = path.join(ROOT, 'fixtures');
+/** A key long and odd enough that finding it anywhere in output is a real leak, not a coincidence. */
+export const API_KEY = 'sk_test_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+
+export async function tempDir(prefix = 'cm-test-') {
+  return mkdtemp(path.join(tmpdir(), prefix));
+}
+
+export function sandbox(options = {}) {
+  return startSandbox({ apiKey: API_KEY, port: 0, ...options });
+}
+
+/** Copies fixtures/ into a fresh folder and writes a config there pointing at the sandbox. */
+export async function fixtureWorkspace(baseUrl, extra = {}) {
+  const dir = await tempDir();
+  await cp(FIXTURES, dir, { recursive: true });
+  const config = JSON.parse(await readFile(path.join(dir, '.migrate.config.json'), 'utf8'));
+  await writeConfig(dir, { ...config, baseUrl, requestsPerMinute: 6000, ...extra });
+  return dir;
+}
+
+export async function writeConfig(dir, config) {
+  await writeFile(path.join(dir, '.migrate.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
+}
+
+/** Spawns the built CLI; the key comes from the environment, as the README recommends. */
+export function spawnCli(args, { cwd, env = {}, apiKey = API_KEY } = {}) {
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...process.env, CI: 'true', NO_COLOR: '1', MIGRATE_API_KEY: apiKey, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs the CLI to the end; resolves with exit code (or signal) and output. */
+export function runCli(args, options = {}) {
+  const child = spawnCli(args, options);
+  return collect(child);
+}
+
+export function collect(child) {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+export async function waitFor(predicate, { timeoutMs = 20_000, everyMs = 10 } = {}) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await predicate()) return;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error('condition not met in time');
+}
+
+export async function readNdjson(file) {
+  let text;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  }
+  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** Writes a generated export of all four entities as NDJSON/CSV: n users, g groups, members, m messages. */
+export async function writeGeneratedExport(dir, { users = 200, groups = 10, membersPerGroup = 20, messages = 2000 } = {}) {
+  const base = 1_650_000_000;
+  const u = [];
+  for (let i = 0; i < users; i++) u.push(JSON.stringify({ uid: `user${i}`, name: `User ${i} ✓`, createdAt: base + i }));
+  await writeFile(path.join(dir, 'users.ndjson'), `${u.join('\n')}\n`);
+  const g = ['guid,name,type,owner,createdAt'];
+  for (let i = 0; i < groups; i++) g.push(`grp${i},"Group ${i}, the best",public,user${i % users},${base + 10_000 + i}`);
+  await writeFile(path.join(dir, 'groups.csv'), `${g.join('\n')}\n`);
+  const m = [];
+  for (let i = 0; i < groups; i++) {
+    for (let k = 0; k < membersPerGroup; k++) m.push(JSON.stringify({ guid: `grp${i}`, uid: `user${(i * 7 + k) % users}`, scope: 'participant', joinedAt: base + 20_000 + k }));
+  }
+  await writeFile(path.join(dir, 'members.ndjson'), `${m.join('\n')}\n`);
+  const msgs = [];
+  for (let i = 0; i < messages; i++) {
+    msgs.push(JSON.stringify({ muid: `msg${i}`, sender: `user${i % users}`, receiverType: 'group', receiver: `grp${i % groups}`, sentAt: base + 30_000 + i, category: 'message', type: 'text', data: { text: `hello ${i}` } }));
+  }
+  await writeFile(path.join(dir, 'messages.ndjson'), `${msgs.join('\n')}\n`);
+  return {
+    counts: { users, groups, members: groups * Math.min(membersPerGroup, users), messages },
+    sources: {
+      users: { path: 'users.ndjson' },
+      groups: { path: 'groups.csv' },
+      members: { path: 'members.ndjson' },
+      messages: { path: 'messages.ndjson' },
+    },
+  };
+}
