@@ -96,6 +96,9 @@ interface Rename {
   source: string[];
 }
 
+/** Fields that hold an id or a reference to one. */
+const ID_FIELDS = ['uid', 'guid', 'muid', 'sender', 'receiver', 'owner'] as const;
+
 /** One mapper per source file: unknown fields are reported once per mapper. */
 export function createMapper(options: MapperOptions): (item: SourceRecord) => MappedRecord {
   const entity = options.entity;
@@ -197,8 +200,10 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       else problems.push({ rule: 'timestamp.invalid', severity: 'error', field, message: `${field} is not a timestamp: ${JSON.stringify(value)}` });
     }
 
-    // (f) ids: an id-keyed JSON record may hold its id only in the key
+    // (f) ids: an id-keyed JSON record may hold its id only in the key; JSON exports often hold numeric
+    // ids (Telegram, Discord snowflakes), which the service takes as strings
     if (item.key !== undefined) fillIdFromKey(payload, idField, item.key);
+    for (const field of ID_FIELDS) if (typeof payload[field] === 'number') payload[field] = String(payload[field]);
     if (idField === 'memberId') payload.memberId = entity.idOf(payload);
 
     // (h) deletion markers and --since, messages only
@@ -241,6 +246,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       ordinal: item.ordinal,
       problems,
     };
+    if (skip === undefined && item.skip !== undefined) skip = item.skip;
     if (skip !== undefined) mapped.skip = skip;
     return mapped;
   };

@@ -40,6 +40,8 @@ const MAX_POISON_IN_A_ROW = 10;
  */
 export class BatchSender {
   private poisonInARow = 0;
+  /** 200 answers so far: a record is judged poison only while other requests succeed. */
+  private okCount = 0;
 
   constructor(private readonly options: BatchSenderOptions) {}
 
@@ -49,13 +51,18 @@ export class BatchSender {
     return outcome;
   }
 
-  private async sendGroup(entity: EntityDef, records: MappedRecord[], outcome: BatchOutcome): Promise<void> {
-    const { client, limiter, policy, clock, hardStop } = this.options;
+  /**
+   * `okBaseline`, for halves of a split batch: the count of 200 answers when the whole batch first
+   * failed. A half's success (the sibling of a poison record) then counts as evidence for the other.
+   */
+  private async sendGroup(entity: EntityDef, records: MappedRecord[], outcome: BatchOutcome, okBaseline = -1): Promise<void> {
+    const { client, limiter, hardStop } = this.options;
     let pending = records;
     let attempt = 0;
     let serverErrors = 0;
+    let okCountAtFirstError = okBaseline;
     for (;;) {
-      if (attempt > 0) outcome.retries++;
+      if (attempt > 0 || okBaseline >= 0) outcome.retries++;
       await limiter.acquire(hardStop);
       if (hardStop.aborted) throw new InterruptedError();
       outcome.requests++;
@@ -71,6 +78,7 @@ export class BatchSender {
       const { status, body, rate } = response;
       limiter.observe(rate);
       if (status === 200) {
+        this.okCount++;
         pending = this.settle(entity, pending, parseRecordResults(body, pending.map((r) => r.id), entity.idField), outcome);
         if (pending.length === 0) return;
         // Records the answer did not mention: send them again, already-exists makes it safe.
@@ -86,15 +94,25 @@ export class BatchSender {
         continue;
       }
       const retryable = status >= 500 || status === 408;
-      if (retryable) serverErrors++;
+      if (retryable) {
+        serverErrors++;
+        if (okCountAtFirstError < 0) okCountAtFirstError = this.okCount;
+      }
       if (!retryable || serverErrors >= SPLIT_AFTER) {
         if (pending.length > 1) {
+          // Both halves at once: the healthy one's success is what lets the other judge its lone record.
           const half = Math.ceil(pending.length / 2);
-          await this.sendGroup(entity, pending.slice(0, half), outcome);
-          await this.sendGroup(entity, pending.slice(half), outcome);
+          const baseline = okCountAtFirstError < 0 ? this.okCount : okCountAtFirstError;
+          await Promise.all([
+            this.sendGroup(entity, pending.slice(0, half), outcome, baseline),
+            this.sendGroup(entity, pending.slice(half), outcome, baseline),
+          ]);
           return;
         }
-        if (!retryable || serverErrors > SPLIT_AFTER) {
+        // Alone and still failing while other requests succeed: this record is what breaks the request.
+        // When nothing succeeds, the service is down, not the record: keep retrying until the budget ends.
+        const othersSucceed = this.okCount > okCountAtFirstError;
+        if (!retryable || (serverErrors > SPLIT_AFTER && othersSucceed)) {
           this.rejectPoison(pending[0], status, error, outcome);
           return;
         }

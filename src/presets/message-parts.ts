@@ -32,6 +32,9 @@ const EXTENSION_BY_MIME: Record<string, string> = Object.fromEntries(
   Object.entries(MIME_BY_EXTENSION).reverse().map(([ext, mime]) => [mime, ext]),
 );
 
+/** The MIME type of a file extension, when it is a common one. */
+export const mimeOf = (extension: string | undefined): string | undefined => (extension === undefined ? undefined : MIME_BY_EXTENSION[extension.toLowerCase()]);
+
 export const isHttpUrl = (s: unknown): boolean => typeof s === 'string' && s.length <= MAX_URL && HTTP_URL.test(s) && URL.canParse(s);
 
 /** An http(s) URL as is; a relative media path under `mediaBaseUrl` (each segment URL-encoded); else undefined. */

@@ -1,0 +1,117 @@
+// Child processes of the bench: every measured program runs in its own process (so its peak RSS is
+// its own), started with report-rss.mjs preloaded, and timed from spawn to exit.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BIN = path.join(ROOT, 'bin', 'chat-migrate.js');
+export const BENCH = path.join(ROOT, 'bench');
+export const RUN_DIR = path.join(BENCH, 'data', 'run');
+export const SANDBOX_KEY = 'bench-sandbox-key';
+const REPORT_RSS = path.join(BENCH, 'report-rss.mjs');
+
+let serial = 0;
+
+/**
+ * Runs `node [nodeFlags] --import report-rss.mjs script ...args` to the end.
+ * Resolves { code, signal, stdout, stderr, ms, rss: {maxRssBytes, userCpuMs, systemCpuMs} | undefined }.
+ */
+export function runNode(script, args, { env = {}, cwd = ROOT, nodeFlags = [], timeoutMs = 30 * 60_000 } = {}) {
+  mkdirSync(RUN_DIR, { recursive: true });
+  const rssFile = path.join(RUN_DIR, `rss-${process.pid}-${++serial}.json`);
+  rmSync(rssFile, { force: true });
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...nodeFlags, '--import', REPORT_RSS, script, ...args], {
+    cwd,
+    env: { ...process.env, CI: 'true', NO_COLOR: '1', ...env, BENCH_RSS_FILE: rssFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      resolve({ code, signal, stdout, stderr, ms, rss: readRss(rssFile) });
+    });
+  });
+}
+
+function readRss(file) {
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** Parses the last JSON line of a child's stdout; throws with the child's stderr when there is none. */
+export function lastJson(result, what) {
+  const lines = result.stdout.trim().split('\n').filter(Boolean);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      return JSON.parse(lines[i]);
+    } catch {
+      // not this line
+    }
+  }
+  throw new Error(`${what}: no JSON result (exit ${result.code ?? result.signal}): ${result.stderr.slice(-2000)}`);
+}
+
+/**
+ * Starts `chat-migrate sandbox` in its own process and resolves once it listens.
+ * Returns { url, stats(), stop() }; stop() resolves with the sandbox process's peak RSS report.
+ */
+export async function startSandboxChild({ requestsPerMinute, latencyMs } = {}) {
+  mkdirSync(RUN_DIR, { recursive: true });
+  const rssFile = path.join(RUN_DIR, `rss-sandbox-${process.pid}-${++serial}.json`);
+  const args = [BIN, 'sandbox', '--port', '0', '--json', '--no-keep-records', '--api-key', SANDBOX_KEY];
+  if (requestsPerMinute) args.push('--requests-per-minute', String(requestsPerMinute));
+  if (latencyMs) args.push('--latency-ms', String(latencyMs));
+  const child = spawn(process.execPath, ['--import', REPORT_RSS, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', BENCH_RSS_FILE: rssFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d) => {
+      out += d;
+      const newline = out.indexOf('\n');
+      if (newline < 0) return;
+      child.stdout.off('data', onData);
+      try {
+        resolve(JSON.parse(out.slice(0, newline)).url);
+      } catch (error) {
+        reject(new Error(`sandbox printed ${out.slice(0, 200)}: ${error.message}`));
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.on('error', reject);
+    closed.then((code) => reject(new Error(`sandbox exited (${code}) before listening: ${stderr.slice(-1000)}`)));
+  });
+  return {
+    url,
+    async stats() {
+      const res = await fetch(`${url}/__sandbox/stats`);
+      return res.json();
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await closed;
+      return readRss(rssFile);
+    },
+  };
+}

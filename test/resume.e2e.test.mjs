@@ -1,0 +1,64 @@
+// Nothing lost, nothing doubled: SIGKILL at random moments, then resume, then count what the sandbox holds.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { collect, readNdjson, runCli, sandbox, spawnCli, tempDir, writeConfig, writeGeneratedExport } from './helpers.mjs';
+
+/** Seeded, so a failure can be replayed. */
+function mulberry32(seed) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const CONCURRENCY = 4;
+
+test('SIGKILL at 24 random moments, resuming after each: every record once, re-sent at most the batches in flight', async () => {
+  const random = mulberry32(20261122);
+  const sb = await sandbox({ latencyMs: 15 });
+  try {
+    const dir = await tempDir();
+    const { counts, sources } = await writeGeneratedExport(dir, { users: 300, groups: 12, membersPerGroup: 25, messages: 3000 });
+    await writeConfig(dir, { baseUrl: sb.url, sources, concurrency: CONCURRENCY, requestsPerMinute: 1e9 });
+    let kills = 0;
+    let previousRequests = 0;
+    for (let i = 0; i < 24; i++) {
+      const child = spawnCli(['import'], { cwd: dir });
+      const done = collect(child);
+      // Kill after a random number of further requests reach the sandbox (0 = during start-up or a checkpoint write).
+      const target = previousRequests + Math.floor(random() * 6);
+      const deadline = Date.now() + 15_000;
+      while (sb.stats().requests < target && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      await new Promise((r) => setTimeout(r, Math.floor(random() * 12)));
+      const killed = child.kill('SIGKILL');
+      const result = await done;
+      if (killed && result.signal === 'SIGKILL') kills++;
+      else assert.equal(result.code, 0, result.stderr);
+      previousRequests = sb.stats().requests;
+    }
+    assert.ok(kills >= 20, `only ${kills} kills landed`);
+    const final = await runCli(['import', '--json'], { cwd: dir });
+    assert.equal(final.code, 0, final.stderr);
+    const stats = sb.stats();
+    let alreadyExists = 0;
+    for (const [entity, n] of Object.entries(counts)) {
+      assert.equal(stats.perEntity[entity].stored, n, `${entity}: every record present once`);
+      alreadyExists += stats.perEntity[entity].alreadyExists;
+    }
+    // Re-sent after a crash: at most the batches that were in flight at each kill.
+    assert.ok(alreadyExists <= kills * CONCURRENCY * 50, `${alreadyExists} re-sent records for ${kills} kills`);
+    assert.deepEqual(await readNdjson(path.join(dir, 'migrate-rejects.ndjson')), []);
+    // The checkpoint of the finished run is whole and says every phase is done.
+    const checkpoint = JSON.parse(await readFile(path.join(dir, '.migrate-checkpoint.json'), 'utf8'));
+    assert.deepEqual(checkpoint.phasesDone, ['users', 'groups', 'members', 'messages']);
+  } finally {
+    await sb.close();
+  }
+});
