@@ -117,7 +117,7 @@ export function mapSendbirdMessage(m: JsonObject, channel: SendbirdChannel, ctx:
       customType: str(m.custom_type),
       data: str(m.data),
       sortedMetaarray: Array.isArray(m.sorted_metaarray) ? m.sorted_metaarray : undefined,
-      mentionType: str(m.mention_type),
+      mentionType: idsOf(m.mentioned_users).length > 0 ? str(m.mention_type) : undefined,
       mentions: idsOf(m.mentioned_users).map((id) => ctx.uids.of(id)),
       parentMessageId: str(m.parent_message_id) && m.parent_message_id !== 0 ? toServiceId(String(m.parent_message_id)) : undefined,
       replyCount: isObject(m.thread_info) && typeof m.thread_info.reply_count === 'number' ? m.thread_info.reply_count : undefined,

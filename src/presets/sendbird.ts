@@ -50,7 +50,11 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
   const register = (c: JsonObject, open: boolean, file: string, line: number): SendbirdChannel => {
     const url = str(c.channel_url) ?? '';
     const members = sendbirdMembers(c);
-    for (const m of members) people.see(m.userId, {}, file, line);
+    const listed = new Map((Array.isArray(c.members) ? c.members.filter(isObject) : []).map((m) => [str(m.user_id), m]));
+    for (const m of members) {
+      const o = listed.get(m.userId);
+      people.see(m.userId, { name: str(o?.nickname), avatar: str(o?.profile_url) }, file, line);
+    }
     const creator = isObject(c.created_by) ? str(c.created_by.user_id) : undefined;
     if (creator !== undefined) people.see(creator, { name: str((c.created_by as JsonObject).nickname) }, file, line);
     // A distinct channel of exactly two members is their user-to-user conversation.

@@ -1,0 +1,321 @@
+// `npm run bench`: generates its exports, measures the tool against the floor of its own parsers, a
+// sandbox in another process, its rate limit and its memory, and the script a user would write
+// instead; prints a table and writes bench/results.json. See bench/README-bench.md.
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, totalmem, platform, arch, release } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { BENCH, BIN, ROOT, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild } from './children.mjs';
+import { formatProfile, summariseProfile } from './cpu-profile.mjs';
+import { ensureDataset } from './generate.mjs';
+import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
+import { formatTable, mb, num, pct } from './table.mjs';
+
+const FORMATS = ['ndjson', 'csv', 'json'];
+const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive'];
+
+const { values: opts } = parseArgs({
+  options: {
+    scale: { type: 'string', default: '1' },
+    'messages-3m': { type: 'boolean', default: false },
+    rate: { type: 'string', default: '1200' },
+    'latency-ms': { type: 'string', default: '150' },
+    'rate-seconds': { type: 'string', default: '30' },
+    'auto-seconds': { type: 'string', default: '60' },
+    concurrency: { type: 'string', default: '8' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    out: { type: 'string', default: path.join(BENCH, 'results.json') },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (opts.help) {
+  process.stdout.write(`usage: npm run bench -- [--scale 0.1] [--messages-3m] [--rate 1200] [--latency-ms 150]
+  [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--only ${SECTIONS.join(',')}] [--profile] [--out file]\n`);
+  process.exit(0);
+}
+
+const scale = Number(opts.scale);
+const R = Number(opts.rate);
+const latencyMs = Number(opts['latency-ms']);
+const concurrency = Number(opts.concurrency);
+const only = new Set((opts.only ?? SECTIONS.join(',')).split(',').map((s) => s.trim()));
+for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`--only: unknown section ${s} (${SECTIONS.join(', ')})`);
+if (!(scale > 0) || !(R > 0) || !(concurrency > 0)) throw new Error('--scale, --rate and --concurrency must be positive');
+
+const began = Date.now();
+const log = (message) => process.stderr.write(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
+const rows = [];
+const details = {};
+const row = (section, metric, measured, target, pass) => rows.push({ section, metric, measured, target, pass });
+
+const counts = (s, messages) => {
+  const users = Math.max(50, Math.round(10_000 * s));
+  const groups = Math.max(5, Math.round(1_000 * s));
+  return { users, groups, members: Math.max(groups, Math.round(50_000 * s)), messages: messages ?? Math.max(1, Math.round(1_000_000 * s)) };
+};
+const main = counts(scale);
+const totalRecords = (p) => p.users + p.groups + p.members + p.messages;
+
+// ---------------------------------------------------------------------------------------------
+// configs
+
+function writeConfig(name, config) {
+  const dir = path.join(RUN_DIR, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, '.migrate.config.json');
+  const full = { checkpoint: path.join(dir, 'checkpoint.json'), rejects: path.join(dir, 'rejects.ndjson'), ...config };
+  writeFileSync(file, JSON.stringify(full, null, 2), { mode: 0o600 });
+  return file;
+}
+
+const sourcesOf = (ds, format, entities) => {
+  const sources = {};
+  for (const e of entities) sources[e] = { path: e === 'messages' ? ds.messages[format] : ds[e] };
+  return sources;
+};
+
+// ---------------------------------------------------------------------------------------------
+// measurements
+
+async function measureFloor(format, file, expected) {
+  const result = await runNode(path.join(BENCH, 'parse-floor.mjs'), [format, file]);
+  const out = lastJson(result, `parse floor ${format}`);
+  if (out.records !== expected) throw new Error(`parse floor ${format}: read ${out.records} records, generated ${expected}`);
+  return { records: out.records, ms: out.ms, perSec: out.records / (out.ms / 1000), rss: result.rss };
+}
+
+async function runValidate(name, ds, format, nodeFlags = []) {
+  // validate is offline, but the config still has to name a target (CONFIG_MISSING_TARGET otherwise).
+  const config = writeConfig(name, { baseUrl: 'http://127.0.0.1:9', sources: sourcesOf(ds, format, ['users', 'groups', 'messages']) });
+  const result = await runNode(BIN, ['validate', '--json', '-c', config], { nodeFlags });
+  const out = lastJson(result, `validate ${format}`);
+  return { records: out.recordsRead, errors: out.errorCount, warnings: out.warningCount, ms: result.ms, perSec: out.recordsRead / (result.ms / 1000), rss: result.rss, exit: result.code };
+}
+
+/**
+ * One `import` into a fresh sandbox process. Samples the sandbox's request count every 500 ms so the
+ * rate can be judged over a steady window, not only end to end.
+ */
+async function runImport(name, ds, format, { rpm, sandbox = {}, nodeFlags = [] }) {
+  const sb = await startSandboxChild(sandbox);
+  try {
+    const config = writeConfig(name, {
+      baseUrl: sb.url,
+      concurrency,
+      requestsPerMinute: rpm,
+      sources: sourcesOf(ds, format, ['users', 'groups', 'members', 'messages']),
+    });
+    const samples = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const s = await sb.stats().catch(() => undefined);
+        if (s) samples.push({ t: Date.now(), requests: s.requests, rateLimited: s.rateLimited });
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    })();
+    const result = await runNode(BIN, ['import', '--json', '--fresh', '-c', config], { env: { MIGRATE_API_KEY: SANDBOX_KEY }, nodeFlags });
+    sampling = false;
+    await sampler;
+    const summary = lastJson(result, `import ${name}`);
+    const stats = await sb.stats();
+    return { summary, stats, samples, ms: result.ms, rss: result.rss, exit: result.code };
+  } finally {
+    details.sandboxRss ??= [];
+    details.sandboxRss.push({ name, rss: (await sb.stop())?.maxRssBytes });
+  }
+}
+
+async function runNaive(ds) {
+  const sb = await startSandboxChild({});
+  try {
+    const result = await runNode(path.join(BENCH, 'naive-import.mjs'), [ds.messages.json, sb.url], {
+      env: { MIGRATE_API_KEY: SANDBOX_KEY },
+      nodeFlags: ['--max-old-space-size=8192'],
+    });
+    const out = lastJson(result, 'naive import');
+    const stats = await sb.stats();
+    return { ...out, wallMs: result.ms, perSec: out.records / (result.ms / 1000), rss: result.rss, stored: stats.perEntity.messages.stored };
+  } finally {
+    await sb.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the run
+
+const machine = {
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model ?? 'unknown',
+  node: process.version,
+  totalMemoryMB: Math.round(totalmem() / 2 ** 20),
+  freeMemoryMBAtStart: Math.round(freemem() / 2 ** 20),
+  platform: `${platform()} ${release()} ${arch()}`,
+};
+log(`machine: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB`);
+log(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages`);
+
+const ds = ensureDataset({ ...main, formats: FORMATS }, log);
+const floors = {};
+const validates = {};
+const imports = {};
+
+if (only.has('floor') || only.has('validate') || only.has('import')) {
+  for (const format of FORMATS) {
+    log(`parse floor ${format} ...`);
+    floors[format] = await measureFloor(format, ds.messages[format], main.messages);
+    row('floor', `parse floor ${format} (messages file, parser only)`, `${num(floors[format].perSec)} rec/s`, '-', null);
+  }
+  details.floors = floors;
+}
+
+if (only.has('validate')) {
+  for (const format of FORMATS) {
+    log(`validate ${format} ...`);
+    const v = (validates[format] = await runValidate(`validate-${format}`, ds, format));
+    const ratio = v.perSec / floors[format].perSec;
+    row('validate', `validate ${format}: records/s (ratio to floor)`, `${num(v.perSec)} rec/s (${pct(ratio)})`, '>= 60% of floor', ratio >= 0.6);
+    if (v.errors !== 0 || v.exit !== 0) row('validate', `validate ${format}: generated export is valid`, `${v.errors} errors, exit ${v.exit}`, '0 errors', false);
+  }
+  details.validate = validates;
+}
+
+if (only.has('import')) {
+  for (const format of FORMATS) {
+    log(`import ${format}, unthrottled sandbox, concurrency ${concurrency} ...`);
+    const run = (imports[format] = await runImport(`import-${format}`, ds, format, { rpm: 1e9 }));
+    const records = totalRecords(main);
+    const perSec = records / (run.ms / 1000);
+    const ratio = perSec / floors[format].perSec;
+    row('import', `import ${format} unthrottled: records/s (ratio to floor)`, `${num(perSec)} rec/s (${pct(ratio)})`, '>= 40% of floor', ratio >= 0.4);
+    const arrivals = verifyArrivals(run.stats, main);
+    row('import', `import ${format}: every record arrives once`, arrivals.text, 'stored = generated, 0 already-exists, 0 rejected', arrivals.ok && run.summary.status === 'completed');
+    const full = fullRequests(run.stats);
+    row('import', `import ${format}: full requests`, `${pct(full.ratio, 2)} (${num(full.full)}/${num(full.counted)})`, '-', null);
+    run.perSec = perSec;
+    run.ratio = ratio;
+    delete run.samples;
+  }
+  details.import = imports;
+}
+
+/** The rate-limited data set: sized so the run lasts about `seconds` at R requests a minute. */
+function rateDataset(seconds) {
+  const requests = Math.round((R / 60) * seconds);
+  const small = { users: 537, groups: 53, members: 1013 };
+  const messages = Math.max(1, requests * 50 - totalRecords({ ...small, messages: 0 })) + 17;
+  return ensureDataset({ ...small, messages, formats: ['ndjson'] }, log);
+}
+
+if (only.has('rate')) {
+  const rds = rateDataset(Number(opts['rate-seconds']));
+  log(`rate-limited import: sandbox R=${R}/min, latency ${latencyMs} ms; tool told R; ${num(totalRecords(rds.params))} records ...`);
+  const run = await runImport('rate-fixed', rds, 'ndjson', { rpm: R, sandbox: { requestsPerMinute: R, latencyMs } });
+  const a = analyseRate(run.stats, run.samples, R);
+  const full = fullRequests(run.stats);
+  const arrivals = verifyArrivals(run.stats, rds.params);
+  row('rate', `R=${R}: requests/min, steady window (whole run)`, `${num(a.steadyRpm)} (${pct(a.steadyRpm / R)}); whole run ${num(a.overallRpm)} (${pct(a.overallRpm / R)})`, `>= 97% of R`, a.steadyRpm >= 0.97 * R);
+  row('rate', `R=${R}: 429 answers`, `${a.status429} (rateLimited ${a.rateLimited}) of ${num(a.requests)} requests`, '0', a.status429 === 0 && a.rateLimited === 0);
+  row('rate', `R=${R}: requests carrying 50 records`, `${pct(full.ratio, 2)} (${num(full.full)}/${num(full.counted)}, ${full.excused} last batches excluded)`, '>= 99%', full.ratio >= 0.99);
+  row('rate', `R=${R}: every record arrives once`, arrivals.text, 'stored = generated', arrivals.ok && run.summary.status === 'completed');
+  details.rateFixed = { analysis: a, full, seconds: a.seconds, summary: run.summary, stats: run.stats, rss: run.rss };
+}
+
+if (only.has('auto')) {
+  const rds = rateDataset(Number(opts['auto-seconds']));
+  log(`rate-limited import, "requestsPerMinute": "auto" (starts at 60/min): sandbox R=${R}/min ...`);
+  const run = await runImport('rate-auto', rds, 'ndjson', { rpm: 'auto', sandbox: { requestsPerMinute: R, latencyMs } });
+  const a = analyseRate(run.stats, run.samples, R);
+  const share429 = a.status429 / a.requests;
+  row('auto', `auto: requests/min over the run (${a.seconds.toFixed(0)} s)`, `${num(a.overallRpm)} (${pct(a.overallRpm / R)}); steady ${num(a.steadyRpm)}`, '>= 90% of R', a.overallRpm >= 0.9 * R);
+  row('auto', 'auto: 429 answers', `${a.status429} of ${num(a.requests)} (${pct(share429, 2)})`, '< 2% of requests', share429 < 0.02);
+  row('auto', 'auto: seconds to reach 97% of R', a.secondsTo97 === undefined ? 'never' : `${a.secondsTo97.toFixed(1)} s`, '-', null);
+  details.rateAuto = { analysis: a, summary: run.summary, stats: run.stats, rss: run.rss };
+}
+
+// Memory: the validate and import runs above, plus a 3M set on demand.
+const MEMORY_LIMIT = 150 * 2 ** 20;
+const peak = (runs) => Math.max(...Object.values(runs).map((r) => r.rss?.maxRssBytes ?? NaN));
+if (only.has('validate')) {
+  const p = peak(validates);
+  row('memory', `validate peak RSS at ${num(main.messages)} messages (max of formats)`, `${mb(p)} (${FORMATS.map((f) => `${f} ${mb(validates[f].rss?.maxRssBytes)}`).join(', ')})`, '<= 150 MB', p <= MEMORY_LIMIT);
+}
+if (only.has('import')) {
+  const p = peak(imports);
+  row('memory', `import peak RSS at ${num(main.messages)} messages (max of formats)`, `${mb(p)} (${FORMATS.map((f) => `${f} ${mb(imports[f].rss?.maxRssBytes)}`).join(', ')})`, '<= 150 MB', p <= MEMORY_LIMIT);
+}
+if (opts['messages-3m']) {
+  const big = counts(scale, main.messages * 3);
+  const ds3 = ensureDataset({ ...big, formats: ['ndjson'] }, log);
+  log(`validate at ${num(big.messages)} messages ...`);
+  const v3 = await runValidate('validate-3m', ds3, 'ndjson');
+  log(`import at ${num(big.messages)} messages ...`);
+  const i3 = await runImport('import-3m', ds3, 'ndjson', { rpm: 1e9 });
+  const v1 = validates.ndjson?.rss?.maxRssBytes ?? (await runValidate('validate-1m', ds, 'ndjson')).rss.maxRssBytes;
+  const i1 = imports.ndjson?.rss?.maxRssBytes ?? (await runImport('import-1m', ds, 'ndjson', { rpm: 1e9 })).rss.maxRssBytes;
+  const gv = v3.rss.maxRssBytes / v1 - 1;
+  const gi = i3.rss.maxRssBytes / i1 - 1;
+  row('memory', `validate peak RSS ${num(main.messages)} -> ${num(big.messages)} messages (ndjson)`, `${mb(v1)} -> ${mb(v3.rss.maxRssBytes)} (${gv >= 0 ? '+' : ''}${pct(gv)})`, '< +10%, <= 150 MB', gv < 0.1 && v3.rss.maxRssBytes <= MEMORY_LIMIT);
+  row('memory', `import peak RSS ${num(main.messages)} -> ${num(big.messages)} messages (ndjson)`, `${mb(i1)} -> ${mb(i3.rss.maxRssBytes)} (${gi >= 0 ? '+' : ''}${pct(gi)})`, '< +10%, <= 150 MB', gi < 0.1 && i3.rss.maxRssBytes <= MEMORY_LIMIT);
+  details.memory3m = { validate: v3, import: { ms: i3.ms, rss: i3.rss, summary: i3.summary.totals } };
+}
+
+if (only.has('naive')) {
+  const small = counts(scale, Math.max(1, Math.round(main.messages / 10)));
+  const dsSmall = ensureDataset({ ...small, formats: ['json'] }, log);
+  log(`naive script at ${num(small.messages)} messages ...`);
+  const nSmall = await runNaive(dsSmall);
+  log(`naive script at ${num(main.messages)} messages ...`);
+  const nBig = await runNaive(ds);
+  log(`tool import (json) at ${num(small.messages)} messages, for comparison ...`);
+  const tSmall = await runImport('import-json-small', dsSmall, 'json', { rpm: 1e9 });
+  const tBig = imports.json ?? (await runImport('import-json-big', ds, 'json', { rpm: 1e9 }));
+  const grow = (a, b) => `${mb(a)} -> ${mb(b)} (x${(b / a).toFixed(1)})`;
+  row('naive', `naive script peak RSS ${num(small.messages)} -> ${num(main.messages)} messages`, grow(nSmall.rss.maxRssBytes, nBig.rss.maxRssBytes), '- (grows with the file)', null);
+  row('naive', `tool import peak RSS ${num(small.messages)} -> ${num(main.messages)} messages (json)`, grow(tSmall.rss.maxRssBytes, tBig.rss.maxRssBytes), '- (flat)', null);
+  row('naive', `naive script throughput (sequential, no validation)`, `${num(nBig.perSec)} rec/s, ${nBig.failed} failed requests; tool import json ${num(imports.json?.perSec ?? totalRecords(main) / (tBig.ms / 1000))} rec/s`, '-', null);
+  details.naive = { small: nSmall, big: nBig, toolSmallRss: tSmall.rss, toolBigRss: tBig.rss };
+}
+
+if (opts.profile) {
+  mkdirSync(path.join(RUN_DIR, 'profiles'), { recursive: true });
+  details.profiles = {};
+  for (const [what, go] of [
+    ['validate', (flags) => runValidate('profile-validate', ds, 'ndjson', flags)],
+    ['import', (flags) => runImport('profile-import', ds, 'ndjson', { rpm: 1e9, nodeFlags: flags })],
+  ]) {
+    const dir = path.join(RUN_DIR, 'profiles', what);
+    rmSync(dir, { recursive: true, force: true });
+    log(`profiling ${what} (ndjson) ...`);
+    await go(['--cpu-prof', '--cpu-prof-dir', dir]);
+    const { readdirSync } = await import('node:fs');
+    const file = path.join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile')));
+    const summary = summariseProfile(file, 30);
+    details.profiles[what] = { file: path.relative(ROOT, file), ...summary };
+    process.stderr.write(`\n--- ${what} profile (${path.relative(ROOT, file)}) ---\n${formatProfile(summary)}\n`);
+  }
+}
+
+const finished = Date.now();
+const results = {
+  tool: 'chat-migrate bench',
+  startedAt: new Date(began).toISOString(),
+  finishedAt: new Date(finished).toISOString(),
+  totalSeconds: Math.round((finished - began) / 1000),
+  machine,
+  parameters: { scale, ...main, rate: R, latencyMs, concurrency, rateSeconds: Number(opts['rate-seconds']), autoSeconds: Number(opts['auto-seconds']), messages3m: opts['messages-3m'], sections: [...only] },
+  rows,
+  details,
+};
+const tmp = `${opts.out}.tmp`;
+writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
+renameSync(tmp, opts.out);
+
+process.stdout.write(`\nchat-migrate bench, ${results.startedAt}: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB RAM\n`);
+process.stdout.write(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages; took ${results.totalSeconds} s\n\n`);
+process.stdout.write(`${formatTable(rows)}\n`);
+const failed = rows.filter((r) => r.pass === false).length;
+process.stdout.write(`\n${failed === 0 ? 'all targets met' : `${failed} target(s) missed`}; results in ${path.relative(process.cwd(), opts.out)}\n`);
+process.exitCode = failed === 0 ? 0 : 1;

@@ -1,0 +1,95 @@
+// The checkpoint itself is safe: torn, foreign, locked or unwritable checkpoints are clear errors.
+import assert from 'node:assert/strict';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fixtureWorkspace, runCli, sandbox } from './helpers.mjs';
+
+const noStack = (text) => assert.doesNotMatch(text, /\n\s+at /);
+
+test('a torn checkpoint is a clear error with a way out (--fresh), never a crash or a silent restart', async () => {
+  const sb = await sandbox();
+  try {
+    const dir = await fixtureWorkspace(sb.url);
+    assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
+    const file = path.join(dir, '.migrate-checkpoint.json');
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.slice(0, Math.floor(text.length / 2)));
+    const before = sb.stats().requests;
+    const run = await runCli(['import'], { cwd: dir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /checkpoint .* is damaged \(not valid JSON/);
+    assert.match(run.stderr, /--fresh/);
+    noStack(run.stderr);
+    assert.equal(sb.stats().requests, before, 'nothing sent');
+    const fresh = await runCli(['import', '--fresh'], { cwd: dir });
+    assert.equal(fresh.code, 0, fresh.stderr);
+  } finally {
+    await sb.close();
+  }
+});
+
+test('a checkpoint made for another target or another set of sources is refused', async () => {
+  const sb = await sandbox();
+  const other = await sandbox();
+  try {
+    const dir = await fixtureWorkspace(sb.url);
+    assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
+    const run = await runCli(['import', '--base-url', other.url], { cwd: dir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /belongs to a migration into http:\/\/127\.0\.0\.1:\d+, not http:\/\/127\.0\.0\.1:\d+/);
+    assert.equal(other.stats().requests, 0);
+    const config = JSON.parse(await readFile(path.join(dir, '.migrate.config.json'), 'utf8'));
+    config.sources.users.path = 'users-other.csv';
+    await writeFile(path.join(dir, 'users-other.csv'), 'uid,name\nx,X\n');
+    await writeFile(path.join(dir, '.migrate.config.json'), JSON.stringify(config), { mode: 0o600 });
+    const run2 = await runCli(['import'], { cwd: dir });
+    assert.equal(run2.code, 1);
+    assert.match(run2.stderr, /made for another set of sources/);
+  } finally {
+    await sb.close();
+    await other.close();
+  }
+});
+
+test('two runs on one checkpoint: the second is refused; a stale lock of a dead process is taken over', async () => {
+  const sb = await sandbox();
+  try {
+    const dir = await fixtureWorkspace(sb.url);
+    const lock = path.join(dir, '.migrate-checkpoint.json.lock');
+    // A live owner: this test process.
+    await writeFile(lock, JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), startedAt: 'now' }));
+    const refused = await runCli(['import'], { cwd: dir });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, new RegExp(`another run \\(pid ${process.pid}`));
+    assert.equal(sb.stats().requests, 0);
+    // A dead owner: a pid that cannot exist.
+    await writeFile(lock, JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), startedAt: 'then' }));
+    const taken = await runCli(['import'], { cwd: dir });
+    assert.equal(taken.code, 0, taken.stderr);
+    await assert.rejects(readFile(lock), { code: 'ENOENT' }, 'lock released at the end');
+  } finally {
+    await sb.close();
+  }
+});
+
+test('an unwritable checkpoint or rejects path is fatal before anything is sent', async () => {
+  const sb = await sandbox();
+  try {
+    const dir = await fixtureWorkspace(sb.url);
+    const missingDir = path.join(dir, 'no', 'such', 'dir', 'state.json');
+    const run = await runCli(['import', '--checkpoint', missingDir], { cwd: dir });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /lock file|checkpoint/);
+    noStack(run.stderr);
+    const blocked = path.join(dir, 'blocked');
+    await mkdir(blocked);
+    // A directory as the rejects path: unwritable for every user, root included (root ignores file modes).
+    const run2 = await runCli(['import', '--rejects', blocked], { cwd: dir });
+    assert.equal(run2.code, 1);
+    assert.match(run2.stderr, /cannot write the rejects file .*blocked: EISDIR/);
+    assert.equal(sb.stats().requests, 0);
+  } finally {
+    await sb.close();
+  }
+});
