@@ -74,7 +74,7 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
     groups: [channelsInput(ctx, files)],
     members: [membersInput(ctx, files)],
     messages: files.map((f) =>
-      fileInput({ ctx, rel: f.rel, display: `discord:${f.rel}`, descend: DESCEND, reportProblems: true, accept: (_v, path) => path[0] === 'messages', map: (m) => [mapDiscordMessage(m, f.conversation!, ctx)] }),
+      fileInput({ ctx, rel: f.rel, display: `discord:${f.rel}`, descend: DESCEND, reportProblems: true, accept: (path) => path[0] === 'messages', map: (m) => [mapDiscordMessage(m, f.conversation!, ctx)] }),
     ),
   });
 }

@@ -27,8 +27,8 @@ export interface FileInputSpec {
   reportProblems: boolean;
   /** Records for one object (none, one, or several: a channel's members). */
   map(value: JsonObject, line: number, path: JsonPath): Produced[];
-  /** Pieces that belong to other inputs of the same file (Stream's mixed files); default: all. */
-  accept?(value: JsonObject, path: JsonPath): boolean;
+  /** Which pieces are this input's, by their place (a messages file's `messages`, not its `channel`); default: all. */
+  accept?(path: JsonPath): boolean;
 }
 
 export function pieces(ctx: PresetContext, rel: string, descend: FileInputSpec['descend'], signal?: AbortSignal): AsyncGenerator<Piece> {
@@ -43,6 +43,7 @@ export function fileInput(spec: FileInputSpec): RecordInput {
     async *read({ signal }): AsyncGenerator<SourceItem> {
       let ordinal = 0;
       for await (const piece of pieces(ctx, rel, spec.descend, signal)) {
+        if (spec.accept !== undefined && !(piece.ok === false && piece.fatal) && !spec.accept(piece.path)) continue;
         if (!piece.ok) {
           if (spec.reportProblems || piece.fatal) yield problemItem(piece, file, piece.fatal ? undefined : ordinal++);
           continue;
@@ -51,7 +52,6 @@ export function fileInput(spec: FileInputSpec): RecordInput {
           if (spec.reportProblems) yield shapeProblem(file, piece.line, ordinal++, `expected an object, found ${JSON.stringify(piece.value)?.slice(0, 40)}`);
           continue;
         }
-        if (spec.accept !== undefined && !spec.accept(piece.value, piece.path)) continue;
         for (const produced of spec.map(piece.value, piece.line, piece.path)) {
           yield recordItem(produced.value, file, piece.line, ordinal++, produced.skip);
         }

@@ -132,7 +132,7 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
         display: `sendbird:${rel}`,
         descend: MESSAGES_DESCEND,
         reportProblems: true,
-        accept: (_v, path) => path[0] === 'messages',
+        accept: (path) => path[0] === 'messages',
         map: (m) => {
           const channel = channels.get(str(m.channel_url) ?? fileChannel.get(rel) ?? '');
           const mapped = mapSendbirdMessage(m, channel ?? placeholderChannel, ctx);
