@@ -27,7 +27,8 @@ async function demoAction(json: boolean): Promise<number> {
   const sandbox = await startSandbox({ apiKey: SANDBOX_DEFAULT_API_KEY, latencyMs: 150, requestsPerMinute: 120 });
   const work = await mkdtemp(path.join(tmpdir(), 'chat-migrate-demo-'));
   const signals = installStopSignals(() => undefined);
-  const reporter = createReporter(json ? 'lines' : chooseReporterMode(process.stderr, process.env), process.stderr);
+  const mode = json ? 'lines' : chooseReporterMode(process.stderr, process.env);
+  const reporter = createReporter(mode, process.stderr);
   try {
     const { config, baseDir } = await loadConfig({
       cwd: FIXTURES,
@@ -49,6 +50,7 @@ async function demoAction(json: boolean): Promise<number> {
       sourcesIdentity: config.sources,
       fresh: true,
       events: reporter,
+      estimateTotals: mode === 'tty',
       stop: signals.stop,
       hardStop: signals.hardStop,
     });

@@ -71,6 +71,7 @@ async function importAction(opts: ImportOptions): Promise<number> {
       fresh: Boolean(opts.fresh),
       sinceSec: opts.since,
       events: reporter,
+      estimateTotals: mode === 'tty',
       stop: signals.stop,
       hardStop: signals.hardStop,
     });

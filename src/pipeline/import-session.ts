@@ -20,6 +20,8 @@ export interface ImportSessionOptions {
   fresh: boolean;
   sinceSec?: number;
   events: RunEvents;
+  /** Count records first so progress can show a total and ETA. */
+  estimateTotals?: boolean;
   stop: AbortSignal;
   hardStop: AbortSignal;
 }
@@ -68,6 +70,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
         sinceSec: options.sinceSec,
         nowSec: Math.floor(Date.now() / 1000),
         stop: options.stop,
+        estimateTotals: options.estimateTotals,
       }, counts);
     } catch (err) {
       error = err;

@@ -2,7 +2,8 @@ import { ENTITIES, type EntityDef } from '../entities/index.js';
 import { ENTITY_ORDER, type EntityName, type SourceItem } from '../entities/types.js';
 import type { SourceConfig, SourcesConfig } from '../config/types.js';
 import { ConfigError } from '../errors.js';
-import { readSourceFile, resolveSourceFiles } from '../sources/index.js';
+import { countLines } from '../sources/count-lines.js';
+import { readSourceFile, resolveSourceFiles, type ResolvedFile } from '../sources/index.js';
 
 /**
  * One stream of records for one entity: a source file, or a part of a preset's export. `display`
@@ -14,6 +15,8 @@ export interface RecordInput {
   /** The file on disk, when there is one: its fingerprint tells growth from a rewrite. */
   path?: string;
   read(options: { signal?: AbortSignal; entity: EntityName }): AsyncIterable<SourceItem>;
+  /** How many records it holds, roughly, when that is cheap to know (for a progress bar's total and ETA). */
+  estimate?(signal?: AbortSignal): Promise<number>;
 }
 
 /** One phase of a run: an entity, its mapping settings and its inputs, in order. */
@@ -22,6 +25,11 @@ export interface EntityPlan {
   source: Pick<SourceConfig, 'map' | 'deletion'>;
   inputs: RecordInput[];
 }
+
+const estimateOf = (file: ResolvedFile) => async (signal?: AbortSignal) => {
+  const lines = await countLines(file.path, signal);
+  return file.format === 'csv' ? Math.max(0, lines - 1) : lines;
+};
 
 /** Resolves every configured source, in import order, before anything is read: a missing file stops the run early. */
 export async function planSources(sources: SourcesConfig, baseDir: string): Promise<EntityPlan[]> {
@@ -33,7 +41,12 @@ export async function planSources(sources: SourcesConfig, baseDir: string): Prom
     plans.push({
       entity: ENTITIES[name],
       source,
-      inputs: files.map((file) => ({ display: file.display, path: file.path, read: (o) => readSourceFile(file, o) })),
+      inputs: files.map((file) => ({
+        display: file.display,
+        path: file.path,
+        read: (o) => readSourceFile(file, o),
+        estimate: file.gzip || file.format === 'json' ? undefined : estimateOf(file),
+      })),
     });
   }
   if (plans.length === 0) {

@@ -25,6 +25,8 @@ export interface ImportRun {
   nowSec: number;
   /** Soft stop (first Ctrl+C): take no new batches, let the ones in flight finish. */
   stop: AbortSignal;
+  /** Count records before each phase, for a progress bar's total (a terminal run; CI needs no ETA). */
+  estimateTotals?: boolean;
 }
 
 export type RunCounts = Partial<Record<EntityName, EntityCounts>>;
@@ -97,7 +99,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     while (inFlight.size >= run.concurrency * 2 && failure === undefined) await Promise.race(inFlight);
   };
 
-  run.events.phaseStarted(entity.name, undefined);
+  run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
   for (const input of plan.inputs) {
     if (failure !== undefined || run.stop.aborted) break;
     const cursor = await openCursor(run, entity.name, input);
@@ -167,6 +169,16 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   await run.checkpoint.save();
   run.events.phaseFinished(entity.name, counts);
   if (failure !== undefined) throw failure;
+}
+
+/** The phase's record count when every input can tell it cheaply; otherwise unknown. */
+async function estimatePhase(plan: EntityPlan, signal: AbortSignal): Promise<number | undefined> {
+  let total = 0;
+  for (const input of plan.inputs) {
+    if (!input.estimate) return undefined;
+    total += await input.estimate(signal).catch(() => Number.NaN);
+  }
+  return Number.isFinite(total) ? total : undefined;
 }
 
 async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput): Promise<FileCursor> {

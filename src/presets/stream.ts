@@ -9,6 +9,7 @@ import type { JsonObject, SourceItem } from '../entities/types.js';
 import { InputError } from '../errors.js';
 import type { EntityPlan, RecordInput } from '../pipeline/plan.js';
 import type { PresetContext } from './context.js';
+import { byCodeUnit } from './export-tree.js';
 import { toServiceId } from './ids.js';
 import { seconds, str } from './message-parts.js';
 import { People } from './people.js';
@@ -41,10 +42,16 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
   const known: Known = { channels: new Map(), holders: new Map(), reactions: new Map(), missing: new Map() };
   const people = new People(ctx);
   const memberLists = new Map<string, string[]>();
+  // What each file holds, so a file gets inputs only for the entities it has (each input reads it once).
+  const holds = new Map<string, Set<StreamKind | 'users'>>();
+  const earliest = new Map<string, number>();
 
   // Sweep 1: channels, `!members-` member lists, reactions, the users file's users.
   for (const { rel, layout } of files) {
+    const kinds = new Set<StreamKind | 'users'>();
+    holds.set(rel, kinds);
     for await (const e of streamEvents(ctx, rel, layout)) {
+      kinds.add(e.kind === 'user' ? 'users' : e.kind === 'problem' ? (e.about ?? 'users') : e.kind);
       if (e.kind === 'user') people.list(idOf(e.value) ?? '');
       else if (e.kind === 'channel') {
         const c = e.value;
@@ -89,6 +96,7 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
       } else if (e.kind === 'message') {
         const channel = resolve(ctx, known, rel, e, where);
         const mapped = mapStreamMessage(e.value, channel, known.reactions.get(str(e.value.id) ?? ''), ctx);
+        if ((mapped.value.sentAt as number) > 0) earliest.set(rel, Math.min(earliest.get(rel) ?? Number.POSITIVE_INFINITY, mapped.value.sentAt as number));
         if (mapped.skip !== undefined) continue;
         if (mapped.senderId !== undefined) seeUser(people, e.value.user, where, e.line);
         else people.useSystem(where, e.line);
@@ -98,13 +106,13 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
     }
   }
 
-  const per = (kind: StreamKind | 'users') => files.map(({ rel, layout }) => eventInput(ctx, known, rel, layout, kind));
-  return plansOf({
-    users: [...per('users'), people.input()],
-    groups: [...per('channel'), missingChannelsInput(ctx, known)],
-    members: per('member'),
-    messages: per('message'),
-  });
+  const per = (kind: StreamKind | 'users') => files.filter(({ rel }) => holds.get(rel)!.has(kind)).map(({ rel, layout }) => eventInput(ctx, known, rel, layout, kind));
+  // Messages go out oldest first: files by their first message, each in its own order.
+  files.sort((a, b) => (earliest.get(a.rel) ?? Infinity) - (earliest.get(b.rel) ?? Infinity) || byCodeUnit(a.rel, b.rel));
+  const users = [...per('users'), people.input()];
+  const groups = [...per('channel'), missingChannelsInput(ctx, known)];
+  const members = per('member');
+  return plansOf({ users, groups, members, messages: per('message') });
 }
 
 function seeUser(people: People, user: unknown, file: string, line: number): void {
