@@ -115,3 +115,51 @@ export async function startSandboxChild({ requestsPerMinute, latencyMs } = {}) {
     },
   };
 }
+
+function cpuTimes() {
+  // First line of /proc/stat: cpu user nice system idle iowait irq softirq steal ...
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3] + (fields[4] ?? 0);
+  return { idle, total: fields.reduce((a, b) => a + b, 0) };
+}
+
+/** Share of all CPUs busy over `ms` (Linux; undefined elsewhere). Between measurements that is other people's work. */
+export async function machineBusy(ms = 500) {
+  if (!existsSync('/proc/stat')) return undefined;
+  const a = cpuTimes();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = cpuTimes();
+  const total = b.total - a.total;
+  return total > 0 ? 1 - (b.idle - a.idle) / total : 0;
+}
+
+/**
+ * Other processes share this machine (tests, builds): waits up to `maxMs` for the CPUs to be
+ * mostly idle before a measurement, and returns the busy share seen last, for the record.
+ */
+export async function waitForQuiet({ threshold = 0.15, maxMs = 60_000, log = () => {} } = {}) {
+  const until = Date.now() + maxMs;
+  let busy = await machineBusy();
+  if (busy === undefined || busy <= threshold) return busy;
+  log(`machine busy (${Math.round(busy * 100)}% CPU by other processes): waiting up to ${maxMs / 1000} s for it to settle`);
+  while (busy > threshold && Date.now() < until) busy = await machineBusy(1000);
+  return busy;
+}
+
+/** CPU seconds the whole machine spent busy so far, and the wall clock: diff two to get others' load. */
+export function cpuSnapshot() {
+  if (!existsSync('/proc/stat')) return undefined;
+  const { idle, total } = cpuTimes();
+  return { busySeconds: (total - idle) / 100, at: Date.now() };
+}
+
+/**
+ * Share of the machine's CPU capacity used by processes other than ours between two snapshots
+ * (USER_HZ is 100 on Linux), given the CPU seconds our processes used meanwhile.
+ */
+export function othersShare(before, after, ourCpuSeconds, cpuCount) {
+  if (!before || !after || !Number.isFinite(ourCpuSeconds)) return undefined;
+  const capacity = ((after.at - before.at) / 1000) * cpuCount;
+  if (capacity <= 0) return undefined;
+  return Math.max(0, Math.min(1, (after.busySeconds - before.busySeconds - ourCpuSeconds) / capacity));
+}

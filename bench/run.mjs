@@ -2,10 +2,10 @@
 // sandbox in another process, its rate limit and its memory, and the script a user would write
 // instead; prints a table and writes bench/results.json. See bench/README-bench.md.
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, totalmem, platform, arch, release } from 'node:os';
+import { arch, cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BENCH, BIN, ROOT, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild } from './children.mjs';
+import { BENCH, BIN, ROOT, RUN_DIR, SANDBOX_KEY, cpuSnapshot, lastJson, othersShare, runNode, startSandboxChild, waitForQuiet } from './children.mjs';
 import { formatProfile, summariseProfile } from './cpu-profile.mjs';
 import { ensureDataset } from './generate.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
@@ -26,12 +26,14 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(BENCH, 'results.json') },
+    'quiet-wait': { type: 'string', default: '20' },
     help: { type: 'boolean', default: false },
   },
 });
 if (opts.help) {
   process.stdout.write(`usage: npm run bench -- [--scale 0.1] [--messages-3m] [--rate 1200] [--latency-ms 150]
-  [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--only ${SECTIONS.join(',')}] [--profile] [--out file]\n`);
+  [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--only ${SECTIONS.join(',')}] [--profile] [--out file]
+  [--quiet-wait 20]  seconds to wait before each measurement for other processes to leave the CPUs idle (0: don't)\n`);
   process.exit(0);
 }
 
@@ -79,26 +81,53 @@ const sourcesOf = (ds, format, entities) => {
 // ---------------------------------------------------------------------------------------------
 // measurements
 
-async function measureFloor(format, file, expected) {
+const cpuSeconds = (usage) => (usage ? (usage.userCpuMs + usage.systemCpuMs) / 1000 : NaN);
+const interference = [];
+
+/**
+ * Runs one measurement on a machine other people share: waits for it to go quiet first, then notes
+ * which share of the CPUs other processes took while it ran (machine busy time less our own CPU).
+ */
+async function observed(label, fn, cpuOf = (r) => r.cpu) {
+  const quietWait = Number(opts['quiet-wait']) * 1000;
+  const busyBefore = quietWait > 0 ? await waitForQuiet({ maxMs: quietWait, log }) : undefined;
+  const before = cpuSnapshot();
+  const parentBefore = process.cpuUsage();
+  const result = await fn();
+  const after = cpuSnapshot();
+  const parent = process.cpuUsage(parentBefore);
+  const others = othersShare(before, after, cpuOf(result) + (parent.user + parent.system) / 1e6, cpus().length);
+  interference.push({ label, busyBefore, others });
+  result.others = others;
+  return result;
+}
+
+/** The measured text, with a mark when other processes took a noticeable share of the machine meanwhile. */
+const busyNote = (...runs) => {
+  const worst = Math.max(...runs.map((r) => r?.others ?? 0));
+  return worst >= 0.1 ? ` [others used ${pct(worst, 0)} CPU]` : '';
+};
+
+const measureFloor = (format, file, expected) => observed(`floor ${format}`, async () => {
   const result = await runNode(path.join(BENCH, 'parse-floor.mjs'), [format, file]);
   const out = lastJson(result, `parse floor ${format}`);
   if (out.records !== expected) throw new Error(`parse floor ${format}: read ${out.records} records, generated ${expected}`);
-  return { records: out.records, ms: out.ms, perSec: out.records / (out.ms / 1000), rss: result.rss };
-}
+  return { records: out.records, ms: out.ms, perSec: out.records / (out.ms / 1000), rss: result.rss, cpu: cpuSeconds(result.rss) };
+});
 
-async function runValidate(name, ds, format, nodeFlags = []) {
+const runValidate = (name, ds, format, nodeFlags = []) => observed(name, async () => {
   // validate is offline, but the config still has to name a target (CONFIG_MISSING_TARGET otherwise).
   const config = writeConfig(name, { baseUrl: 'http://127.0.0.1:9', sources: sourcesOf(ds, format, ['users', 'groups', 'messages']) });
   const result = await runNode(BIN, ['validate', '--json', '-c', config], { nodeFlags });
   const out = lastJson(result, `validate ${format}`);
-  return { records: out.recordsRead, errors: out.errorCount, warnings: out.warningCount, ms: result.ms, perSec: out.recordsRead / (result.ms / 1000), rss: result.rss, exit: result.code };
-}
+  return { records: out.recordsRead, errors: out.errorCount, warnings: out.warningCount, ms: result.ms, perSec: out.recordsRead / (result.ms / 1000), rss: result.rss, cpu: cpuSeconds(result.rss), exit: result.code };
+});
 
 /**
  * One `import` into a fresh sandbox process. Samples the sandbox's request count every 500 ms so the
  * rate can be judged over a steady window, not only end to end.
  */
-async function runImport(name, ds, format, { rpm, sandbox = {}, nodeFlags = [] }) {
+const runImport = (name, ds, format, { rpm, sandbox = {}, nodeFlags = [] }) => observed(name, async () => {
   const sb = await startSandboxChild(sandbox);
   try {
     const config = writeConfig(name, {
@@ -121,15 +150,34 @@ async function runImport(name, ds, format, { rpm, sandbox = {}, nodeFlags = [] }
     await sampler;
     const summary = lastJson(result, `import ${name}`);
     const stats = await sb.stats();
-    return { summary, stats, samples, ms: result.ms, rss: result.rss, exit: result.code };
-  } finally {
-    details.sandboxRss ??= [];
-    details.sandboxRss.push({ name, rss: (await sb.stop())?.maxRssBytes });
+    const sandboxUsage = await sb.stop();
+    return { summary, stats, samples, ms: result.ms, rss: result.rss, sandboxUsage, cpu: cpuSeconds(result.rss) + cpuSeconds(sandboxUsage), exit: result.code };
+  } catch (error) {
+    await sb.stop();
+    throw error;
   }
-}
+});
 
-async function runNaive(ds) {
+/** The most the sandbox absorbs here: pre-serialised bodies, no reading, mapping or checkpoint. */
+const measureSandboxCeiling = (file, records) => observed('sandbox ceiling', async () => {
   const sb = await startSandboxChild({});
+  let usage;
+  try {
+    const result = await runNode(path.join(BENCH, 'sandbox-ceiling.mjs'), [file, sb.url, String(records), String(concurrency)], {
+      env: { MIGRATE_API_KEY: SANDBOX_KEY },
+    });
+    usage = result.rss;
+    return lastJson(result, 'sandbox ceiling');
+  } finally {
+    const sandboxUsage = await sb.stop();
+    ceilingCpu = cpuSeconds(usage) + cpuSeconds(sandboxUsage);
+  }
+}, () => ceilingCpu);
+let ceilingCpu = NaN;
+
+const runNaive = (name, ds) => observed(name, async () => {
+  const sb = await startSandboxChild({});
+  let sandboxUsage;
   try {
     const result = await runNode(path.join(BENCH, 'naive-import.mjs'), [ds.messages.json, sb.url], {
       env: { MIGRATE_API_KEY: SANDBOX_KEY },
@@ -137,11 +185,12 @@ async function runNaive(ds) {
     });
     const out = lastJson(result, 'naive import');
     const stats = await sb.stats();
-    return { ...out, wallMs: result.ms, perSec: out.records / (result.ms / 1000), rss: result.rss, stored: stats.perEntity.messages.stored };
+    sandboxUsage = await sb.stop();
+    return { ...out, wallMs: result.ms, perSec: out.records / (result.ms / 1000), rss: result.rss, stored: stats.perEntity.messages.stored, cpu: cpuSeconds(result.rss) + cpuSeconds(sandboxUsage) };
   } finally {
-    await sb.stop();
+    if (!sandboxUsage) await sb.stop();
   }
-}
+});
 
 // ---------------------------------------------------------------------------------------------
 // the run
@@ -153,6 +202,7 @@ const machine = {
   totalMemoryMB: Math.round(totalmem() / 2 ** 20),
   freeMemoryMBAtStart: Math.round(freemem() / 2 ** 20),
   platform: `${platform()} ${release()} ${arch()}`,
+  loadAverageAtStart: loadavg().map((l) => Math.round(l * 100) / 100),
 };
 log(`machine: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB`);
 log(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages`);
@@ -166,7 +216,7 @@ if (only.has('floor') || only.has('validate') || only.has('import')) {
   for (const format of FORMATS) {
     log(`parse floor ${format} ...`);
     floors[format] = await measureFloor(format, ds.messages[format], main.messages);
-    row('floor', `parse floor ${format} (messages file, parser only)`, `${num(floors[format].perSec)} rec/s`, '-', null);
+    row('floor', `parse floor ${format} (messages file, parser only)`, `${num(floors[format].perSec)} rec/s${busyNote(floors[format])}`, '-', null);
   }
   details.floors = floors;
 }
@@ -176,24 +226,28 @@ if (only.has('validate')) {
     log(`validate ${format} ...`);
     const v = (validates[format] = await runValidate(`validate-${format}`, ds, format));
     const ratio = v.perSec / floors[format].perSec;
-    row('validate', `validate ${format}: records/s (ratio to floor)`, `${num(v.perSec)} rec/s (${pct(ratio)})`, '>= 60% of floor', ratio >= 0.6);
+    row('validate', `validate ${format}: records/s (ratio to floor)`, `${num(v.perSec)} rec/s (${pct(ratio)})${busyNote(v, floors[format])}`, '>= 60% of floor', ratio >= 0.6);
     if (v.errors !== 0 || v.exit !== 0) row('validate', `validate ${format}: generated export is valid`, `${v.errors} errors, exit ${v.exit}`, '0 errors', false);
   }
   details.validate = validates;
 }
 
 if (only.has('import')) {
+  log(`sandbox ceiling (pre-serialised bodies, concurrency ${concurrency}) ...`);
+  const ceiling = await measureSandboxCeiling(ds.messages.ndjson, Math.min(main.messages, 300_000));
+  row('import', `sandbox ceiling: pre-serialised bodies, ${concurrency} connections`, `${num(ceiling.perSec)} rec/s (${pct(ceiling.perSec / floors.ndjson.perSec)} of ndjson floor)${busyNote(ceiling)}`, '-', null);
+  details.sandboxCeiling = ceiling;
   for (const format of FORMATS) {
     log(`import ${format}, unthrottled sandbox, concurrency ${concurrency} ...`);
     const run = (imports[format] = await runImport(`import-${format}`, ds, format, { rpm: 1e9 }));
     const records = totalRecords(main);
     const perSec = records / (run.ms / 1000);
     const ratio = perSec / floors[format].perSec;
-    row('import', `import ${format} unthrottled: records/s (ratio to floor)`, `${num(perSec)} rec/s (${pct(ratio)})`, '>= 40% of floor', ratio >= 0.4);
+    row('import', `import ${format} unthrottled: records/s (ratio to floor)`, `${num(perSec)} rec/s (${pct(ratio)})${busyNote(run, floors[format])}`, '>= 40% of floor', ratio >= 0.4);
     const arrivals = verifyArrivals(run.stats, main);
     row('import', `import ${format}: every record arrives once`, arrivals.text, 'stored = generated, 0 already-exists, 0 rejected', arrivals.ok && run.summary.status === 'completed');
     const full = fullRequests(run.stats);
-    row('import', `import ${format}: full requests`, `${pct(full.ratio, 2)} (${num(full.full)}/${num(full.counted)})`, '-', null);
+    row('import', `import ${format}: full requests; CPU s tool/sandbox/wall`, `${pct(full.ratio, 2)}; ${cpuSeconds(run.rss).toFixed(1)} / ${cpuSeconds(run.sandboxUsage).toFixed(1)} / ${(run.ms / 1000).toFixed(1)} (${pct(perSec / ceiling.perSec)} of sandbox ceiling)`, '-', null);
     run.perSec = perSec;
     run.ratio = ratio;
     delete run.samples;
@@ -216,7 +270,7 @@ if (only.has('rate')) {
   const a = analyseRate(run.stats, run.samples, R);
   const full = fullRequests(run.stats);
   const arrivals = verifyArrivals(run.stats, rds.params);
-  row('rate', `R=${R}: requests/min, steady window (whole run)`, `${num(a.steadyRpm)} (${pct(a.steadyRpm / R)}); whole run ${num(a.overallRpm)} (${pct(a.overallRpm / R)})`, `>= 97% of R`, a.steadyRpm >= 0.97 * R);
+  row('rate', `R=${R}: requests/min, steady window (whole run)`, `${num(a.steadyRpm)} (${pct(a.steadyRpm / R)}); whole run ${num(a.overallRpm)} (${pct(a.overallRpm / R)})${busyNote(run)}`, `>= 97% of R`, a.steadyRpm >= 0.97 * R);
   row('rate', `R=${R}: 429 answers`, `${a.status429} (rateLimited ${a.rateLimited}) of ${num(a.requests)} requests`, '0', a.status429 === 0 && a.rateLimited === 0);
   row('rate', `R=${R}: requests carrying 50 records`, `${pct(full.ratio, 2)} (${num(full.full)}/${num(full.counted)}, ${full.excused} last batches excluded)`, '>= 99%', full.ratio >= 0.99);
   row('rate', `R=${R}: every record arrives once`, arrivals.text, 'stored = generated', arrivals.ok && run.summary.status === 'completed');
@@ -229,7 +283,7 @@ if (only.has('auto')) {
   const run = await runImport('rate-auto', rds, 'ndjson', { rpm: 'auto', sandbox: { requestsPerMinute: R, latencyMs } });
   const a = analyseRate(run.stats, run.samples, R);
   const share429 = a.status429 / a.requests;
-  row('auto', `auto: requests/min over the run (${a.seconds.toFixed(0)} s)`, `${num(a.overallRpm)} (${pct(a.overallRpm / R)}); steady ${num(a.steadyRpm)}`, '>= 90% of R', a.overallRpm >= 0.9 * R);
+  row('auto', `auto: requests/min over the run (${a.seconds.toFixed(0)} s)`, `${num(a.overallRpm)} (${pct(a.overallRpm / R)}); steady ${num(a.steadyRpm)}${busyNote(run)}`, '>= 90% of R', a.overallRpm >= 0.9 * R);
   row('auto', 'auto: 429 answers', `${a.status429} of ${num(a.requests)} (${pct(share429, 2)})`, '< 2% of requests', share429 < 0.02);
   row('auto', 'auto: seconds to reach 97% of R', a.secondsTo97 === undefined ? 'never' : `${a.secondsTo97.toFixed(1)} s`, '-', null);
   details.rateAuto = { analysis: a, summary: run.summary, stats: run.stats, rss: run.rss };
@@ -266,16 +320,16 @@ if (only.has('naive')) {
   const small = counts(scale, Math.max(1, Math.round(main.messages / 10)));
   const dsSmall = ensureDataset({ ...small, formats: ['json'] }, log);
   log(`naive script at ${num(small.messages)} messages ...`);
-  const nSmall = await runNaive(dsSmall);
+  const nSmall = await runNaive('naive-small', dsSmall);
   log(`naive script at ${num(main.messages)} messages ...`);
-  const nBig = await runNaive(ds);
+  const nBig = await runNaive('naive-big', ds);
   log(`tool import (json) at ${num(small.messages)} messages, for comparison ...`);
   const tSmall = await runImport('import-json-small', dsSmall, 'json', { rpm: 1e9 });
   const tBig = imports.json ?? (await runImport('import-json-big', ds, 'json', { rpm: 1e9 }));
   const grow = (a, b) => `${mb(a)} -> ${mb(b)} (x${(b / a).toFixed(1)})`;
   row('naive', `naive script peak RSS ${num(small.messages)} -> ${num(main.messages)} messages`, grow(nSmall.rss.maxRssBytes, nBig.rss.maxRssBytes), '- (grows with the file)', null);
   row('naive', `tool import peak RSS ${num(small.messages)} -> ${num(main.messages)} messages (json)`, grow(tSmall.rss.maxRssBytes, tBig.rss.maxRssBytes), '- (flat)', null);
-  row('naive', `naive script throughput (sequential, no validation)`, `${num(nBig.perSec)} rec/s, ${nBig.failed} failed requests; tool import json ${num(imports.json?.perSec ?? totalRecords(main) / (tBig.ms / 1000))} rec/s`, '-', null);
+  row('naive', `naive script throughput (sequential, no validation)`, `${num(nBig.perSec)} rec/s, ${nBig.failed} failed requests; tool import json ${num(imports.json?.perSec ?? totalRecords(main) / (tBig.ms / 1000))} rec/s${busyNote(nBig, tBig)}`, '-', null);
   details.naive = { small: nSmall, big: nBig, toolSmallRss: tSmall.rss, toolBigRss: tBig.rss };
 }
 
@@ -307,6 +361,7 @@ const results = {
   machine,
   parameters: { scale, ...main, rate: R, latencyMs, concurrency, rateSeconds: Number(opts['rate-seconds']), autoSeconds: Number(opts['auto-seconds']), messages3m: opts['messages-3m'], sections: [...only] },
   rows,
+  interference,
   details,
 };
 const tmp = `${opts.out}.tmp`;
@@ -316,6 +371,10 @@ renameSync(tmp, opts.out);
 process.stdout.write(`\nchat-migrate bench, ${results.startedAt}: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB RAM\n`);
 process.stdout.write(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages; took ${results.totalSeconds} s\n\n`);
 process.stdout.write(`${formatTable(rows)}\n`);
+const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);
+if (noisy.length > 0) {
+  process.stdout.write(`\nnote: other processes used >= 10% of the CPUs during ${noisy.map((i) => `${i.label} (${pct(i.others, 0)})`).join(', ')}; those figures are low. Re-run on a quiet machine.\n`);
+}
 const failed = rows.filter((r) => r.pass === false).length;
 process.stdout.write(`\n${failed === 0 ? 'all targets met' : `${failed} target(s) missed`}; results in ${path.relative(process.cwd(), opts.out)}\n`);
 process.exitCode = failed === 0 ? 0 : 1;

@@ -19,6 +19,10 @@ export interface CommonOptions {
   importSoftDeleted?: boolean;
   preset?: string;
   from?: string;
+  systemUser?: string;
+  skipBots?: boolean;
+  includeJoinLeave?: boolean;
+  mediaBaseUrl?: string;
   json?: boolean;
 }
 
@@ -50,19 +54,26 @@ export function addConfigOptions(cmd: Command): Command {
     .option('--timeout-ms <n>', 'request timeout', int)
     .option('--import-soft-deleted', 'import soft-deleted messages (deletion time kept in data.metadata.deletedAt)')
     .option('--preset <name>', 'read an export as its system wrote it: sendbird, stream, slack, discord, telegram')
-    .option('--from <path>', 'the export folder or file for --preset')
+    .option('--from <path>', 'the export folder, .zip or file for --preset')
+    .option('--system-user <uid>', 'preset: the user that sends system/admin messages (default "system")')
+    .option('--skip-bots', 'preset: skip bot users and bot messages (counted as skipped)')
+    .option('--include-join-leave', 'preset: import join/leave events as messages (default: skipped, counted)')
+    .option('--media-base-url <url>', 'preset: where the export\'s media files were uploaded, for attachment URLs')
     .option('--json', 'print the result as one JSON object on stdout');
 }
 
 const FLAG_KEYS = [
   'appId', 'region', 'apiKey', 'baseUrl', 'checkpoint', 'rejects', 'batchSize', 'concurrency',
   'requestsPerMinute', 'retries', 'timeoutMs', 'importSoftDeleted', 'preset', 'from',
+  'systemUser', 'includeJoinLeave', 'mediaBaseUrl',
 ] as const;
 
 /** Loads the merged config for a command's options. */
 export async function loadCommandConfig(opts: CommonOptions, requireApiKey: boolean): Promise<LoadedConfig> {
   const flags: Record<string, unknown> = {};
   for (const key of FLAG_KEYS) if (opts[key] !== undefined) flags[key] = opts[key];
+  // commander gives a --no-x flag a default of true, which would beat the config file: a plain flag instead.
+  if (opts.skipBots) flags.includeBots = false;
   registerSecret(opts.apiKey);
   registerSecret(process.env.MIGRATE_API_KEY);
   const loaded = await loadConfig({ cwd: process.cwd(), configFile: opts.config, env: process.env, flags, requireApiKey });

@@ -20,7 +20,14 @@ export async function planRun(config: MigrateConfig, baseDir: string): Promise<R
     const from = path.resolve(baseDir, config.from);
     const idMapFile = path.join(path.dirname(config.rejects), 'migrate-ids.ndjson');
     return {
-      plans: await planPreset(config.preset, from, { cwd: baseDir, idMapFile }),
+      plans: await planPreset(config.preset, from, {
+        cwd: baseDir,
+        idMapFile,
+        systemUser: config.systemUser,
+        includeBots: config.includeBots,
+        includeJoinLeave: config.includeJoinLeave,
+        mediaBaseUrl: config.mediaBaseUrl,
+      }),
       sourcesIdentity: { preset: config.preset, from },
     };
   }

@@ -20,6 +20,11 @@ export interface MigrateConfig {
   importSoftDeleted: boolean;
   preset?: string;
   from?: string;
+  /** Preset options (see Presets in the README). */
+  systemUser?: string;
+  includeBots?: boolean;
+  includeJoinLeave?: boolean;
+  mediaBaseUrl?: string;
 }
 
 /** The hosted service's documented limits (import-api.md "Limits"). */
@@ -54,6 +59,10 @@ const KEYS: Record<string, Kind> = {
   importSoftDeleted: 'bool',
   preset: 'string',
   from: 'string',
+  systemUser: 'string',
+  includeBots: 'bool',
+  includeJoinLeave: 'bool',
+  mediaBaseUrl: 'string',
 };
 const SOURCE_KEYS = new Set(['path', 'format', 'map', 'deletion']);
 const DELETION_KEYS = new Set(['softField', 'permanentField', 'permanentValue']);

@@ -4,22 +4,21 @@
  * channel's members are the people who wrote in it. Files are read oldest first (by their first
  * message), each message by message.
  */
-import type { JsonObject, SourceItem } from '../entities/types.js';
+import type { JsonObject } from '../entities/types.js';
 import { InputError } from '../errors.js';
-import type { EntityPlan, RecordInput } from '../pipeline/plan.js';
+import type { EntityPlan } from '../pipeline/plan.js';
 import { SKIP, type Conversation, type PresetContext } from './context.js';
 import { discordAuthor, mapDiscordMessage } from './discord-map.js';
 import { byCodeUnit } from './export-tree.js';
-import { fileInput, firstKey, objectsIn } from './file-input.js';
+import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } from './inputs.js';
 import type { JsonPath } from './json-scan.js';
 import { mediaUrl, seconds, str } from './message-parts.js';
 import { People } from './people.js';
-import { plansOf } from './plans.js';
-import { recordItem } from './read-pieces.js';
 import { groupRecord, memberRecord } from './records.js';
 
 const DESCEND = (p: JsonPath) => p.length === 0 || (p.length === 1 && p[0] === 'messages');
-const PRIVATE_KINDS = new Set(['DirectGroupTextChat', 'GuildPrivateThread']);
+// DMs that stay groups (one voice only), group DMs and private threads; guild channels are public.
+const PRIVATE_KINDS = new Set(['DirectTextChat', 'DirectGroupTextChat', 'GuildPrivateThread']);
 
 interface ChannelFile {
   rel: string;
@@ -58,7 +57,7 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
         if (mapped.skip === undefined) ctx.idMap.add('messages', str(value.id) ?? '', mapped.value.muid as string);
       }
     }
-    const id = str(f.channel.id) ?? f.rel;
+    const id = channelId(f);
     const authors = [...f.authors.keys()];
     // A DM where both people wrote is their user-to-user conversation; with one voice it stays a group.
     if (f.channel.type === 'DirectTextChat' && authors.length === 2) f.conversation = { kind: 'direct', members: [ctx.uids.of(authors[0]), ctx.uids.of(authors[1])] };
@@ -71,49 +70,34 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
 
   return plansOf({
     users: [people.input()],
-    groups: [channelsInput(ctx, files)],
-    members: [membersInput(ctx, files)],
+    groups: [listInput('discord:channels', files.map((f) => channelEntry(ctx, f)))],
+    // Everyone who wrote in a group channel is a participant; DCE records no roles or join times.
+    members: [
+      listInput(
+        'discord:members-from-messages',
+        files
+          .filter((f) => f.conversation!.kind === 'group')
+          .flatMap((f) => [...f.authors].map(([author, line]) => ({ file: ctx.tree.where(f.rel), line, value: memberRecord({ guid: ctx.guids.of(channelId(f)), uid: ctx.uids.of(author), scope: 'participant' }) }))),
+      ),
+    ],
     messages: files.map((f) =>
       fileInput({ ctx, rel: f.rel, display: `discord:${f.rel}`, descend: DESCEND, reportProblems: true, accept: (path) => path[0] === 'messages', map: (m) => [mapDiscordMessage(m, f.conversation!, ctx)] }),
     ),
   });
 }
 
-function channelsInput(ctx: PresetContext, files: ChannelFile[]): RecordInput {
-  return {
-    display: 'discord:channels',
-    async *read(): AsyncGenerator<SourceItem> {
-      let ordinal = 0;
-      for (const f of files) {
-        const c = f.channel;
-        const kind = str(c.type) ?? 'GuildTextChat';
-        const value = groupRecord({
-          guid: ctx.guids.of(str(c.id) ?? f.rel),
-          name: str(c.name),
-          fallbackName: str(c.id) ?? f.rel,
-          type: PRIVATE_KINDS.has(kind) || kind === 'DirectTextChat' ? 'private' : 'public',
-          icon: mediaUrl(f.guild.iconUrl, ctx.options.mediaBaseUrl),
-          metadata: { discordType: kind, guildId: str(f.guild.id), guildName: str(f.guild.name), category: str(c.category), categoryId: str(c.categoryId), topic: str(c.topic) },
-        });
-        yield recordItem(value, ctx.tree.where(f.rel), f.line, ordinal++, f.conversation!.kind === 'direct' ? SKIP.direct : undefined);
-      }
-    },
-  };
-}
+const channelId = (f: ChannelFile): string => str(f.channel.id) ?? f.rel;
 
-/** Everyone who wrote in a group channel is a participant; DCE records no roles or join times. */
-function membersInput(ctx: PresetContext, files: ChannelFile[]): RecordInput {
-  return {
-    display: 'discord:members-from-messages',
-    async *read(): AsyncGenerator<SourceItem> {
-      let ordinal = 0;
-      for (const f of files) {
-        const conversation = f.conversation!;
-        if (conversation.kind !== 'group') continue;
-        for (const [author, line] of f.authors) {
-          yield recordItem(memberRecord({ guid: conversation.guid, uid: ctx.uids.of(author), scope: 'participant' }), ctx.tree.where(f.rel), line, ordinal++);
-        }
-      }
-    },
-  };
+function channelEntry(ctx: PresetContext, f: ChannelFile): ListEntry {
+  const c = f.channel;
+  const kind = str(c.type) ?? 'GuildTextChat';
+  const value = groupRecord({
+    guid: ctx.guids.of(channelId(f)),
+    name: str(c.name),
+    fallbackName: channelId(f),
+    type: PRIVATE_KINDS.has(kind) ? 'private' : 'public',
+    icon: mediaUrl(f.guild.iconUrl, ctx.options.mediaBaseUrl),
+    metadata: { discordType: kind, guildId: str(f.guild.id), guildName: str(f.guild.name), category: str(c.category), categoryId: str(c.categoryId), topic: str(c.topic) },
+  });
+  return { value, file: ctx.tree.where(f.rel), line: f.line, skip: f.conversation!.kind === 'direct' ? SKIP.direct : undefined };
 }

@@ -4,18 +4,17 @@
  * `open_channels` or `channels` for channels, `active_users`, `deactivated_users` or `users` for users.
  * Messages files are read oldest first (by their first message), each record by record.
  */
-import type { JsonObject, SourceItem } from '../entities/types.js';
+import type { JsonObject } from '../entities/types.js';
 import { InputError } from '../errors.js';
-import type { EntityPlan, RecordInput } from '../pipeline/plan.js';
+import type { EntityPlan } from '../pipeline/plan.js';
 import { SKIP, type PresetContext } from './context.js';
 import { byCodeUnit } from './export-tree.js';
-import { fileInput, firstKey, objectsIn } from './file-input.js';
+import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } from './inputs.js';
 import { toServiceId } from './ids.js';
 import type { JsonPath } from './json-scan.js';
 import { seconds, str } from './message-parts.js';
 import { People } from './people.js';
-import { plansOf } from './plans.js';
-import { isObject, recordItem } from './read-pieces.js';
+import { isObject } from './read-pieces.js';
 import { groupRecord } from './records.js';
 import { mapSendbirdChannel, mapSendbirdMembers, mapSendbirdMessage, mapSendbirdUser, sendbirdMembers, type SendbirdChannel } from './sendbird-map.js';
 
@@ -118,12 +117,12 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
     ],
     groups: [
       ...kinds.channels.map((rel) => fileInput({ ctx, rel, display: `sendbird:${rel}`, descend: CHANNELS_DESCEND, reportProblems: true, map: (c) => [mapSendbirdChannel(c, channelOf(c), ctx)] })),
-      listInput('sendbird:channels-from-messages-files', fromMessageFiles.map((f) => ({ ...f, produced: [mapSendbirdChannel(f.value, f.channel, ctx)] }))),
-      listInput('sendbird:channels-from-messages', missing.map(([url, at]) => ({ ...at, produced: [{ value: groupRecord({ guid: ctx.guids.of(url), fallbackName: url, type: 'private', metadata: { from: 'messages' } }) }] }))),
+      listInput('sendbird:channels-from-messages-files', fromMessageFiles.map((f) => ({ ...at(f), ...mapSendbirdChannel(f.value, f.channel, ctx) }))),
+      listInput('sendbird:channels-from-messages', missing.map(([url, where]) => ({ ...where, value: groupRecord({ guid: ctx.guids.of(url), fallbackName: url, type: 'private', metadata: { from: 'messages' } }) }))),
     ],
     members: [
       ...kinds.channels.map((rel) => fileInput({ ctx, rel, display: `sendbird:${rel}#members`, descend: CHANNELS_DESCEND, reportProblems: false, map: (c) => mapSendbirdMembers(c, channelOf(c), ctx) })),
-      listInput('sendbird:channels-from-messages-files#members', fromMessageFiles.map((f) => ({ ...f, produced: mapSendbirdMembers(f.value, f.channel, ctx) }))),
+      listInput('sendbird:channels-from-messages-files#members', fromMessageFiles.flatMap((f) => mapSendbirdMembers(f.value, f.channel, ctx).map((m): ListEntry => ({ ...at(f), ...m })))),
     ],
     messages: messageFiles.map((rel) =>
       fileInput({
@@ -143,16 +142,7 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
   });
 }
 
+const at = (f: { file: string; line: number }) => ({ file: f.file, line: f.line });
+
 /** For the pre-pass, where only the sender and skip matter, not the receiver. */
 const placeholderChannel: SendbirdChannel = { url: '', open: false, conversation: { kind: 'group', guid: 'unknown' } };
-
-/** Records built during the pre-pass (channels only a messages file describes), as an input. */
-function listInput(display: string, entries: Array<{ file: string; line: number; produced: Array<{ value: JsonObject; skip?: string }> }>): RecordInput {
-  return {
-    display,
-    async *read(): AsyncGenerator<SourceItem> {
-      let ordinal = 0;
-      for (const e of entries) for (const p of e.produced) yield recordItem(p.value, e.file, e.line, ordinal++, p.skip);
-    },
-  };
-}

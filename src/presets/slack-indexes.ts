@@ -4,12 +4,11 @@
  * each DM and its two memberships are read and skipped as `direct-conversation`, so the summary
  * accounts for them.
  */
-import type { SourceItem } from '../entities/types.js';
 import type { RecordInput } from '../pipeline/plan.js';
 import { SKIP, type Conversation, type PresetContext } from './context.js';
-import { fileInput, TOP_ARRAY } from './file-input.js';
+import { fileInput, listInput, TOP_ARRAY } from './inputs.js';
 import { compact, seconds, str } from './message-parts.js';
-import { isObject, recordItem } from './read-pieces.js';
+import { isObject } from './read-pieces.js';
 import { groupRecord, memberRecord, userRecord } from './records.js';
 
 export interface SlackConversation {
@@ -82,22 +81,14 @@ export function slackGroupInputs(ctx: PresetContext, indexes: IndexFile[], orpha
       },
     }),
   );
-  if (orphans.length > 0) inputs.push(orphanGroupsInput(ctx, orphans, days));
+  // Folders no index file lists: private groups named after them, placed at their first day file.
+  const orphanEntries = orphans.map((folder) => ({
+    value: groupRecord({ guid: ctx.guids.of(folder), fallbackName: folder, type: 'private', metadata: { slackFolder: folder } }),
+    file: ctx.tree.where(days.find((d) => d.parts[0] === folder)?.rel ?? folder),
+    line: 0,
+  }));
+  if (orphans.length > 0) inputs.push(listInput('slack:folders-without-index', orphanEntries));
   return inputs;
-}
-
-function orphanGroupsInput(ctx: PresetContext, orphans: string[], days: Array<{ rel: string; parts: string[] }>): RecordInput {
-  return {
-    display: 'slack:folders-without-index',
-    async *read(): AsyncGenerator<SourceItem> {
-      let ordinal = 0;
-      for (const folder of orphans) {
-        const first = days.find((d) => d.parts[0] === folder);
-        const value = groupRecord({ guid: ctx.guids.of(folder), fallbackName: folder, type: 'private', metadata: { slackFolder: folder } });
-        yield recordItem(value, ctx.tree.where(first?.rel ?? folder), 0, ordinal++);
-      }
-    },
-  };
 }
 
 export function slackMemberInputs(ctx: PresetContext, indexes: IndexFile[], botUsers: ReadonlySet<string>): RecordInput[] {

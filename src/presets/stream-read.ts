@@ -10,7 +10,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { JsonObject } from '../entities/types.js';
 import type { PresetContext } from './context.js';
-import { pieces } from './file-input.js';
+import { pieces } from './inputs.js';
 import type { JsonPath } from './json-scan.js';
 import { isObject, type Piece } from './read-pieces.js';
 

@@ -13,7 +13,7 @@ import { byCodeUnit } from './export-tree.js';
 import { toServiceId } from './ids.js';
 import { seconds, str } from './message-parts.js';
 import { People } from './people.js';
-import { plansOf } from './plans.js';
+import { listInput, plansOf } from './inputs.js';
 import { problemItem, recordItem } from './read-pieces.js';
 import { groupRecord } from './records.js';
 import { channelKey, idOf, mapStreamChannel, mapStreamMember, mapStreamMessage, mapStreamUser, type ReactionSeen, type StreamChannel } from './stream-map.js';
@@ -110,7 +110,11 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
   // Messages go out oldest first: files by their first message, each in its own order.
   files.sort((a, b) => (earliest.get(a.rel) ?? Infinity) - (earliest.get(b.rel) ?? Infinity) || byCodeUnit(a.rel, b.rel));
   const users = [...per('users'), people.input()];
-  const groups = [...per('channel'), missingChannelsInput(ctx, known)];
+  const missing = [...known.missing].map(([key, where]) => {
+    const channel = known.channels.get(key)!;
+    return { ...where, value: groupRecord({ guid: ctx.guids.of(key), fallbackName: channel.id, type: 'private', metadata: { streamType: channel.type, streamId: channel.id, from: 'messages' } }) };
+  });
+  const groups = [...per('channel'), listInput('stream:channels-from-messages', missing)];
   const members = per('member');
   return plansOf({ users, groups, members, messages: per('message') });
 }
@@ -176,19 +180,4 @@ function eventInput(ctx: PresetContext, known: Known, rel: string, layout: Strea
 
 function channelOf(known: Known, c: JsonObject): StreamChannel {
   return known.channels.get(channelKey(str(c.type), str(c.id), c.member_ids) ?? str(c.cid) ?? '')!;
-}
-
-function missingChannelsInput(ctx: PresetContext, known: Known): RecordInput {
-  const missing = [...known.missing];
-  return {
-    display: 'stream:channels-from-messages',
-    async *read(): AsyncGenerator<SourceItem> {
-      let ordinal = 0;
-      for (const [key, { file, line }] of missing) {
-        const channel = known.channels.get(key)!;
-        const value = groupRecord({ guid: ctx.guids.of(key), fallbackName: channel.id, type: 'private', metadata: { streamType: channel.type, streamId: channel.id, from: 'messages' } });
-        yield recordItem(value, file, line, ordinal++);
-      }
-    },
-  };
 }

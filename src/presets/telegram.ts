@@ -4,16 +4,13 @@
  * One file holds everything, so it is one messages input read once in file order (chats one after
  * another, each oldest first); users, groups and members come from the pre-pass over it.
  */
-import type { SourceItem } from '../entities/types.js';
 import { InputError } from '../errors.js';
-import type { EntityPlan, RecordInput } from '../pipeline/plan.js';
+import type { EntityPlan } from '../pipeline/plan.js';
 import { SKIP, type PresetContext } from './context.js';
-import { fileInput, pieces } from './file-input.js';
+import { fileInput, listInput, pieces, plansOf } from './inputs.js';
 import type { JsonPath } from './json-scan.js';
 import { str } from './message-parts.js';
 import { People } from './people.js';
-import { plansOf } from './plans.js';
-import { recordItem } from './read-pieces.js';
 import { groupRecord, memberRecord } from './records.js';
 import { mapTelegramMessage, PERSONAL_TYPES, telegramSender, type TelegramChat } from './telegram-map.js';
 
@@ -114,7 +111,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
 
   return plansOf({
     users: [people.input()],
-    groups: [listInput('telegram:chats', list.map((c) => ({ line: c.line, skip: c.chat!.conversation.kind === 'direct' ? SKIP.direct : undefined, value: groupRecord({ guid: ctx.guids.of(c.id), name: c.name, fallbackName: c.id, type: PUBLIC_TYPES.has(c.type) ? 'public' : 'private', metadata: { telegramType: c.type, telegramId: c.id } }) })), where)],
+    groups: [listInput('telegram:chats', list.map((c) => ({ file: where, line: c.line, skip: c.chat!.conversation.kind === 'direct' ? SKIP.direct : undefined, value: groupRecord({ guid: ctx.guids.of(c.id), name: c.name, fallbackName: c.id, type: PUBLIC_TYPES.has(c.type) ? 'public' : 'private', metadata: { telegramType: c.type, telegramId: c.id } }) })))],
     members: [
       listInput(
         'telegram:members-from-messages',
@@ -122,9 +119,8 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
           .filter((c) => c.chat!.conversation.kind === 'group')
           .flatMap((c) => {
             const ids = [...new Set([...(c.creator ? [c.creator] : []), ...c.senders.keys()])];
-            return ids.map((id) => ({ line: c.senders.get(id) ?? c.line, value: memberRecord({ guid: ctx.guids.of(c.id), uid: ctx.uids.of(id), scope: id === c.creator ? 'admin' : 'participant' }) }));
+            return ids.map((id) => ({ file: where, line: c.senders.get(id) ?? c.line, value: memberRecord({ guid: ctx.guids.of(c.id), uid: ctx.uids.of(id), scope: id === c.creator ? 'admin' : 'participant' }) }));
           }),
-        where,
       ),
     ],
     messages: [
@@ -148,14 +144,3 @@ async function* objectsInAny(ctx: PresetContext, rel: string): AsyncGenerator<{ 
     if (ctx.idMap.needsFlush) await ctx.idMap.flush();
   }
 }
-
-function listInput(display: string, entries: Array<{ line: number; value: Record<string, unknown>; skip?: string }>, file: string): RecordInput {
-  return {
-    display,
-    async *read(): AsyncGenerator<SourceItem> {
-      let ordinal = 0;
-      for (const e of entries) yield recordItem(e.value, file, e.line, ordinal++, e.skip);
-    },
-  };
-}
-

@@ -1,10 +1,13 @@
 /**
- * RecordInputs over one file of an export, and the pre-pass's view of the same file. An input
- * numbers what it yields from 0 on every read, in file order, so resume finds the same record at
- * the same ordinal; a piece that is not valid JSON takes a slot too (when the input reports them).
+ * The inputs a preset hands the pipeline: over one file of the export (read again on every call,
+ * record by record), or over records the pre-pass already built (groups and members that exist
+ * only in what the messages say). An input numbers what it yields from 0 on every read, in the same
+ * order, so resume finds the same record at the same ordinal; a piece that is not valid JSON takes
+ * a slot too (when the input reports them). Also the pre-pass's view of a file.
  */
-import type { JsonObject, SourceItem } from '../entities/types.js';
-import type { RecordInput } from '../pipeline/plan.js';
+import { ENTITIES } from '../entities/index.js';
+import { ENTITY_ORDER, type EntityName, type JsonObject, type SourceItem } from '../entities/types.js';
+import type { EntityPlan, RecordInput } from '../pipeline/plan.js';
 import type { PresetContext } from './context.js';
 import type { JsonPath } from './json-scan.js';
 import { isObject, problemItem, readJsonPieces, readLinePieces, recordItem, shapeProblem, type Piece } from './read-pieces.js';
@@ -84,4 +87,29 @@ export async function firstKey(ctx: PresetContext, rel: string): Promise<string 
     // An unreadable file is no file of this preset's.
   }
   return undefined;
+}
+
+export interface ListEntry {
+  value: JsonObject;
+  file: string;
+  line: number;
+  skip?: string;
+}
+
+/** Records built during the pre-pass, as an input (kept small: one entry per group or membership). */
+export function listInput(display: string, entries: readonly ListEntry[]): RecordInput {
+  return {
+    display,
+    async *read(): AsyncGenerator<SourceItem> {
+      let ordinal = 0;
+      for (const e of entries) yield recordItem(e.value, e.file, e.line, ordinal++, e.skip);
+    },
+  };
+}
+
+/** The four phases of a preset run, in import order, each with its inputs. */
+export function plansOf(inputs: Record<EntityName, RecordInput[]>): EntityPlan[] {
+  // Mapping is the identity (presets emit the API's field names) and the deletion markers are the
+  // defaults (`deletedAt` = soft-deleted, `deleted: "permanent"`), so no source settings are needed.
+  return ENTITY_ORDER.map((name) => ({ entity: ENTITIES[name], source: {}, inputs: inputs[name] }));
 }

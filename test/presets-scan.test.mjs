@@ -1,0 +1,86 @@
+// The streaming layer under every preset: the JSON scanner and the export tree (folder, zip, file).
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { openExportTree } from '../dist/presets/export-tree.js';
+import { scanJson } from '../dist/presets/json-scan.js';
+import { tempDir } from './helpers.mjs';
+import { zipFolder } from './presets-helpers.mjs';
+
+async function scan(text, descend, chunk = 7) {
+  const bytes = Buffer.from(text, 'utf8');
+  async function* chunks() {
+    for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
+  }
+  const hits = [];
+  try {
+    for await (const hit of scanJson(chunks(), descend)) hits.push([hit.path.join('.'), hit.line, JSON.parse(hit.text)]);
+  } catch (error) {
+    hits.push(['error', error.line, error.message]);
+  }
+  return hits;
+}
+
+test('elements of a top-level array, with their lines, whatever the chunk size', async () => {
+  const text = '[\n  {"a": "]},\\"{"},\n  {"é": [1, {"x": 2}]},\n  3, "s", true, null\n]';
+  const expected = [['0', 2, { a: ']},"{' }], ['1', 3, { é: [1, { x: 2 }] }], ['2', 4, 3], ['3', 4, 's'], ['4', 4, true], ['5', 4, null]];
+  for (const chunk of [1, 2, 3, 5, 64, 4096]) assert.deepEqual(await scan(text, (p) => p.length === 0, chunk), expected, `chunk ${chunk}`);
+});
+
+test('values under keys and nested lists (Telegram: chats.list[i].messages[j])', async () => {
+  const text = JSON.stringify({ about: 'x', chats: { list: [{ name: 'a', messages: [{ id: 1 }, { id: 2 }] }, { name: 'b', messages: [] }] } }, null, 1);
+  const descend = (p) => p.length <= 3 || (p.length === 4 && p[3] === 'messages');
+  const hits = await scan(text, descend);
+  assert.deepEqual(hits.map(([p, , v]) => [p, v]), [['about', 'x'], ['chats.list.0.name', 'a'], ['chats.list.0.messages.0', { id: 1 }], ['chats.list.0.messages.1', { id: 2 }], ['chats.list.1.name', 'b']]);
+});
+
+test('a value not walked into is cut out whole, so a 2 GB array costs one record at a time only where asked', async () => {
+  const hits = await scan('{"messages": [{"m": 1}, {"m": 2}], "channel": {"url": "c"}}', (p) => p.length === 0 || (p.length === 1 && p[0] === 'messages'));
+  assert.deepEqual(hits.map(([p, , v]) => [p, v]), [['messages.0', { m: 1 }], ['messages.1', { m: 2 }], ['channel', { url: 'c' }]]);
+});
+
+test('a BOM is skipped and escaped keys are decoded', async () => {
+  assert.deepEqual(await scan('\ufeff{"k\\u0041": 1}', (p) => p.length === 0), [['kA', 1, 1]]);
+});
+
+test('structural errors stop the file with their line; what came before is kept', async () => {
+  assert.deepEqual(await scan('[1,\n2,\n', (p) => p.length === 0), [['0', 1, 1], ['1', 2, 2], ['error', 3, 'the file ends before the JSON document does']]);
+  assert.deepEqual(await scan('[{"a":1},]', (p) => p.length === 0), [['0', 1, { a: 1 }], ['error', 1, 'unexpected "]"']]);
+  assert.deepEqual((await scan('[1] [2]', (p) => p.length === 0)).at(-1), ['error', 1, 'unexpected text after the end of the JSON document']);
+  assert.deepEqual(await scan('{"a" 1}', (p) => p.length === 0), [['error', 1, 'expected ":" after an object key']]);
+});
+
+test('the export tree lists a folder, a zip (entries streamed) and a single file the same way', async () => {
+  const dir = await tempDir();
+  const folder = path.join(dir, 'export');
+  await mkdir(path.join(folder, 'general'), { recursive: true });
+  await mkdir(path.join(folder, '__MACOSX'), { recursive: true });
+  await writeFile(path.join(folder, 'users.json'), '[{"id": "U1"}]');
+  await writeFile(path.join(folder, 'general', '2016-01-14.json'), '[{"ts": "1"}]');
+  await writeFile(path.join(folder, '.DS_Store'), 'x');
+  await writeFile(path.join(folder, '__MACOSX', 'junk'), 'x');
+
+  const tree = await openExportTree(folder, dir);
+  assert.equal(tree.kind, 'folder');
+  assert.deepEqual(tree.files, ['general/2016-01-14.json', 'users.json']);
+  assert.equal(tree.where('users.json'), 'export/users.json');
+  assert.equal(tree.diskPath('users.json'), path.join(folder, 'users.json'));
+
+  const zipPath = await zipFolder(folder, path.join(dir, 'export.zip'));
+  const zip = await openExportTree(zipPath, dir);
+  assert.equal(zip.kind, 'zip');
+  assert.deepEqual(zip.files, ['general/2016-01-14.json', 'users.json']);
+  assert.equal(zip.where('users.json'), 'export.zip!users.json');
+  assert.equal(zip.diskPath('users.json'), undefined);
+  const chunks = [];
+  for await (const chunk of await zip.open('general/2016-01-14.json')) chunks.push(chunk);
+  assert.equal(Buffer.concat(chunks).toString(), '[{"ts": "1"}]');
+
+  const single = await openExportTree(path.join(folder, 'users.json'), dir);
+  assert.deepEqual([single.kind, single.files, single.where('users.json')], ['file', ['users.json'], 'export/users.json']);
+});
+
+test('a missing export is an input error', async () => {
+  await assert.rejects(openExportTree('/nonexistent/export', '/'), { code: 'INPUT_NOT_FOUND' });
+});
