@@ -255,6 +255,13 @@ if (only.has('import')) {
   details.import = imports;
 }
 
+/** Requests a minute in each sampling interval, from the first request on: where a run lost its rate. */
+const series = (run) => {
+  const first = run.stats.firstRequestAt;
+  const points = run.samples.filter((s) => s.t >= first);
+  return points.slice(1).map((s, i) => ({ second: Math.round((s.t - first) / 100) / 10, rpm: Math.round(((s.requests - points[i].requests) / (s.t - points[i].t)) * 60_000) }));
+};
+
 /** The rate-limited data set: sized so the run lasts about `seconds` at R requests a minute. */
 function rateDataset(seconds) {
   const requests = Math.round((R / 60) * seconds);
@@ -274,7 +281,7 @@ if (only.has('rate')) {
   row('rate', `R=${R}: 429 answers`, `${a.status429} (rateLimited ${a.rateLimited}) of ${num(a.requests)} requests`, '0', a.status429 === 0 && a.rateLimited === 0);
   row('rate', `R=${R}: requests carrying 50 records`, `${pct(full.ratio, 2)} (${num(full.full)}/${num(full.counted)}, ${full.excused} last batches excluded)`, '>= 99%', full.ratio >= 0.99);
   row('rate', `R=${R}: every record arrives once`, arrivals.text, 'stored = generated', arrivals.ok && run.summary.status === 'completed');
-  details.rateFixed = { analysis: a, full, seconds: a.seconds, summary: run.summary, stats: run.stats, rss: run.rss };
+  details.rateFixed = { analysis: a, full, summary: run.summary, stats: run.stats, rss: run.rss, series: series(run) };
 }
 
 if (only.has('auto')) {
@@ -286,7 +293,7 @@ if (only.has('auto')) {
   row('auto', `auto: requests/min over the run (${a.seconds.toFixed(0)} s)`, `${num(a.overallRpm)} (${pct(a.overallRpm / R)}); steady ${num(a.steadyRpm)}${busyNote(run)}`, '>= 90% of R', a.overallRpm >= 0.9 * R);
   row('auto', 'auto: 429 answers', `${a.status429} of ${num(a.requests)} (${pct(share429, 2)})`, '< 2% of requests', share429 < 0.02);
   row('auto', 'auto: seconds to reach 97% of R', a.secondsTo97 === undefined ? 'never' : `${a.secondsTo97.toFixed(1)} s`, '-', null);
-  details.rateAuto = { analysis: a, summary: run.summary, stats: run.stats, rss: run.rss };
+  details.rateAuto = { analysis: a, summary: run.summary, stats: run.stats, rss: run.rss, series: series(run) };
 }
 
 // Memory: the validate and import runs above, plus a 3M set on demand.

@@ -15,7 +15,7 @@
 /** One folder of fixtures/invalid/ each, with what the whole run must come to. */
 export const SCENARIOS = {
   // Every per-record and reference rule, in a well-formed export of all four entities.
-  records: { exit: 3, recordsRead: 118, skipped: { messages: 2 } },
+  records: { exit: 3, recordsRead: 119, skipped: { messages: 2 } },
   // The readers' input.* problems: one way of breaking a file each, good records around it.
   malformed: { exit: 3, recordsRead: 43 },
   // group.large above 300 members (not at exactly 300): warnings only, so exit 0.
@@ -63,8 +63,6 @@ export const CASES = [
 
   // ---- records/users_keyed.json (id-keyed JSON: line 2 takes its uid from the key; member line 16 refers to it)
   rec('id.mismatch', 'users_keyed.json', 3, 'users', 'u32', 'uid', E, {
-    knownBug: 'the key "u31" differs from the uid "u32" inside, yet nothing is reported: the mapper keeps the key only when uid is missing, and id.mismatch compares the uid with itself',
-    currently: 'missing',
   }),
 
   // ---- records/groups.json (JSON array; records at line 3 and 24 span several lines)
@@ -94,8 +92,6 @@ export const CASES = [
   rec('id.duplicate', 'members.ndjson', 11, 'members', 'g1_member_u1', 'memberId'),
   rec('id.case-collision', 'members.ndjson', 12, 'members', 'G1_member_U2', 'memberId'),
   rec('id.mismatch', 'members.ndjson', 13, 'members', 'g6_member_u1', 'memberId', E, {
-    knownBug: 'memberId "g2_member_u9" with guid g6 and uid u1 is not reported: the mapper overwrites memberId with <guid>_member_<uid> before validation, so the rule can never fire',
-    currently: 'missing',
   }),
 
   // ---- records/messages.ndjson (lines 33 and 34 are deleted messages: skipped, so not checked)
@@ -131,20 +127,13 @@ export const CASES = [
   rec('id.duplicate', 'messages.ndjson', 32, 'messages', 'm1', 'muid'),
   rec('message.type', 'messages.ndjson', 35, 'messages', 'm35', 'type'), // custom with type ""
   rec('timestamp.invalid', 'messages.ndjson', 36, 'messages', 'm36', 'deliveredAt'),
+  rec('value.too-deep', 'messages.ndjson', 37, 'messages', 'm37', undefined),
 
   // ---- records/messages_archive.csv (CSV, dotted columns; row 2 spans lines 2-3)
   rec('id.case-collision', 'messages_archive.csv', 2, 'messages', 'M2', 'muid'), // m2 at messages.ndjson:2, another file
   rec('timestamp.invalid', 'messages_archive.csv', 4, 'messages', 'm40', 'sentAt'), // 2023-02-30
   rec('field.json', 'messages_archive.csv', 5, 'messages', 'm41', 'data.attachments'),
-  rec('attachments.not-array', 'messages_archive.csv', 5, 'messages', 'm41', 'data.attachments', E, {
-    knownBug: 'the same cell is reported twice: field.json, then attachments.not-array for the unparsed text (attachment-rules/message-rules skip the mapperFlagged check that user metadata, tags and data have)',
-    currently: 'extra',
-  }),
   rec('field.json', 'messages_archive.csv', 7, 'messages', 'm43', 'data.metadata'),
-  rec('metadata.not-object', 'messages_archive.csv', 7, 'messages', 'm43', 'data.metadata', E, {
-    knownBug: 'the same cell is reported twice: field.json, then metadata.not-object for the unparsed text (message-rules checkData does not ask mapperFlagged for data.metadata)',
-    currently: 'extra',
-  }),
 
   // ---- records/messages_forms.ndjson (custom messages with forms; line 1 holds every element type, valid)
   rec('form.fields.not-array', 'messages_forms.ndjson', 2, 'messages', 'f2', 'data.interactiveData.formFields'),

@@ -122,6 +122,11 @@ test('ids: required, type, length, charset, mismatch', () => {
   only(rec('messages', (p) => (p.receiver = 'g.1')), 'id.charset', 'receiver');
   only(rec('members', (p) => (p.memberId = 'g1_member_u2')), 'id.mismatch', 'memberId');
   only(rec('users', () => {}, { id: 'u2' }), 'id.mismatch', 'uid');
+  {
+    let deep = [];
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    only(rec('users', (p) => (p.metadata = { deep })), 'value.too-deep', undefined);
+  }
 });
 
 test('timestamps: invalid unless the mapper reported the field, future beyond 5 minutes of skew', () => {

@@ -1,9 +1,9 @@
 // End to end: `validate` (and import's use of it) over fixtures/invalid/, the built CLI as a child
 // process. The table of what each scenario must report is test/fixtures-invalid-cases.mjs.
 import assert from 'node:assert/strict';
-import { cp, readdir, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { RULES } from '../dist/validate/index.js';
 import { CASES, MAPPER_CODES, READER_CODES, SCENARIOS } from './fixtures-invalid-cases.mjs';
 import { FIXTURES, ROOT, readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
@@ -11,17 +11,14 @@ import { FIXTURES, ROOT, readNdjson, runCli, sandbox, tempDir, writeConfig } fro
 const INVALID = path.join(FIXTURES, 'invalid');
 const STACK = /\n\s+at /;
 
-// KNOWN BUG (see 'validate works offline...' below): validate and import --dry-run refuse to run
-// without appId+region or baseUrl, though they send nothing. Until that is fixed every offline run
-// here names a target nobody listens on; nothing may be sent to it (the sandbox tests prove that).
-const OFFLINE_TARGET = { MIGRATE_BASE_URL: 'http://127.0.0.1:9' };
+// validate is offline: the runs below name no target at all (empty variables count as unset).
 const NO_TARGET = { MIGRATE_BASE_URL: '', MIGRATE_APP_ID: '', MIGRATE_REGION: '' };
 
 const runs = new Map();
 /** Runs `validate ...args` in a scenario folder once per argument list; later calls share the result. */
 function validateIn(scenario, args = ['--json']) {
   const key = `${scenario}\0${args.join('\0')}`;
-  if (!runs.has(key)) runs.set(key, runCli(['validate', ...args], { cwd: path.join(INVALID, scenario), env: OFFLINE_TARGET }));
+  if (!runs.has(key)) runs.set(key, runCli(['validate', ...args], { cwd: path.join(INVALID, scenario), env: NO_TARGET }));
   return runs.get(key);
 }
 
@@ -43,8 +40,12 @@ function lineOf(p) {
   return `${p.file}:${p.line}: ${who}: ${p.field ? `${p.field}: ` : ''}${p.message} [${p.rule}]`;
 }
 
+const copies = [];
+after(() => Promise.all(copies.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function scenarioCopy(scenario, config = {}) {
   const dir = await tempDir('cm-invalid-');
+  copies.push(dir);
   await cp(path.join(INVALID, scenario), dir, { recursive: true });
   const base = JSON.parse(await readFile(path.join(dir, '.migrate.config.json'), 'utf8'));
   await writeConfig(dir, { ...base, requestsPerMinute: 6000, ...config });
@@ -131,19 +132,10 @@ test('every rule code (RULES, the mapper\'s, the readers\') has a fixture that m
   assert.ok(onlyKnownBug.every((s) => s.startsWith('id.mismatch:')), onlyKnownBug.join('\n'));
 });
 
-test('known bug: validate works offline, yet refuses the valid fixtures without a target (exit 1, CONFIG_MISSING_TARGET)', async () => {
-  const run = await runCli(['validate', '--json'], { cwd: FIXTURES, env: NO_TARGET });
-  // Expected once fixed: exit 0 and the zero-problem report of the next test, with no target configured.
-  assert.equal(run.code, 1, `known bug fixed? exit ${run.code}: make this test expect exit 0\n${run.stdout}${run.stderr}`);
-  assert.match(run.stderr, /CONFIG_MISSING_TARGET/);
-  assert.doesNotMatch(run.stderr, STACK);
-  assert.equal(run.stdout, '');
-});
-
-test('the valid fixtures/ report zero problems and exit 0, in JSON and text', async () => {
+test('the valid fixtures/ report zero problems and exit 0, in JSON and text, offline with no target configured', async () => {
   const [json, text] = await Promise.all([
-    runCli(['validate', '--json'], { cwd: FIXTURES, env: OFFLINE_TARGET }),
-    runCli(['validate'], { cwd: FIXTURES, env: OFFLINE_TARGET }),
+    runCli(['validate', '--json'], { cwd: FIXTURES, env: NO_TARGET }),
+    runCli(['validate'], { cwd: FIXTURES, env: NO_TARGET }),
   ]);
   const report = parseJson(json);
   assert.equal(json.code, 0, json.stderr);
@@ -226,11 +218,13 @@ test('--max-errors 3 stops after the third error, says so, and exits 3', async (
   assert.match(text.stdout, /\nFAILED: \d+ records read, 3 errors, /);
 });
 
-test('known bug: --max-errors with a value that is not a number is ignored instead of being a usage error', async () => {
-  const run = await validateIn('records', ['--json', '--max-errors', 'abc']);
-  // Expected once fixed: exit 2 (usage) and nothing validated. Today parseInt gives NaN and the limit is dropped.
-  assert.equal(run.code, 3, `known bug fixed? exit ${run.code}: make this test expect exit 2`);
-  assert.equal(parseJson(run).stoppedEarly, false);
+test('--max-errors with a value that is not a whole number is a usage error', async () => {
+  for (const value of ['abc', '2x', '0']) {
+    const run = await validateIn('records', ['--json', '--max-errors', value]);
+    assert.equal(run.code, 2, `--max-errors ${value}: exit ${run.code}`);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /--max-errors.*must be a whole number/);
+  }
 });
 
 test('a reference whose target entity is not configured: one note per kind of reference, no per-record problems', async () => {
@@ -276,6 +270,10 @@ test('import --dry-run gives the same report as validate, sends nothing and writ
     assert.equal(sb.stats().requests, 0);
     const files = (await readdir(dir)).filter((f) => /checkpoint|rejects/.test(f));
     assert.deepEqual(files, []);
+    // like validate, the dry run needs no target and no key
+    const offline = await runCli(['import', '--dry-run', '--json'], { cwd: path.join(INVALID, 'records'), env: NO_TARGET, apiKey: '' });
+    assert.equal(offline.code, 3, offline.stderr);
+    assert.equal(offline.stdout, (await validateIn('records')).stdout);
   } finally {
     await sb.close();
   }

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { ExitCode } from '../errors.js';
 import { runValidate } from '../pipeline/run-validate.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
@@ -6,6 +6,12 @@ import { sinceArg } from './import-command.js';
 import { planRun } from './plan-run.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
+
+const positiveInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
+  return n;
+};
 
 interface ValidateOptions extends CommonOptions {
   maxErrors?: number;
@@ -15,7 +21,7 @@ interface ValidateOptions extends CommonOptions {
 export function registerValidateCommand(program: Command): void {
   addConfigOptions(program.command('validate'))
     .description('dry run, offline: find every record the service would refuse, located to file and line')
-    .option('--max-errors <n>', 'stop after N errors', (v) => Number.parseInt(v, 10))
+    .option('--max-errors <n>', 'stop after N errors', positiveInt)
     .option('--since <time>', 'check only messages sent at or after this time', sinceArg)
     .action(runCommand((opts: ValidateOptions) => validateAction(opts)));
 }

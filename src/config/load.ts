@@ -13,7 +13,7 @@ export interface LoadConfigOptions {
   env: NodeJS.ProcessEnv;
   /** Settings given as flags; they win over the environment and the file. */
   flags: Record<string, unknown>;
-  /** import needs a key; validate and status work offline without one. */
+  /** import needs a key and a target; validate and status work offline without either. */
   requireApiKey: boolean;
 }
 
@@ -61,7 +61,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const merged = { ...DEFAULTS, sources: {}, ...fileLayer, ...envLayer, ...flagLayer } as Partial<MigrateConfig>;
   merged.checkpoint = path.resolve(flagLayer.checkpoint ? options.cwd : baseDir, merged.checkpoint!);
   merged.rejects = path.resolve(flagLayer.rejects ? options.cwd : baseDir, merged.rejects!);
-  merged.baseUrl = resolveBaseUrl(merged);
+  // validate and status work offline: a target is checked when given, and needed only to send.
+  const hasTarget = Boolean(merged.baseUrl || (merged.appId && merged.region));
+  merged.baseUrl = options.requireApiKey || hasTarget ? resolveBaseUrl(merged) : '';
   if (options.requireApiKey && !merged.apiKey) {
     throw new ConfigError('CONFIG_MISSING_API_KEY', 'apiKey is missing: set MIGRATE_API_KEY (preferred), or "apiKey" in the config file');
   }

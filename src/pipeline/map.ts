@@ -202,9 +202,10 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
 
     // (f) ids: an id-keyed JSON record may hold its id only in the key; JSON exports often hold numeric
     // ids (Telegram, Discord snowflakes), which the service takes as strings
-    if (item.key !== undefined) fillIdFromKey(payload, idField, item.key);
+    if (item.key !== undefined) fillIdFromKey(payload, idField, item.key, problems);
     for (const field of ID_FIELDS) if (typeof payload[field] === 'number') payload[field] = String(payload[field]);
-    if (idField === 'memberId') payload.memberId = entity.idOf(payload);
+    // An export's own memberId is kept, so validation can tell when it disagrees with guid and uid.
+    if (idField === 'memberId' && (payload.memberId === undefined || payload.memberId === null)) payload.memberId = entity.idOf(payload);
 
     // (h) deletion markers and --since, messages only
     let skip: MappedRecord['skip'];
@@ -284,9 +285,14 @@ function parseJsonText(text: string, field: string, problems: Problem[]): unknow
   }
 }
 
-function fillIdFromKey(payload: JsonObject, idField: string, key: string): void {
+function fillIdFromKey(payload: JsonObject, idField: string, key: string, problems: Problem[]): void {
   if (idField !== 'memberId') {
-    if (payload[idField] === undefined) payload[idField] = key;
+    const inner = payload[idField];
+    if (inner === undefined) payload[idField] = key;
+    else if (String(inner) !== key) {
+      // The request body is keyed by the id inside; a different key means the export disagrees with itself.
+      problems.push({ rule: 'id.mismatch', severity: 'error', field: idField, message: `${idField} ${JSON.stringify(inner)} differs from its key ${JSON.stringify(key)} in the file` });
+    }
     return;
   }
   // "<guid>_member_<uid>": only split when the separator is unambiguous.

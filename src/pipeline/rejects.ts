@@ -39,7 +39,14 @@ export class RejectsWriter {
   }
 
   write(entry: RejectEntry): void {
-    this.buffer += `${JSON.stringify(entry)}\n`;
+    let line: string;
+    try {
+      line = JSON.stringify(entry);
+    } catch {
+      // Nested past what JSON.stringify can walk: keep the place and the reason, not the record.
+      line = JSON.stringify({ ...entry, record: undefined, recordOmitted: 'nested too deeply to write as JSON' });
+    }
+    this.buffer += `${line}\n`;
     this.count++;
   }
 

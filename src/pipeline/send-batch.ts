@@ -58,6 +58,15 @@ export class BatchSender {
   private async sendGroup(entity: EntityDef, records: MappedRecord[], outcome: BatchOutcome, okBaseline = -1): Promise<void> {
     const { client, limiter, hardStop } = this.options;
     let pending = records;
+    // Serialised once per set of records: a retry of the same records re-sends the same bytes.
+    let body: string;
+    try {
+      body = serialiseBatch(entity, pending);
+    } catch {
+      pending = this.dropUnserialisable(records, outcome);
+      if (pending.length === 0) return;
+      body = serialiseBatch(entity, pending);
+    }
     let attempt = 0;
     let serverErrors = 0;
     let okCountAtFirstError = okBaseline;
@@ -68,24 +77,25 @@ export class BatchSender {
       outcome.requests++;
       let response;
       try {
-        response = await client.post(entity.endpoint, serialiseBatch(entity, pending), hardStop);
+        response = await client.post(entity.endpoint, body, hardStop);
       } catch (err) {
         if (hardStop.aborted) throw new InterruptedError();
         if (!(err instanceof TransportError)) throw err;
         attempt = await this.backoffOrGiveUp(attempt, 0, `${entity.name}: ${err.message}`);
         continue;
       }
-      const { status, body, rate } = response;
+      const { status, rate } = response;
       limiter.observe(rate);
       if (status === 200) {
         this.okCount++;
-        pending = this.settle(entity, pending, parseRecordResults(body, pending.map((r) => r.id), entity.idField), outcome);
+        pending = this.settle(entity, pending, parseRecordResults(response.body, pending.map((r) => r.id), entity.idField), outcome);
         if (pending.length === 0) return;
+        body = serialiseBatch(entity, pending);
         // Records the answer did not mention: send them again, already-exists makes it safe.
         attempt = await this.backoffOrGiveUp(attempt, 0, `${entity.name}: the service answered without a result for some records`);
         continue;
       }
-      const error = parseRequestError(body);
+      const error = parseRequestError(response.body);
       if (AUTH_STATUSES.has(status)) {
         throw new RemoteError('REMOTE_AUTH', `the service refused the API key (${status} ${error?.code ?? ''}): check apiKey, appId and region`.replace(' )', ')'));
       }
@@ -119,6 +129,22 @@ export class BatchSender {
       }
       attempt = await this.backoffOrGiveUp(attempt, rate.retryAfterMs ?? 0, `${entity.name}: HTTP ${status} ${error?.code ?? ''}`.trim());
     }
+  }
+
+  /**
+   * Records nested too deeply for JSON.stringify (validation catches the fields it walks; this catches
+   * the rest) are rejected rather than failing the whole batch. Only called once a batch failed to serialise.
+   */
+  private dropUnserialisable(records: MappedRecord[], outcome: BatchOutcome): MappedRecord[] {
+    return records.filter((record) => {
+      try {
+        JSON.stringify(record.payload);
+        return true;
+      } catch {
+        outcome.rejected.push({ record, code: 'value.too-deep', message: 'a value is nested too deeply to serialise as JSON' });
+        return false;
+      }
+    });
   }
 
   /** Counts settled records; returns the ones with no result. */

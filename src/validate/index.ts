@@ -6,6 +6,7 @@
 import type { MappedRecord, Problem } from '../entities/types.js';
 import { validateGroup, validateMember, validateUser } from './entity-rules.js';
 import { validateMessage } from './message-rules.js';
+import { problem } from './rules.js';
 
 export { RULES } from './rules.js';
 export type { RuleCode, RuleInfo } from './rules.js';
@@ -16,6 +17,18 @@ export type { IdAddResult } from './id-index.js';
 /** Per-record rules (pass 1). Pure; `nowSec` is the current time in UNIX seconds. */
 export function validateRecord(record: MappedRecord, nowSec: number): Problem[] {
   const out: Problem[] = [];
+  try {
+    validateByEntity(record, nowSec, out);
+  } catch (err) {
+    // JSON.stringify and the size walks recurse: thousands of nesting levels overflow the stack. Such a
+    // record cannot be sent either, so it is one problem, not a crash that loses the rest of the run.
+    if (!(err instanceof RangeError)) throw err;
+    return [problem('value.too-deep', undefined, 'a value is nested too deeply to serialise as JSON')];
+  }
+  return out;
+}
+
+function validateByEntity(record: MappedRecord, nowSec: number, out: Problem[]): void {
   switch (record.entity) {
     case 'users':
       validateUser(record, nowSec, out);
@@ -32,5 +45,4 @@ export function validateRecord(record: MappedRecord, nowSec: number): Problem[] 
     default:
       break;
   }
-  return out;
 }

@@ -58,7 +58,7 @@ export function validateMessage(record: MappedRecord, nowSec: number, out: Probl
       out.push(problem('data.not-object', 'data', `data must be a JSON object; got ${typeName(data)}`));
     } else {
       dataJson = JSON.stringify(data);
-      checkData(out, data, dataJson, category, p.type);
+      checkData(out, record, data, dataJson, category, p.type);
     }
   } else if (isAbsent(data) && category === 'message') {
     checkContent(out, undefined, p.type);
@@ -94,23 +94,25 @@ function checkReceiptOrder(out: Problem[], p: JsonObject): void {
   }
 }
 
-function checkData(out: Problem[], data: JsonObject, dataJson: string, category: unknown, type: unknown): void {
+function checkData(out: Problem[], record: MappedRecord, data: JsonObject, dataJson: string, category: unknown, type: unknown): void {
   const bytes = bytesOverLimit(dataJson, MESSAGE_LIMITS.dataBytes);
   if (bytes > 0) {
     out.push(problem('data.too-large', 'data', `data is ${formatCount(bytes)} bytes of JSON; at most ${formatCount(MESSAGE_LIMITS.dataBytes)}`));
   }
-  if (!isAbsent(data.metadata) && !isObject(data.metadata)) {
+  // A cell whose JSON text the mapper could not parse was reported there already (field.json).
+  if (!isAbsent(data.metadata) && !isObject(data.metadata) && !mapperFlagged(record, 'data.metadata')) {
     out.push(problem('metadata.not-object', 'data.metadata', `data.metadata must be a JSON object; got ${typeName(data.metadata)}`));
   }
-  if (category === 'message') checkContent(out, data, type);
-  else if (!isAbsent(data.attachments)) checkAttachments(out, data.attachments);
+  const attachmentsFlagged = mapperFlagged(record, 'data.attachments');
+  if (category === 'message') checkContent(out, data, type, attachmentsFlagged);
+  else if (!isAbsent(data.attachments) && !attachmentsFlagged) checkAttachments(out, data.attachments);
   checkMentions(out, data.text);
   // A cheap substring test spares the recursive walk for the many messages without forms.
   if (dataJson.includes('"formFields"')) checkForms(out, data, 'data');
 }
 
 /** What a `message` category needs to show: text for text messages, attachments for media. */
-function checkContent(out: Problem[], data: JsonObject | undefined, type: unknown): void {
+function checkContent(out: Problem[], data: JsonObject | undefined, type: unknown, attachmentsFlagged = false): void {
   const text = data?.text;
   if (type === 'text') {
     if (typeof text !== 'string') {
@@ -119,9 +121,10 @@ function checkContent(out: Problem[], data: JsonObject | undefined, type: unknow
     } else if (isBlank(text)) {
       out.push(problem('message.text.empty', 'data.text', 'data.text is empty or only whitespace'));
     }
-    if (data !== undefined && !isAbsent(data.attachments)) checkAttachments(out, data.attachments);
+    if (data !== undefined && !isAbsent(data.attachments) && !attachmentsFlagged) checkAttachments(out, data.attachments);
     return;
   }
+  if (attachmentsFlagged) return;
   const attachments = data?.attachments;
   if (isAbsent(attachments) || (Array.isArray(attachments) && attachments.length === 0)) {
     if (MESSAGE_TYPES.has(type)) {

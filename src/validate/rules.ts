@@ -16,6 +16,7 @@ const RULE_TABLE = [
   { code: 'id.type', severity: 'error', entity: 'any', description: 'An id or an id reference (owner, sender, receiver) is not a string.' },
   { code: 'id.too-long', severity: 'error', entity: 'any', description: 'An id or an id reference has more than 100 characters.' },
   { code: 'id.charset', severity: 'error', entity: 'any', description: 'An id or an id reference holds characters other than ASCII letters, digits, `_` and `-`.' },
+  { code: 'value.too-deep', severity: 'error', entity: 'any', description: 'A value is nested so deeply (thousands of levels) that it cannot be serialised to JSON.' },
   { code: 'id.mismatch', severity: 'error', entity: 'any', description: 'The id inside the payload differs from the record\'s key; a member\'s memberId must be `<guid>_member_<uid>`.' },
   { code: 'id.duplicate', severity: 'error', entity: 'any', description: 'The same id appears twice in one entity\'s export; the message names where it was first seen.' },
   { code: 'id.case-collision', severity: 'error', entity: 'any', description: 'Two ids of one entity differ only in letter case; the service lower-cases ids, so they collide.' },
