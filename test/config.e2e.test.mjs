@@ -102,3 +102,25 @@ test('status prints the checkpoint progress per entity and file', async () => {
     await sb.close();
   }
 });
+
+test('.migrate.config.example.json is a valid config that shows every key', async () => {
+  const { gzipSync } = await import('node:zlib');
+  const { mkdir, copyFile } = await import('node:fs/promises');
+  const dir = await tempDir();
+  await copyFile(new URL('../.migrate.config.example.json', import.meta.url), path.join(dir, '.migrate.config.json'));
+  await mkdir(path.join(dir, 'export', 'messages'), { recursive: true });
+  await writeFile(path.join(dir, 'export', 'users.csv'), 'user_id,display_name\nu1,Ann\nu2,Bo\n');
+  await writeFile(path.join(dir, 'export', 'groups.json'), '[{"guid":"g1","name":"G","type":"public"}]');
+  await writeFile(path.join(dir, 'export', 'members-1.ndjson.gz'), gzipSync('{"guid":"g1","uid":"u1"}\n'));
+  await writeFile(path.join(dir, 'export', 'messages', 'a.ndjson'), '{"id":"m1","sender":"u1","receiverType":"group","receiver":"g1","sentAt":1600000000,"type":"text","body":"hi"}\n');
+  await writeFile(path.join(dir, 'export', 'archive.csv'), 'id,sender,receiverType,receiver,sentAt,type,body,deleted\nm2,u2,user,u1,1600000001,text,"yo, there",permanent\n');
+  const run = await runCli(['validate', '--json'], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  const report = JSON.parse(run.stdout);
+  assert.equal(report.recordsRead, 6);
+  assert.equal(report.byEntity.messages.skipped, 1);
+  const example = JSON.parse(await readFile(path.join(dir, '.migrate.config.json'), 'utf8'));
+  for (const key of ['appId', 'region', 'apiKey', 'baseUrl', 'sources', 'checkpoint', 'rejects', 'batchSize', 'concurrency', 'requestsPerMinute', 'retries', 'timeoutMs', 'importSoftDeleted', 'preset', 'from', 'systemUser', 'includeBots', 'includeJoinLeave', 'mediaBaseUrl']) {
+    assert.ok(key in example, `example lacks ${key}`);
+  }
+});

@@ -88,7 +88,8 @@ export function checkConfigLayer(raw: unknown, where: string): Partial<MigrateCo
     if (IGNORED_KEYS.has(key)) continue;
     const kind = KEYS[key];
     if (!kind) fail(where, key, `is not a known key (known: ${Object.keys(KEYS).join(', ')})`);
-    if (value === undefined) continue;
+    // null leaves a key unset, so an example file can show every key without setting it.
+    if (value === undefined || value === null) continue;
     out[key] = checkValue(where, key, kind, value);
   }
   return out as Partial<MigrateConfig>;
