@@ -1,14 +1,14 @@
 import pLimit from 'p-limit';
 import type { CheckpointStore } from '../checkpoint/store.js';
 import type { FileProgress } from '../checkpoint/file-progress.js';
-import type { EntityName, MappedRecord, SourceProblem } from '../entities/types.js';
+import type { EntityName, MappedRecord, SourceItem, SourceProblem, SourceRecord } from '../entities/types.js';
 import { InterruptedError } from '../errors.js';
 import { ExportIndex } from '../validate/index.js';
 import { checkRecord, hasError } from './check-record.js';
 import { emptyCounts, type EntityCounts, type RunEvents } from './events.js';
 import { checkFingerprint } from './fingerprint.js';
 import { createMapper } from './map.js';
-import type { EntityPlan, RecordInput } from './plan.js';
+import { readInputBatches, type EntityPlan, type RecordInput } from './plan.js';
 import type { RejectEntry, RejectsWriter } from './rejects.js';
 import type { BatchOutcome, BatchSender } from './send-batch.js';
 
@@ -99,6 +99,53 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     while (inFlight.size >= run.concurrency * 2 && failure === undefined) await Promise.race(inFlight);
   };
 
+  /**
+   * Counts one item and decides its fate: a record to send, or undefined when it was acknowledged by an
+   * earlier run, is skipped, or is rejected (written to the rejects file here, acknowledged with its range).
+   */
+  const admit = (item: SourceItem, cursor: FileCursor, mapper: (r: SourceRecord) => MappedRecord): MappedRecord | undefined => {
+    if (item.kind === 'problem') {
+      if (item.ordinal !== undefined) {
+        counts.read++;
+        cursor.nextOrdinal = item.ordinal + 1;
+        if (cursor.progress.isAcked(item.ordinal)) {
+          counts.resumed++;
+          return undefined;
+        }
+      }
+      run.rejects.write(rejectOfProblem(entity.name, item));
+      counts.rejected++;
+      totals.rejected++;
+      return undefined;
+    }
+    counts.read++;
+    cursor.nextOrdinal = item.ordinal + 1;
+    const record = mapper(item);
+    const acked = cursor.progress.isAcked(item.ordinal);
+    if (record.skip) {
+      if (acked) counts.resumed++;
+      else {
+        counts.skipped++;
+        totals.skipped++;
+      }
+      return undefined;
+    }
+    // Checked even when acknowledged before: the index must see every id for references and duplicates.
+    const problems = checkRecord(record, index, run.nowSec);
+    if (acked) {
+      counts.resumed++;
+      return undefined;
+    }
+    if (hasError(problems)) {
+      const first = problems.find((p) => p.severity === 'error')!;
+      run.rejects.write({ ...rejectOf(record, first.rule, first.message), field: first.field });
+      counts.rejected++;
+      totals.rejected++;
+      return undefined;
+    }
+    return record;
+  };
+
   run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
   for (const input of plan.inputs) {
     if (failure !== undefined || run.stop.aborted) break;
@@ -111,48 +158,16 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       sinceSec: run.sinceSec,
     });
     let batch: MappedRecord[] = [];
-    for await (const item of input.read({ signal: run.stop, entity: entity.name })) {
-      if (failure !== undefined || run.stop.aborted) break;
-      if (item.kind === 'problem') {
-        if (item.ordinal !== undefined) {
-          counts.read++;
-          cursor.nextOrdinal = item.ordinal + 1;
-          if (cursor.progress.isAcked(item.ordinal)) {
-            counts.resumed++;
-            continue;
-          }
+    reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
+      for (const item of items) {
+        if (failure !== undefined || run.stop.aborted) break reading;
+        const record = admit(item, cursor, mapper);
+        if (record === undefined) continue;
+        batch.push(record);
+        if (batch.length >= run.batchSize) {
+          await dispatch(batch, cursor, cursor.nextOrdinal);
+          batch = [];
         }
-        run.rejects.write(rejectOfProblem(entity.name, item));
-        counts.rejected++;
-        totals.rejected++;
-        continue;
-      }
-      counts.read++;
-      cursor.nextOrdinal = item.ordinal + 1;
-      const record = mapper(item);
-      if (record.skip) {
-        if (!cursor.progress.isAcked(item.ordinal)) {
-          counts.skipped++;
-          totals.skipped++;
-        } else counts.resumed++;
-        continue;
-      }
-      const problems = checkRecord(record, index, run.nowSec);
-      if (cursor.progress.isAcked(item.ordinal)) {
-        counts.resumed++;
-        continue;
-      }
-      if (hasError(problems)) {
-        const first = problems.find((p) => p.severity === 'error')!;
-        run.rejects.write({ ...rejectOf(record, first.rule, first.message), field: first.field });
-        counts.rejected++;
-        totals.rejected++;
-        continue;
-      }
-      batch.push(record);
-      if (batch.length >= run.batchSize) {
-        await dispatch(batch, cursor, cursor.nextOrdinal);
-        batch = [];
       }
     }
     if (failure !== undefined || run.stop.aborted) {

@@ -2,7 +2,7 @@ import type { EntityName, Severity } from '../entities/types.js';
 import { ExportIndex } from '../validate/index.js';
 import { checkRecord } from './check-record.js';
 import { createMapper } from './map.js';
-import type { EntityPlan } from './plan.js';
+import { readInputBatches, type EntityPlan } from './plan.js';
 
 /** One problem, located. The same shape goes to the text report, the JSON report and tests. */
 export interface LocatedProblem {
@@ -89,25 +89,28 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
         importSoftDeleted: options.importSoftDeleted,
         sinceSec: options.sinceSec,
       });
-      for await (const item of input.read({ signal: options.signal, entity: entity.name })) {
-        if (result.stoppedEarly || options.signal?.aborted) break outer;
-        if (item.kind === 'problem') {
-          if (item.ordinal !== undefined) {
-            result.recordsRead++;
-            entityCounts.records++;
+      for await (const items of readInputBatches(input, { signal: options.signal, entity: entity.name })) {
+        for (const item of items) {
+          if (result.stoppedEarly || options.signal?.aborted) break outer;
+          if (item.kind === 'problem') {
+            if (item.ordinal !== undefined) {
+              result.recordsRead++;
+              entityCounts.records++;
+            }
+            add({ file: item.file, line: item.line, entity: entity.name, rule: item.rule, severity: 'error', message: item.message });
+            continue;
           }
-          add({ file: item.file, line: item.line, entity: entity.name, rule: item.rule, severity: 'error', message: item.message });
-          continue;
-        }
-        result.recordsRead++;
-        entityCounts.records++;
-        const record = mapper(item);
-        if (record.skip) {
-          entityCounts.skipped++;
-          continue;
-        }
-        for (const p of checkRecord(record, index, options.nowSec)) {
-          add({ file: record.file, line: record.line, entity: entity.name, id: record.id || undefined, ...p });
+          result.recordsRead++;
+          entityCounts.records++;
+          const record = mapper(item);
+          if (record.skip) {
+            entityCounts.skipped++;
+            continue;
+          }
+          const problems = checkRecord(record, index, options.nowSec);
+          for (let i = 0; i < problems.length; i++) {
+            add({ file: record.file, line: record.line, entity: entity.name, id: record.id || undefined, ...problems[i] });
+          }
         }
       }
     }

@@ -19,7 +19,20 @@ export type { ReadOptions, ResolvedFile } from './types.js';
  * malformed input. Rule codes: input.json-syntax, input.not-object, input.json-shape,
  * input.csv-columns, input.csv-syntax, input.csv-header, input.utf8, input.gzip, input.empty-file.
  */
-export function readSourceFile(file: ResolvedFile, options: ReadOptions = {}): AsyncIterable<SourceItem> {
+export async function* readSourceFile(file: ResolvedFile, options: ReadOptions = {}): AsyncIterable<SourceItem> {
+  for await (const batch of readSourceBatches(file, options)) {
+    for (const item of batch) {
+      if (options.signal?.aborted) return;
+      yield item;
+    }
+  }
+}
+
+/**
+ * The same items in batches (one per block read): the pipeline's hot path takes these, so the cost
+ * of an async step is paid per block of records, not per record.
+ */
+export function readSourceBatches(file: ResolvedFile, options: ReadOptions = {}): AsyncIterable<SourceItem[]> {
   switch (file.format) {
     case 'csv':
       return readCsvRecords(file, options);

@@ -18,7 +18,7 @@ import type { ReadOptions, ResolvedFile } from './types.js';
 const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 const CUT_LONG_LINES_AT = 1024 * 1024;
 
-export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem> {
+export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
   const { signal } = options;
   const rows = new CsvRows(file.display);
   const parser = new Parser({
@@ -41,10 +41,10 @@ export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions =
       if (block.badLines !== undefined) rows.badLines.push(...block.badLines);
       parser.write(block.bytes);
       take();
-      yield* rows.drain(signal);
       if (signal?.aborted) return;
+      if (rows.pending > 0) yield rows.drain();
       if (parser.errored) {
-        yield rows.syntaxProblem(parser.errored);
+        yield [rows.syntaxProblem(parser.errored)];
         return;
       }
     }
@@ -57,21 +57,20 @@ export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions =
       });
     }
     take();
-    yield* rows.drain(signal);
     if (signal?.aborted) return;
+    if (rows.pending > 0) yield rows.drain();
     if (parser.errored) {
-      yield rows.syntaxProblem(parser.errored);
+      yield [rows.syntaxProblem(parser.errored)];
       return;
     }
   } catch (error) {
     if (!(error instanceof CorruptGzipError)) throw error;
-    yield* rows.drain(signal);
-    yield gzipProblem(file.display, error);
+    yield [...rows.drain(), gzipProblem(file.display, error)];
     return;
   } finally {
     parser.destroy();
   }
-  if (!rows.sawHeader) yield emptyFileProblem(file.display);
+  if (!rows.sawHeader) yield [emptyFileProblem(file.display)];
 }
 
 /** Turns csv-parse's arrays into SourceItems, tracking lines, ordinals and the header. */
@@ -123,13 +122,13 @@ class CsvRows {
     }
   }
 
-  *drain(signal: AbortSignal | undefined): Generator<SourceItem> {
-    const items = this.items;
-    for (let i = 0; i < items.length; i++) {
-      if (signal?.aborted) return;
-      yield items[i];
-    }
-    items.length = 0;
+  get pending(): number {
+    return this.items.length;
+  }
+
+  /** The items parsed so far, handed over as one batch. */
+  drain(): SourceItem[] {
+    return this.items.splice(0);
   }
 
   syntaxProblem(error: Error): SourceItem {

@@ -22,7 +22,7 @@ const NONE: unique symbol = Symbol.for('object-stream.none') as never;
 
 type Tokenizer = (input: string | typeof NONE) => { values: Token[] } | typeof NONE;
 
-export async function* readJsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem> {
+export async function* readJsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
   const { signal } = options;
   const parse = jsonParser({ packValues: true, streamValues: false }) as unknown as Tokenizer;
   const records = new JsonRecords(file.display, options.entity);
@@ -64,12 +64,12 @@ export async function* readJsonRecords(file: ResolvedFile, options: ReadOptions 
         } catch (error) {
           if (lineBad) items.push(utf8Problem(file.display, line));
           items.push(syntaxProblem(error));
-          yield* items;
+          yield items.splice(0);
           return;
         }
         if (lineBad) records.endBadLine();
         if (records.fatal) {
-          yield* items;
+          yield items.splice(0);
           return;
         }
         if (end === newline + 1) {
@@ -78,22 +78,18 @@ export async function* readJsonRecords(file: ResolvedFile, options: ReadOptions 
         }
         start = end;
       }
-      for (let i = 0; i < items.length; i++) {
-        if (signal?.aborted) return;
-        yield items[i];
-      }
-      items.length = 0;
+      if (signal?.aborted) return;
+      if (items.length > 0) yield items.splice(0);
     }
   } catch (error) {
     if (!(error instanceof CorruptGzipError)) throw error;
-    yield* items;
-    yield gzipProblem(file.display, error);
+    yield [...items.splice(0), gzipProblem(file.display, error)];
     return;
   }
   if (signal?.aborted) return;
 
   if (!records.sawToken && !sawText) {
-    yield emptyFileProblem(file.display);
+    yield [emptyFileProblem(file.display)];
     return;
   }
   try {
@@ -103,5 +99,5 @@ export async function* readJsonRecords(file: ResolvedFile, options: ReadOptions 
   } catch (error) {
     items.push(syntaxProblem(error, true));
   }
-  yield* items;
+  if (items.length > 0) yield items.splice(0);
 }

@@ -8,7 +8,7 @@ import { CorruptGzipError, readBlocks } from './read-blocks.js';
 import { describeValue, emptyFileProblem, gzipProblem, isBlank, utf8Problem } from './source-items.js';
 import type { ReadOptions, ResolvedFile } from './types.js';
 
-export async function* readNdjsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem> {
+export async function* readNdjsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
   const { signal } = options;
   const display = file.display;
   const items: SourceItem[] = [];
@@ -34,18 +34,15 @@ export async function* readNdjsonRecords(file: ResolvedFile, options: ReadOption
         }
         start = end + 1;
       }
-      for (let i = 0; i < items.length; i++) {
-        if (signal?.aborted) return;
-        yield items[i];
-      }
-      items.length = 0;
+      if (signal?.aborted) return;
+      if (items.length > 0) yield items.splice(0);
     }
   } catch (error) {
     if (!(error instanceof CorruptGzipError)) throw error;
-    yield gzipProblem(display, error);
+    yield [gzipProblem(display, error)];
     return;
   }
-  if (!sawContent && !signal?.aborted) yield emptyFileProblem(display);
+  if (!sawContent && !signal?.aborted) yield [emptyFileProblem(display)];
 }
 
 function parseLine(text: string, file: string, line: number, ordinal: number): SourceItem {
