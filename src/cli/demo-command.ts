@@ -28,7 +28,7 @@ async function demoAction(json: boolean): Promise<number> {
   const work = await mkdtemp(path.join(tmpdir(), 'chat-migrate-demo-'));
   const signals = installStopSignals(() => undefined);
   const mode = json ? 'lines' : chooseReporterMode(process.stderr, process.env);
-  const reporter = createReporter(mode, process.stderr);
+  const reporter = await createReporter(mode, process.stderr);
   try {
     const { config, baseDir } = await loadConfig({
       cwd: FIXTURES,

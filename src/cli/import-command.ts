@@ -58,7 +58,7 @@ async function importAction(opts: ImportOptions): Promise<number> {
   }
 
   const mode = opts.json ? 'lines' : chooseReporterMode(process.stderr, process.env);
-  const reporter = createReporter(mode, process.stderr);
+  const reporter = await createReporter(mode, process.stderr);
   const signals = installStopSignals(() =>
     reporter.info('stopping: finishing the batches in flight, then saving the checkpoint (Ctrl+C again to stop at once)'),
   );

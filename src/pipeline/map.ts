@@ -108,6 +108,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     .filter(([target, source]) => target !== source)
     .map(([target, source]) => ({ target: target.split('.'), source: source.split('.') }));
   const nestedStructured = NESTED_STRUCTURED[entity.name].map((path) => path.split('.'));
+  // All nested paths of an entity share one head (messages: data); undefined when there are none.
+  const nestedHead = nestedStructured[0]?.[0];
   const isMessages = entity.name === 'messages';
   const softPath = (options.deletion?.softField ?? 'deletedAt').split('.');
   const permanentPath = (options.deletion?.permanentField ?? 'deleted').split('.');
@@ -148,8 +150,13 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
 
     // (a) copy known fields, expand dotted ones (CSV "data.text"), note the rest as unknown
     let dotted: string[] | undefined;
+    let sawTransient = renames.length > 0;
     for (const key in source) {
-      if (known.has(key) || transientHeads.has(key)) payload[key] = source[key];
+      if (known.has(key)) payload[key] = source[key];
+      else if (transientHeads.has(key)) {
+        payload[key] = source[key];
+        sawTransient = true;
+      }
       else if (key.indexOf('.') > 0) (dotted ??= []).push(key);
       else warnUnknown(key, problems);
     }
@@ -158,6 +165,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
         const path = key.split('.');
         if (!known.has(path[0]) && !transientHeads.has(path[0])) warnUnknown(key, problems);
         else if (!setPath(payload, path, source[key], fresh)) conflict(key, problems);
+        else if (!known.has(path[0])) sawTransient = true;
       }
     }
 
@@ -177,9 +185,13 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       const value = payload[field];
       if (typeof value === 'string') payload[field] = parseJsonText(value, field, problems);
     }
-    for (const path of nestedStructured) {
-      const value = getPath(payload, path);
-      if (typeof value === 'string') setPath(payload, path, parseJsonText(value, path.join('.'), problems), fresh);
+    // Nested JSON text only comes from CSV cells: look one level down directly, walk deeper paths only when there.
+    const nestedParent = nestedHead === undefined ? undefined : payload[nestedHead];
+    if (isPlainObject(nestedParent)) {
+      for (const path of nestedStructured) {
+        const value = path.length === 2 ? nestedParent[path[1]] : getPath(payload, path);
+        if (typeof value === 'string') setPath(payload, path, parseJsonText(value, path.join('.'), problems), fresh);
+      }
     }
 
     // (d) booleans that arrive as text
@@ -212,8 +224,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     if (isMessages) {
       const permanent = getPath(payload, permanentPath);
       const soft = getPath(payload, softPath);
-      deletePath(payload, permanentPath, fresh, transientHeads);
-      deletePath(payload, softPath, fresh, transientHeads);
+      if (permanent !== undefined) deletePath(payload, permanentPath, fresh, transientHeads);
+      if (soft !== undefined) deletePath(payload, softPath, fresh, transientHeads);
       if (permanent !== undefined && permanent !== null && String(permanent) === permanentValue) {
         skip = 'permanently-deleted';
       } else if (isDeletionMark(soft)) {
@@ -233,7 +245,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     }
 
     // (g) drop what was only kept for the steps above; warn if something is left in it
-    if (transientHeads.size > 0) {
+    if (sawTransient) {
       payload = dropTransient(payload, transientHeads, silentHeads, problems, warnUnknown);
     }
 

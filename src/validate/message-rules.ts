@@ -11,6 +11,8 @@ import {
   isBlank,
   isObject,
   isoTime,
+  boundFoundFormFields,
+  jsonBytesBound,
   mapperFlagged,
   typeName,
 } from './values.js';
@@ -52,18 +54,21 @@ export function validateMessage(record: MappedRecord, nowSec: number, out: Probl
   checkTags(out, record);
 
   const data = p.data;
-  let dataJson: string | undefined;
+  let dataBound = 0;
   if (!isAbsent(data) && !mapperFlagged(record, 'data')) {
     if (!isObject(data)) {
       out.push(problem('data.not-object', 'data', `data must be a JSON object; got ${typeName(data)}`));
     } else {
-      dataJson = JSON.stringify(data);
-      checkData(out, record, data, dataJson, category, p.type);
+      dataBound = jsonBytesBound(data);
+      const hasForms = boundFoundFormFields();
+      // Serialised only when it could matter: near the size limit, or to find forms.
+      const dataJson = dataBound > MESSAGE_LIMITS.dataBytes || hasForms ? JSON.stringify(data) : undefined;
+      checkData(out, record, data, dataJson, hasForms, category, p.type);
     }
   } else if (isAbsent(data) && category === 'message') {
     checkContent(out, undefined, p.type);
   }
-  checkMessageSize(out, p, dataJson);
+  checkMessageSize(out, p, dataBound);
 }
 
 function requireRef(out: Problem[], p: JsonObject, field: 'sender' | 'receiver'): void {
@@ -94,8 +99,16 @@ function checkReceiptOrder(out: Problem[], p: JsonObject): void {
   }
 }
 
-function checkData(out: Problem[], record: MappedRecord, data: JsonObject, dataJson: string, category: unknown, type: unknown): void {
-  const bytes = bytesOverLimit(dataJson, MESSAGE_LIMITS.dataBytes);
+function checkData(
+  out: Problem[],
+  record: MappedRecord,
+  data: JsonObject,
+  dataJson: string | undefined,
+  hasForms: boolean,
+  category: unknown,
+  type: unknown,
+): void {
+  const bytes = dataJson === undefined ? 0 : bytesOverLimit(dataJson, MESSAGE_LIMITS.dataBytes);
   if (bytes > 0) {
     out.push(problem('data.too-large', 'data', `data is ${formatCount(bytes)} bytes of JSON; at most ${formatCount(MESSAGE_LIMITS.dataBytes)}`));
   }
@@ -107,8 +120,7 @@ function checkData(out: Problem[], record: MappedRecord, data: JsonObject, dataJ
   if (category === 'message') checkContent(out, data, type, attachmentsFlagged);
   else if (!isAbsent(data.attachments) && !attachmentsFlagged) checkAttachments(out, data.attachments);
   checkMentions(out, data.text);
-  // A cheap substring test spares the recursive walk for the many messages without forms.
-  if (dataJson.includes('"formFields"')) checkForms(out, data, 'data');
+  if (hasForms) checkForms(out, data, 'data');
 }
 
 /** What a `message` category needs to show: text for text messages, attachments for media. */
@@ -153,18 +165,9 @@ function checkMentions(out: Problem[], text: unknown): void {
  * Whole-message limit. A cheap upper bound settles almost every message; only one near the limit
  * is measured, from its parts, so `data` (already serialised for its own limit) is not serialised again.
  */
-function checkMessageSize(out: Problem[], p: JsonObject, dataJson: string | undefined): void {
+function checkMessageSize(out: Problem[], p: JsonObject, dataBound: number): void {
   const limit = MESSAGE_LIMITS.messageChars;
-  if (messageLengthBound(p, dataJson) <= limit) return;
-  let n = 1;
-  let first = true;
-  for (const key in p) {
-    const part = key === 'data' && dataJson !== undefined ? dataJson : (JSON.stringify(p[key]) as string | undefined);
-    if (part === undefined) continue;
-    n += (first ? 1 : 2) + JSON.stringify(key).length + part.length;
-    first = false;
-  }
-  if (n + 1 <= limit) return;
+  if (messageLengthBound(p, dataBound) <= limit) return;
   // UTF-16 units overcount characters outside the BMP; count code points only past the limit.
   const chars = codePointLength(JSON.stringify(p));
   if (chars > limit) {
@@ -173,12 +176,12 @@ function checkMessageSize(out: Problem[], p: JsonObject, dataJson: string | unde
 }
 
 /** At least the JSON length of `p`: a JSON string escapes each UTF-16 unit to at most 6 characters. */
-function messageLengthBound(p: JsonObject, dataJson: string | undefined): number {
+function messageLengthBound(p: JsonObject, dataBound: number): number {
   let n = 2;
   for (const key in p) {
     const v = p[key];
     n += key.length * 6 + 4;
-    if (key === 'data' && dataJson !== undefined) n += dataJson.length;
+    if (key === 'data' && dataBound > 0) n += dataBound;
     else if (typeof v === 'string') n += v.length * 6 + 2;
     else if (typeof v !== 'object' || v === null) n += 24;
     else n += JSON.stringify(v).length;

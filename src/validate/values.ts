@@ -100,3 +100,46 @@ export function isoTime(sec: number): string {
   const d = new Date(sec * 1000);
   return Number.isNaN(d.getTime()) ? String(sec) : d.toISOString().replace('.000Z', 'Z');
 }
+
+let boundSawFormFields = false;
+
+/**
+ * At least the UTF-8 bytes (and so the characters) of JSON.stringify(v), without building the string:
+ * an escaped UTF-16 unit takes at most 6 bytes. Most messages are far under the 10 KB limit, so the
+ * exact size is only measured when this bound passes it. Also notes whether a `formFields` key is inside.
+ */
+export function jsonBytesBound(v: unknown): number {
+  boundSawFormFields = false;
+  return bound(v);
+}
+
+/** Whether the last jsonBytesBound walk met a `formFields` key. */
+export function boundFoundFormFields(): boolean {
+  return boundSawFormFields;
+}
+
+function bound(v: unknown): number {
+  switch (typeof v) {
+    case 'string':
+      return v.length * 6 + 2;
+    case 'number':
+      return 24;
+    case 'boolean':
+      return 5;
+    case 'object': {
+      if (v === null) return 4;
+      let n = 2;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) n += bound(v[i]) + 1;
+        return n;
+      }
+      for (const key in v) {
+        if (key === 'formFields') boundSawFormFields = true;
+        n += key.length * 6 + 4 + bound((v as Record<string, unknown>)[key]);
+      }
+      return n;
+    }
+    default:
+      return 0;
+  }
+}
