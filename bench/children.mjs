@@ -71,13 +71,13 @@ export function lastJson(result, what) {
  * Starts `chat-migrate sandbox` in its own process and resolves once it listens.
  * Returns { url, stats(), stop() }; stop() resolves with the sandbox process's peak RSS report.
  */
-export async function startSandboxChild({ requestsPerMinute, latencyMs } = {}) {
+export async function startSandboxChild({ requestsPerMinute, latencyMs, nodeFlags = [] } = {}) {
   mkdirSync(RUN_DIR, { recursive: true });
   const rssFile = path.join(RUN_DIR, `rss-sandbox-${process.pid}-${++serial}.json`);
   const args = [BIN, 'sandbox', '--port', '0', '--json', '--no-keep-records', '--api-key', SANDBOX_KEY];
   if (requestsPerMinute) args.push('--requests-per-minute', String(requestsPerMinute));
   if (latencyMs) args.push('--latency-ms', String(latencyMs));
-  const child = spawn(process.execPath, ['--import', REPORT_RSS, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', REPORT_RSS, ...args], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', BENCH_RSS_FILE: rssFile },
     stdio: ['ignore', 'pipe', 'pipe'],

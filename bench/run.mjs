@@ -1,7 +1,8 @@
 // `npm run bench`: generates its exports, measures the tool against the floor of its own parsers, a
 // sandbox in another process, its rate limit and its memory, and the script a user would write
 // instead; prints a table and writes bench/results.json. See bench/README-bench.md.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { arch, cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -204,7 +205,35 @@ const machine = {
   platform: `${platform()} ${release()} ${arch()}`,
   loadAverageAtStart: loadavg().map((l) => Math.round(l * 100) / 100),
 };
+/** Which code ran: the commit, whether the tree was dirty, and whether dist/ is older than src/ (a stale build). */
+function codeVersion() {
+  const git = (...args) => {
+    try {
+      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const newest = (dir, ext) => {
+    let latest = 0;
+    for (const entry of readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })) {
+      if (entry.isFile() && entry.name.endsWith(ext)) latest = Math.max(latest, statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+    }
+    return latest;
+  };
+  const distAt = newest('dist', '.js');
+  const srcAt = newest('src', '.ts');
+  return {
+    commit: git('rev-parse', '--short', 'HEAD'),
+    dirty: (git('status', '--porcelain', '--', 'src') ?? '') !== '',
+    distBuiltAt: distAt ? new Date(distAt).toISOString() : undefined,
+    distStale: srcAt > distAt,
+  };
+}
+const code = codeVersion();
 log(`machine: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB`);
+log(`code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, dist built ${code.distBuiltAt ?? 'never'}`);
+if (code.distStale) log('warning: src/ is newer than dist/: the bench runs dist/ (npm run build first)');
 log(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages`);
 
 const ds = ensureDataset({ ...main, formats: FORMATS }, log);
@@ -343,16 +372,21 @@ if (only.has('naive')) {
 if (opts.profile) {
   mkdirSync(path.join(RUN_DIR, 'profiles'), { recursive: true });
   details.profiles = {};
-  for (const [what, go] of [
-    ['validate', (flags) => runValidate('profile-validate', ds, 'ndjson', flags)],
-    ['import', (flags) => runImport('profile-import', ds, 'ndjson', { rpm: 1e9, nodeFlags: flags })],
-  ]) {
+  const profDir = (what) => {
     const dir = path.join(RUN_DIR, 'profiles', what);
     rmSync(dir, { recursive: true, force: true });
-    log(`profiling ${what} (ndjson) ...`);
-    await go(['--cpu-prof', '--cpu-prof-dir', dir]);
-    const { readdirSync } = await import('node:fs');
-    const file = path.join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile')));
+    return dir;
+  };
+  const flags = (dir) => ['--cpu-prof', '--cpu-prof-dir', dir];
+  log('profiling validate (ndjson) ...');
+  await runValidate('profile-validate', ds, 'ndjson', flags(profDir('validate')));
+  log('profiling import (ndjson) and the sandbox it sends to ...');
+  await runImport('profile-import', ds, 'ndjson', { rpm: 1e9, nodeFlags: flags(profDir('import')), sandbox: { nodeFlags: flags(profDir('sandbox')) } });
+  for (const what of ['validate', 'import', 'sandbox']) {
+    const dir = path.join(RUN_DIR, 'profiles', what);
+    const name = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!name) continue;
+    const file = path.join(dir, name);
     const summary = summariseProfile(file, 30);
     details.profiles[what] = { file: path.relative(ROOT, file), ...summary };
     process.stderr.write(`\n--- ${what} profile (${path.relative(ROOT, file)}) ---\n${formatProfile(summary)}\n`);
@@ -366,6 +400,7 @@ const results = {
   finishedAt: new Date(finished).toISOString(),
   totalSeconds: Math.round((finished - began) / 1000),
   machine,
+  code,
   parameters: { scale, ...main, rate: R, latencyMs, concurrency, rateSeconds: Number(opts['rate-seconds']), autoSeconds: Number(opts['auto-seconds']), messages3m: opts['messages-3m'], sections: [...only] },
   rows,
   interference,
@@ -376,8 +411,16 @@ writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
 renameSync(tmp, opts.out);
 
 process.stdout.write(`\nchat-migrate bench, ${results.startedAt}: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB RAM\n`);
+process.stdout.write(`code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, dist built ${code.distBuiltAt ?? 'never'}${code.distStale ? ' (OLDER than src/)' : ''}\n`);
 process.stdout.write(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages; took ${results.totalSeconds} s\n\n`);
 process.stdout.write(`${formatTable(rows)}\n`);
+const codeAtEnd = codeVersion();
+if (codeAtEnd.distBuiltAt !== code.distBuiltAt || codeAtEnd.commit !== code.commit) {
+  results.codeAtEnd = codeAtEnd;
+  writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
+  renameSync(tmp, opts.out);
+  process.stdout.write(`\nwarning: the code changed during the run (now commit ${codeAtEnd.commit}, dist built ${codeAtEnd.distBuiltAt}): rows may mix versions\n`);
+}
 const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);
 if (noisy.length > 0) {
   process.stdout.write(`\nnote: other processes used >= 10% of the CPUs during ${noisy.map((i) => `${i.label} (${pct(i.others, 0)})`).join(', ')}; those figures are low. Re-run on a quiet machine.\n`);

@@ -48,7 +48,10 @@ export class CheckpointStore {
   private data!: CheckpointData;
   private readonly progress = new Map<string, FileProgress>();
   private writing: Promise<void> | undefined;
-  private dirty = false;
+  /** Saves asked for, and the last one a finished write covered: a caller waits for its own, not for the queue to empty. */
+  private requested = 0;
+  private written = 0;
+  private waiters: Array<{ generation: number; resolve: () => void; reject: (err: unknown) => void }> = [];
 
   private constructor(readonly path: string) {}
 
@@ -102,22 +105,36 @@ export class CheckpointStore {
     if (!this.data.phasesDone.includes(entity)) this.data.phasesDone.push(entity);
   }
 
-  /** Writes the current state; concurrent calls coalesce so at most one write runs and one waits. */
+  /**
+   * Writes the current state. Calls coalesce: at most one write runs, and the next one covers every
+   * call made meanwhile. Resolves once a write that includes this call's state is on disk.
+   */
   save(): Promise<void> {
-    this.dirty = true;
-    if (!this.writing) {
-      this.writing = this.drain().finally(() => {
-        this.writing = undefined;
-      });
-    }
-    return this.writing;
+    const generation = ++this.requested;
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ generation, resolve, reject }));
+    this.writing ??= this.drain().finally(() => {
+      this.writing = undefined;
+    });
+    return done;
   }
 
   private async drain(): Promise<void> {
-    while (this.dirty) {
-      this.dirty = false;
+    while (this.written < this.requested) {
+      const target = this.requested;
       this.data.updatedAt = new Date().toISOString();
-      await writeAtomically(this.path, JSON.stringify(this.data, null, 1));
+      try {
+        await writeAtomically(this.path, JSON.stringify(this.data, null, 1));
+      } catch (err) {
+        for (const w of this.waiters.splice(0)) w.reject(err);
+        this.written = this.requested;
+        return;
+      }
+      this.written = target;
+      this.waiters = this.waiters.filter((w) => {
+        if (w.generation > target) return true;
+        w.resolve();
+        return false;
+      });
     }
   }
 }

@@ -67,8 +67,9 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   let failure: unknown;
   const totals = run.checkpoint.totals(entity.name);
 
-  const settle = async (records: MappedRecord[], progress: FileProgress, start: number, end: number) => {
-    if (records.length > 0) addOutcome(await run.sender.send(entity, records));
+  /** Acknowledges a range once its batch is answered; the save runs outside the request slots. */
+  const settle = async (outcome: BatchOutcome | undefined, progress: FileProgress, start: number, end: number) => {
+    if (outcome) addOutcome(outcome);
     await run.rejects.flush();
     progress.ack(start, end);
     await run.checkpoint.save();
@@ -91,9 +92,13 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   const dispatch = async (records: MappedRecord[], cursor: FileCursor, end: number) => {
     const start = cursor.rangeStart;
     cursor.rangeStart = end;
-    const task = limit(() => settle(records, cursor.progress, start, end)).catch((err: unknown) => {
-      failure ??= err;
-    });
+    // Only the request holds a slot of the pool: the checkpoint write (an fsync) must not idle a connection.
+    const sent = records.length > 0 ? limit(() => run.sender.send(entity, records)) : Promise.resolve(undefined);
+    const task = sent
+      .then((outcome) => settle(outcome, cursor.progress, start, end))
+      .catch((err: unknown) => {
+        failure ??= err;
+      });
     inFlight.add(task);
     void task.finally(() => inFlight.delete(task));
     while (inFlight.size >= run.concurrency * 2 && failure === undefined) await Promise.race(inFlight);

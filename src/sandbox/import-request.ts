@@ -15,6 +15,9 @@ export interface RequestRefusal {
 
 export type ParsedBody = { ok: true; records: [string, unknown][] } | ({ ok: false } & RequestRefusal);
 
+const ARRAY_INDEX = /^(0|[1-9]\d{0,9})$/;
+const isArrayIndexLike = (key: string): boolean => ARRAY_INDEX.test(key) && Number(key) < 4294967295;
+
 /** Reads `{"<entity>": {"<key>": record, ...}}`, refusing the whole request when the shape is wrong. */
 export function parseImportBody(
   entity: EntityName,
@@ -38,11 +41,12 @@ export function parseImportBody(
       message: `the body must be {"${entity}": {"<id>": {...}}}`,
     };
   }
-  const ordered = recordKeysInBodyOrder(text, entity);
+  // JS objects list integer-like keys first, whatever the body said; only then is the body's own order
+  // recovered by scanning the text (a numeric muid such as "3117" would otherwise jump the queue).
+  const keys = Object.keys(map);
+  const ordered = keys.some(isArrayIndexLike) ? recordKeysInBodyOrder(text, entity) : undefined;
   const records: [string, unknown][] =
-    ordered && ordered.length === Object.keys(map).length
-      ? ordered.map((key) => [key, map[key]])
-      : Object.entries(map);
+    ordered && ordered.length === keys.length ? ordered.map((key) => [key, map[key]]) : keys.map((key) => [key, map[key]]);
   stats.bodyRead(entity, records.length, records.length <= maxRecords);
   if (records.length === 0) {
     return { ok: false, status: 400, code: 'ERR_BAD_REQUEST', message: `no ${entity} in the body` };
