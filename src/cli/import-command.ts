@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
 import { ConfigError, ExitCode } from '../errors.js';
 import { runImportSession } from '../pipeline/import-session.js';
-import { toUnixSeconds } from '../pipeline/map.js';
 import { runValidate } from '../pipeline/run-validate.js';
 import { chooseReporterMode, createReporter } from '../report/reporter.js';
 import { formatSummaryTable, formatDuration, type ImportSummary } from '../report/summary.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
 import { planRun } from './plan-run.js';
+import { sinceTime } from './arg-parsers.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { redact, runCommand } from './run-command.js';
 import { installStopSignals } from './signals.js';
@@ -20,19 +19,13 @@ interface ImportOptions extends CommonOptions {
   maxErrors?: number;
 }
 
-export const sinceArg = (value: string): number => {
-  const sec = toUnixSeconds(/^\d+$/.test(value) ? Number(value) : value);
-  if (sec === undefined) throw new InvalidArgumentError('must be a date (ISO-8601) or UNIX time');
-  return sec;
-};
-
 export function registerImportCommand(program: Command): void {
   addConfigOptions(program.command('import'))
     .description('import users, groups, members and messages; resumes from the checkpoint')
     .option('--fresh', 'ignore the checkpoint and start over')
     .option('--strict', 'refuse to start while validate finds errors')
     .option('--dry-run', 'validate only: read, map and check everything, send nothing')
-    .option('--since <time>', 'import only messages sent at or after this time (ISO-8601 or UNIX seconds)', sinceArg)
+    .option('--since <time>', 'import only messages sent at or after this time (ISO-8601 or UNIX seconds)', sinceTime)
     .action(runCommand((opts: ImportOptions) => importAction(opts)));
 }
 

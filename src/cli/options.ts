@@ -1,4 +1,5 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
+import { requestsPerMinute, wholeNumber } from './arg-parsers.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { registerSecret } from './run-command.js';
 
@@ -26,17 +27,7 @@ export interface CommonOptions {
   json?: boolean;
 }
 
-const int = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be a whole number');
-  return n;
-};
-const rateArg = (value: string): number | 'auto' => {
-  if (value === 'auto') return value;
-  const n = Number(value);
-  if (!(n > 0)) throw new InvalidArgumentError('must be a positive number or "auto"');
-  return n;
-};
+const int = wholeNumber(0);
 
 export function addConfigOptions(cmd: Command): Command {
   return cmd
@@ -49,7 +40,7 @@ export function addConfigOptions(cmd: Command): Command {
     .option('--rejects <file>', 'rejects file, NDJSON (default migrate-rejects.ndjson)')
     .option('--batch-size <n>', 'records per request, at most 50', int)
     .option('--concurrency <n>', 'requests in flight', int)
-    .option('--requests-per-minute <n>', 'client-side rate limit, or "auto"', rateArg)
+    .option('--requests-per-minute <n>', 'client-side rate limit, or "auto"', requestsPerMinute)
     .option('--retries <n>', 'retries per request', int)
     .option('--timeout-ms <n>', 'request timeout', int)
     .option('--import-soft-deleted', 'import soft-deleted messages (deletion time kept in data.metadata.deletedAt)')

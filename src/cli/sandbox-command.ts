@@ -1,4 +1,5 @@
-import { Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { probability, wholeNumber } from './arg-parsers.js';
 import { ExitCode } from '../errors.js';
 import { SANDBOX_DEFAULT_API_KEY, startSandbox, type SandboxOptions } from '../sandbox/index.js';
 import { runCommand } from './run-command.js';
@@ -23,16 +24,7 @@ interface SandboxFlags {
   json?: boolean;
 }
 
-const probability = (v: string): number => {
-  const n = Number(v);
-  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a probability from 0 to 1');
-  return n;
-};
-const nonNegative = (v: string): number => {
-  const n = Number(v);
-  if (!(n >= 0) || !Number.isInteger(n)) throw new InvalidArgumentError('must be a whole number');
-  return n;
-};
+const nonNegative = wholeNumber(0);
 
 export function registerSandboxCommand(program: Command): void {
   program

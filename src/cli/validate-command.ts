@@ -1,17 +1,12 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { sinceTime, wholeNumber } from './arg-parsers.js';
 import { ExitCode } from '../errors.js';
 import { runValidate } from '../pipeline/run-validate.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
-import { sinceArg } from './import-command.js';
 import { planRun } from './plan-run.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
 
-const positiveInt = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
-  return n;
-};
 
 interface ValidateOptions extends CommonOptions {
   maxErrors?: number;
@@ -21,8 +16,8 @@ interface ValidateOptions extends CommonOptions {
 export function registerValidateCommand(program: Command): void {
   addConfigOptions(program.command('validate'))
     .description('dry run, offline: find every record the service would refuse, located to file and line')
-    .option('--max-errors <n>', 'stop after N errors', positiveInt)
-    .option('--since <time>', 'check only messages sent at or after this time', sinceArg)
+    .option('--max-errors <n>', 'stop after N errors', wholeNumber(1))
+    .option('--since <time>', 'check only messages sent at or after this time', sinceTime)
     .action(runCommand((opts: ValidateOptions) => validateAction(opts)));
 }
 

@@ -6,6 +6,8 @@
  * of the source are shared with the payload until a step has to change one; then that one object
  * (and its parents) is copied first.
  */
+import { deletePath, getPath, isPlainObject, setPath } from './object-paths.js';
+import { toUnixSeconds } from './timestamps.js';
 import type { EntityDef } from '../entities/index.js';
 import type { EntityName, JsonObject, MappedRecord, Problem, SourceRecord } from '../entities/types.js';
 import type { DeletionMarkers } from '../config/types.js';
@@ -49,48 +51,9 @@ const NESTED_STRUCTURED: Record<EntityName, readonly string[]> = {
 };
 
 const DELETED_AT_PATH = ['data', 'metadata', 'deletedAt'];
-const NUMERIC = /^[+-]?\d+(?:\.\d+)?$/;
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+export { toUnixSeconds } from './timestamps.js';
 
-/**
- * UNIX seconds from: seconds, milliseconds (> 1e11), microseconds (> 1e14), numeric strings
- * (Slack's "1452837318.000002" included), ISO-8601 (a time without a zone is taken as UTC, so
- * the result does not depend on the machine's zone). Fractions are floored. Undefined otherwise.
- */
-export function toUnixSeconds(value: unknown): number | undefined {
-  if (typeof value === 'number') return fromNumber(value);
-  if (typeof value === 'string') {
-    const text = value.trim();
-    return NUMERIC.test(text) ? fromNumber(Number(text)) : fromIso(text);
-  }
-  if (value instanceof Date) return fromNumber(value.getTime() / 1000);
-  return undefined;
-}
-
-function fromNumber(n: number): number | undefined {
-  if (!Number.isFinite(n)) return undefined;
-  const size = Math.abs(n);
-  return Math.floor(size > 1e14 ? n / 1e6 : size > 1e11 ? n / 1e3 : n);
-}
-
-function fromIso(text: string): number | undefined {
-  const m = ISO_8601.exec(text);
-  if (m === null) return undefined;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((s) => Number(s ?? 0));
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
-  const date = new Date(ms);
-  // Date.UTC rolls Feb 30 over to March; a real date survives the round trip.
-  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
-  let offsetMinutes = 0;
-  const zone = m[8];
-  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
-    const digits = zone.slice(1).replace(':', '');
-    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0));
-  }
-  return Math.floor(ms / 1000) - offsetMinutes * 60;
-}
-
+/** A `map` entry: move the value at `source` to `target`. */
 interface Rename {
   target: string[];
   source: string[];
@@ -321,76 +284,4 @@ function isDeletionMark(value: unknown): boolean {
 
 function conflict(field: string, problems: Problem[]): void {
   problems.push({ rule: 'field.conflict', severity: 'error', field, message: `${field} cannot be set: a part of its path already holds a value that is not an object` });
-}
-
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function getPath(root: JsonObject, path: readonly string[]): unknown {
-  let value: unknown = root;
-  for (const key of path) {
-    if (!isPlainObject(value) || !Object.hasOwn(value, key)) return undefined;
-    value = value[key];
-  }
-  return value;
-}
-
-/** Walks to the parent of the path's last key, copying every shared object on the way. */
-function ownParent(root: JsonObject, path: readonly string[], fresh: Set<object>, create: boolean): JsonObject | undefined {
-  let parent = root;
-  for (let i = 0; i < path.length - 1; i++) {
-    const key = path[i];
-    if (key === '__proto__') return undefined;
-    let child = parent[key];
-    if (child === undefined || child === null) {
-      if (!create) return undefined;
-      child = {};
-    } else if (!isPlainObject(child)) {
-      return undefined;
-    } else if (!fresh.has(child)) {
-      child = { ...child };
-    } else {
-      parent = child;
-      continue;
-    }
-    fresh.add(child as object);
-    parent[key] = child;
-    parent = child as JsonObject;
-  }
-  return parent;
-}
-
-function setPath(root: JsonObject, path: readonly string[], value: unknown, fresh: Set<object>): boolean {
-  const last = path[path.length - 1];
-  const parent = last === '__proto__' ? undefined : ownParent(root, path, fresh, true);
-  if (parent === undefined) return false;
-  parent[last] = value;
-  return true;
-}
-
-/**
- * Removes the value at `path`, and the objects that removing it leaves empty (a CSV's `data.from`
- * mapped elsewhere must not send `data: {}`). A transient top-level name is blanked rather than
- * deleted: dropTransient rebuilds the object anyway.
- */
-function deletePath(root: JsonObject, path: readonly string[], fresh: Set<object>, transient: ReadonlySet<string>): void {
-  let depth = path.length;
-  if (depth > 1) {
-    if (getPath(root, path) === undefined) return;
-    const parent = ownParent(root, path, fresh, false);
-    if (parent === undefined) return;
-    delete parent[path[depth - 1]];
-    // ownParent made every object on the path our own, so emptied ones can go
-    while (--depth > 1 && Object.keys(getPath(root, path.slice(0, depth)) as JsonObject).length === 0) {
-      delete (getPath(root, path.slice(0, depth - 1)) as JsonObject)[path[depth - 1]];
-    }
-    if (!isPlainObject(root[path[0]]) || Object.keys(root[path[0]] as JsonObject).length > 0) return;
-  }
-  const key = path[0];
-  if (transient.has(key)) {
-    if (root[key] !== undefined) root[key] = undefined;
-  } else if (Object.hasOwn(root, key)) {
-    delete root[key];
-  }
 }

@@ -1,0 +1,33 @@
+import { InvalidArgumentError } from 'commander';
+import { toUnixSeconds } from '../pipeline/timestamps.js';
+
+/** Flag value parsers: a bad value is commander's usage error (exit 2), naming the flag. */
+
+export const wholeNumber =
+  (min: number) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isInteger(n) || n < min) {
+      throw new InvalidArgumentError(`must be a whole number${min > 0 ? ` of at least ${min}` : min === 0 ? ' (0 or more)' : ''}`);
+    }
+    return n;
+  };
+
+export const probability = (value: string): number => {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a probability from 0 to 1');
+  return n;
+};
+
+export const requestsPerMinute = (value: string): number | 'auto' => {
+  if (value === 'auto') return value;
+  const n = Number(value);
+  if (!(n > 0)) throw new InvalidArgumentError('must be a positive number or "auto"');
+  return n;
+};
+
+export const sinceTime = (value: string): number => {
+  const sec = toUnixSeconds(/^\d+$/.test(value) ? Number(value) : value);
+  if (sec === undefined) throw new InvalidArgumentError('must be a date (ISO-8601) or UNIX time');
+  return sec;
+};
