@@ -104,17 +104,38 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     });
   };
 
+  // Copy-on-write: a record holding only contract fields is used as it is, and copied at the first
+  // write. Most NDJSON/JSON records need none, which saves a copy (and its garbage) per record.
+  let shared: JsonObject | undefined;
+  const own = (payload: JsonObject): JsonObject => {
+    if (payload !== shared) return payload;
+    shared = undefined;
+    const copy = { ...payload };
+    fresh.add(copy);
+    return copy;
+  };
+
   return (item: SourceRecord): MappedRecord => {
     const source = item.value;
     const problems: Problem[] = [];
-    let payload: JsonObject = {};
     fresh.clear();
-    fresh.add(payload);
+    let allKnown = renames.length === 0;
+    if (allKnown) {
+      for (const key in source) {
+        if (!known.has(key)) {
+          allKnown = false;
+          break;
+        }
+      }
+    }
+    let payload: JsonObject = allKnown ? source : {};
+    shared = allKnown ? source : undefined;
+    if (!allKnown) fresh.add(payload);
 
     // (a) copy known fields, expand dotted ones (CSV "data.text"), note the rest as unknown
     let dotted: string[] | undefined;
     let sawTransient = renames.length > 0;
-    for (const key in source) {
+    if (!allKnown) for (const key in source) {
       if (known.has(key)) payload[key] = source[key];
       else if (transientHeads.has(key)) {
         payload[key] = source[key];
@@ -146,14 +167,14 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     // (c) structured fields that arrive as JSON text (CSV cells)
     for (const field of entity.structuredFields) {
       const value = payload[field];
-      if (typeof value === 'string') payload[field] = parseJsonText(value, field, problems);
+      if (typeof value === 'string') (payload = own(payload))[field] = parseJsonText(value, field, problems);
     }
     // Nested JSON text only comes from CSV cells: look one level down directly, walk deeper paths only when there.
     const nestedParent = nestedHead === undefined ? undefined : payload[nestedHead];
     if (isPlainObject(nestedParent)) {
       for (const path of nestedStructured) {
         const value = path.length === 2 ? nestedParent[path[1]] : getPath(payload, path);
-        if (typeof value === 'string') setPath(payload, path, parseJsonText(value, path.join('.'), problems), fresh);
+        if (typeof value === 'string') setPath((payload = own(payload)), path, parseJsonText(value, path.join('.'), problems), fresh);
       }
     }
 
@@ -162,8 +183,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       const value = payload[field];
       if (typeof value !== 'string') continue;
       const text = value.trim().toLowerCase();
-      if (text === 'true' || text === '1') payload[field] = true;
-      else if (text === 'false' || text === '0') payload[field] = false;
+      if (text === 'true' || text === '1') (payload = own(payload))[field] = true;
+      else if (text === 'false' || text === '0') (payload = own(payload))[field] = false;
     }
 
     // (e) timestamps to integer UNIX seconds
@@ -171,24 +192,26 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       const value = payload[field];
       if (value === undefined || value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < 1e11)) continue;
       const seconds = toUnixSeconds(value);
-      if (seconds !== undefined) payload[field] = seconds;
+      if (seconds !== undefined) (payload = own(payload))[field] = seconds;
       else problems.push({ rule: 'timestamp.invalid', severity: 'error', field, message: `${field} is not a timestamp: ${JSON.stringify(value)}` });
     }
 
     // (f) ids: an id-keyed JSON record may hold its id only in the key; JSON exports often hold numeric
     // ids (Telegram, Discord snowflakes), which the service takes as strings
-    if (item.key !== undefined) fillIdFromKey(payload, idField, item.key, problems);
-    for (const field of ID_FIELDS) if (typeof payload[field] === 'number') payload[field] = String(payload[field]);
+    if (item.key !== undefined) fillIdFromKey((payload = own(payload)), idField, item.key, problems);
+    for (const field of ID_FIELDS) if (typeof payload[field] === 'number') (payload = own(payload))[field] = String(payload[field]);
     // An export's own memberId is kept, so validation can tell when it disagrees with guid and uid.
-    if (idField === 'memberId' && (payload.memberId === undefined || payload.memberId === null)) payload.memberId = entity.idOf(payload);
+    if (idField === 'memberId' && (payload.memberId === undefined || payload.memberId === null)) {
+      (payload = own(payload)).memberId = entity.idOf(payload);
+    }
 
     // (h) deletion markers and --since, messages only
     let skip: MappedRecord['skip'];
     if (isMessages) {
       const permanent = getPath(payload, permanentPath);
       const soft = getPath(payload, softPath);
-      if (permanent !== undefined) deletePath(payload, permanentPath, fresh, transientHeads);
-      if (soft !== undefined) deletePath(payload, softPath, fresh, transientHeads);
+      if (permanent !== undefined) deletePath((payload = own(payload)), permanentPath, fresh, transientHeads);
+      if (soft !== undefined) deletePath((payload = own(payload)), softPath, fresh, transientHeads);
       if (permanent !== undefined && permanent !== null && String(permanent) === permanentValue) {
         skip = 'permanently-deleted';
       } else if (isDeletionMark(soft)) {
@@ -196,7 +219,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
         else {
           const seconds = toUnixSeconds(soft);
           if (seconds !== undefined) {
-            if (!setPath(payload, DELETED_AT_PATH, seconds, fresh)) conflict('data.metadata.deletedAt', problems);
+            if (!setPath((payload = own(payload)), DELETED_AT_PATH, seconds, fresh)) conflict('data.metadata.deletedAt', problems);
           } else if (!softIsTimestampField) {
             problems.push({ rule: 'timestamp.invalid', severity: 'error', field: softPath.join('.'), message: `deletion time is not a timestamp: ${JSON.stringify(soft)}` });
           }
