@@ -37,7 +37,8 @@ export interface RunEvents {
   phaseStarted(entity: EntityName, expectedRecords: number | undefined): void;
   /** Called often (per batch); reporters throttle their drawing. */
   progress(entity: EntityName, counts: Readonly<EntityCounts>): void;
-  phaseFinished(entity: EntityName, counts: Readonly<EntityCounts>): void;
+  /** `completed`: every input was read to the end (false when stopped or failed). */
+  phaseFinished(entity: EntityName, counts: Readonly<EntityCounts>, completed: boolean): void;
   warning(message: string): void;
   info(message: string): void;
 }

@@ -29,6 +29,8 @@ export interface ImportRun {
   estimateTotals?: boolean;
 }
 
+const NOT_SENT = Symbol('not sent');
+
 export type RunCounts = Partial<Record<EntityName, EntityCounts>>;
 
 /** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
@@ -93,9 +95,11 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     const start = cursor.rangeStart;
     cursor.rangeStart = end;
     // Only the request holds a slot of the pool: the checkpoint write (an fsync) must not idle a connection.
-    const sent = records.length > 0 ? limit(() => run.sender.send(entity, records)) : Promise.resolve(undefined);
+    // A batch still queued when Ctrl+C comes is not sent (and so not acknowledged): the next run reads it again.
+    const send = async (): Promise<BatchOutcome | typeof NOT_SENT> => (run.stop.aborted ? NOT_SENT : run.sender.send(entity, records));
+    const sent = records.length > 0 ? limit(send) : Promise.resolve(undefined);
     const task = sent
-      .then((outcome) => settle(outcome, cursor.progress, start, end))
+      .then((outcome) => (outcome === NOT_SENT ? undefined : settle(outcome, cursor.progress, start, end)))
       .catch((err: unknown) => {
         failure ??= err;
       });
@@ -187,7 +191,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   if (failure === undefined && !run.stop.aborted) run.checkpoint.markPhaseDone(entity.name);
   await run.rejects.flush();
   await run.checkpoint.save();
-  run.events.phaseFinished(entity.name, counts);
+  run.events.phaseFinished(entity.name, counts, failure === undefined && !run.stop.aborted);
   if (failure !== undefined) throw failure;
 }
 

@@ -39,8 +39,8 @@ class LineReporter implements Reporter {
     this.lastAt = Date.now();
     this.out.write(`[${entity}] ${this.describe(c)}\n`);
   }
-  phaseFinished(entity: EntityName, c: EntityCounts): void {
-    this.out.write(`[${entity}] finished: ${this.describe(c)}\n`);
+  phaseFinished(entity: EntityName, c: EntityCounts, completed: boolean): void {
+    this.out.write(`[${entity}] ${completed ? 'finished' : 'stopped'}: ${this.describe(c)}\n`);
   }
   warning(message: string): void {
     this.out.write(`warning: ${message}\n`);

@@ -45,11 +45,13 @@ export class TtyReporter implements Reporter {
     this.bar.update(done, payloadOf(entity, c, eta));
   }
 
-  phaseFinished(entity: EntityName, c: EntityCounts): void {
+  phaseFinished(entity: EntityName, c: EntityCounts, completed: boolean): void {
     this.progress(entity, c);
-    // The total was an estimate (quoted newlines in CSV count as lines): the finished bar shows what was read.
-    if (this.bar && this.bar.getTotal() > 0) this.bar.setTotal(c.read);
-    this.bar?.update(c.read);
+    // The total was an estimate (quoted newlines in CSV count as lines): a finished bar shows what was read.
+    if (completed && this.bar && this.bar.getTotal() > 0) {
+      this.bar.setTotal(c.read);
+      this.bar.update(c.read);
+    }
     this.bar?.stop();
     this.bar = undefined;
   }
