@@ -6,7 +6,8 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } f
 import { arch, cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BENCH, BIN, ROOT, RUN_DIR, SANDBOX_KEY, cpuSnapshot, lastJson, othersShare, runNode, startSandboxChild, waitForQuiet } from './children.mjs';
+import { BENCH, ROOT, RUN_DIR } from './children.mjs';
+import { busyNote, cpuSeconds, createMeasurements } from './measure.mjs';
 import { formatProfile, summariseProfile } from './cpu-profile.mjs';
 import { ensureDataset } from './generate.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
@@ -60,137 +61,10 @@ const counts = (s, messages) => {
 const main = counts(scale);
 const totalRecords = (p) => p.users + p.groups + p.members + p.messages;
 
-// ---------------------------------------------------------------------------------------------
-// configs
-
-function writeConfig(name, config) {
-  const dir = path.join(RUN_DIR, name);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, '.migrate.config.json');
-  const full = { checkpoint: path.join(dir, 'checkpoint.json'), rejects: path.join(dir, 'rejects.ndjson'), ...config };
-  writeFileSync(file, JSON.stringify(full, null, 2), { mode: 0o600 });
-  return file;
-}
-
-const sourcesOf = (ds, format, entities) => {
-  const sources = {};
-  for (const e of entities) sources[e] = { path: e === 'messages' ? ds.messages[format] : ds[e] };
-  return sources;
-};
-
-// ---------------------------------------------------------------------------------------------
-// measurements
-
-const cpuSeconds = (usage) => (usage ? (usage.userCpuMs + usage.systemCpuMs) / 1000 : NaN);
-const interference = [];
-
-/**
- * Runs one measurement on a machine other people share: waits for it to go quiet first, then notes
- * which share of the CPUs other processes took while it ran (machine busy time less our own CPU).
- */
-async function observed(label, fn, cpuOf = (r) => r.cpu) {
-  const quietWait = Number(opts['quiet-wait']) * 1000;
-  const busyBefore = quietWait > 0 ? await waitForQuiet({ maxMs: quietWait, log }) : undefined;
-  const before = cpuSnapshot();
-  const parentBefore = process.cpuUsage();
-  const result = await fn();
-  const after = cpuSnapshot();
-  const parent = process.cpuUsage(parentBefore);
-  const others = othersShare(before, after, cpuOf(result) + (parent.user + parent.system) / 1e6, cpus().length);
-  interference.push({ label, busyBefore, others });
-  result.others = others;
-  return result;
-}
-
-/** The measured text, with a mark when other processes took a noticeable share of the machine meanwhile. */
-const busyNote = (...runs) => {
-  const worst = Math.max(...runs.map((r) => r?.others ?? 0));
-  return worst >= 0.1 ? ` [others used ${pct(worst, 0)} CPU]` : '';
-};
-
-const measureFloor = (format, file, expected) => observed(`floor ${format}`, async () => {
-  const result = await runNode(path.join(BENCH, 'parse-floor.mjs'), [format, file]);
-  const out = lastJson(result, `parse floor ${format}`);
-  if (out.records !== expected) throw new Error(`parse floor ${format}: read ${out.records} records, generated ${expected}`);
-  return { records: out.records, ms: out.ms, perSec: out.records / (out.ms / 1000), rss: result.rss, cpu: cpuSeconds(result.rss) };
-});
-
-const runValidate = (name, ds, format, nodeFlags = []) => observed(name, async () => {
-  // validate is offline, but the config still has to name a target (CONFIG_MISSING_TARGET otherwise).
-  const config = writeConfig(name, { baseUrl: 'http://127.0.0.1:9', sources: sourcesOf(ds, format, ['users', 'groups', 'messages']) });
-  const result = await runNode(BIN, ['validate', '--json', '-c', config], { nodeFlags });
-  const out = lastJson(result, `validate ${format}`);
-  return { records: out.recordsRead, errors: out.errorCount, warnings: out.warningCount, ms: result.ms, perSec: out.recordsRead / (result.ms / 1000), rss: result.rss, cpu: cpuSeconds(result.rss), exit: result.code };
-});
-
-/**
- * One `import` into a fresh sandbox process. Samples the sandbox's request count every 500 ms so the
- * rate can be judged over a steady window, not only end to end.
- */
-const runImport = (name, ds, format, { rpm, sandbox = {}, nodeFlags = [] }) => observed(name, async () => {
-  const sb = await startSandboxChild(sandbox);
-  try {
-    const config = writeConfig(name, {
-      baseUrl: sb.url,
-      concurrency,
-      requestsPerMinute: rpm,
-      sources: sourcesOf(ds, format, ['users', 'groups', 'members', 'messages']),
-    });
-    const samples = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const s = await sb.stats().catch(() => undefined);
-        if (s) samples.push({ t: Date.now(), requests: s.requests, rateLimited: s.rateLimited });
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    })();
-    const result = await runNode(BIN, ['import', '--json', '--fresh', '-c', config], { env: { MIGRATE_API_KEY: SANDBOX_KEY }, nodeFlags });
-    sampling = false;
-    await sampler;
-    const summary = lastJson(result, `import ${name}`);
-    const stats = await sb.stats();
-    const sandboxUsage = await sb.stop();
-    return { summary, stats, samples, ms: result.ms, rss: result.rss, sandboxUsage, cpu: cpuSeconds(result.rss) + cpuSeconds(sandboxUsage), exit: result.code };
-  } catch (error) {
-    await sb.stop();
-    throw error;
-  }
-});
-
-/** The most the sandbox absorbs here: pre-serialised bodies, no reading, mapping or checkpoint. */
-const measureSandboxCeiling = (file, records) => observed('sandbox ceiling', async () => {
-  const sb = await startSandboxChild({});
-  let usage;
-  try {
-    const result = await runNode(path.join(BENCH, 'sandbox-ceiling.mjs'), [file, sb.url, String(records), String(concurrency)], {
-      env: { MIGRATE_API_KEY: SANDBOX_KEY },
-    });
-    usage = result.rss;
-    return lastJson(result, 'sandbox ceiling');
-  } finally {
-    const sandboxUsage = await sb.stop();
-    ceilingCpu = cpuSeconds(usage) + cpuSeconds(sandboxUsage);
-  }
-}, () => ceilingCpu);
-let ceilingCpu = NaN;
-
-const runNaive = (name, ds) => observed(name, async () => {
-  const sb = await startSandboxChild({});
-  let sandboxUsage;
-  try {
-    const result = await runNode(path.join(BENCH, 'naive-import.mjs'), [ds.messages.json, sb.url], {
-      env: { MIGRATE_API_KEY: SANDBOX_KEY },
-      nodeFlags: ['--max-old-space-size=8192'],
-    });
-    const out = lastJson(result, 'naive import');
-    const stats = await sb.stats();
-    sandboxUsage = await sb.stop();
-    return { ...out, wallMs: result.ms, perSec: out.records / (result.ms / 1000), rss: result.rss, stored: stats.perEntity.messages.stored, cpu: cpuSeconds(result.rss) + cpuSeconds(sandboxUsage) };
-  } finally {
-    if (!sandboxUsage) await sb.stop();
-  }
+const { interference, measureFloor, runValidate, runImport, measureSandboxCeiling, runNaive } = createMeasurements({
+  concurrency,
+  quietWaitMs: Number(opts['quiet-wait']) * 1000,
+  log,
 });
 
 // ---------------------------------------------------------------------------------------------

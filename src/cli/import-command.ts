@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { ConfigError, ExitCode } from '../errors.js';
-import { runImportSession } from '../pipeline/import-session.js';
 import { runValidate } from '../pipeline/run-validate.js';
 import { chooseReporterMode, createReporter } from '../report/reporter.js';
 import { formatSummaryTable, formatDuration, type ImportSummary } from '../report/summary.js';
@@ -57,6 +56,8 @@ async function importAction(opts: ImportOptions): Promise<number> {
   );
   let summary: ImportSummary;
   try {
+    // The HTTP stack loads only for a run that sends.
+    const { runImportSession } = await import('../pipeline/import-session.js');
     summary = await runImportSession({
       config,
       plans,

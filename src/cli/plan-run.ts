@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { MigrateConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { planSources, type EntityPlan } from '../pipeline/plan.js';
-import { PRESET_NAMES, planPreset } from '../presets/index.js';
+import { PRESET_NAMES } from '../presets/context.js';
 
 export interface RunPlan {
   plans: EntityPlan[];
@@ -19,6 +19,7 @@ export async function planRun(config: MigrateConfig, baseDir: string): Promise<R
     if (!config.from) throw new ConfigError('CONFIG_INVALID', `--preset ${config.preset} needs --from <export folder or file>`);
     const from = path.resolve(baseDir, config.from);
     const idMapFile = path.join(path.dirname(config.rejects), 'migrate-ids.ndjson');
+    const { planPreset } = await import('../presets/index.js');
     return {
       plans: await planPreset(config.preset, from, {
         cwd: baseDir,

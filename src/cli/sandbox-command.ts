@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { probability, wholeNumber } from './arg-parsers.js';
 import { ExitCode } from '../errors.js';
-import { SANDBOX_DEFAULT_API_KEY, startSandbox, type SandboxOptions } from '../sandbox/index.js';
+import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
+import type { SandboxOptions } from '../sandbox/index.js';
 import { runCommand } from './run-command.js';
 
 interface SandboxFlags {
@@ -72,6 +73,8 @@ async function sandboxAction(flags: SandboxFlags): Promise<number> {
       poisonIdPattern: flags.poison,
     },
   };
+  // Loaded here, not at start-up: the other commands never need the server.
+  const { startSandbox } = await import('../sandbox/index.js');
   const sandbox = await startSandbox(options);
   if (flags.json) process.stdout.write(`${JSON.stringify({ url: sandbox.url, port: sandbox.port })}\n`);
   else {

@@ -45,6 +45,7 @@ export class RateLimiter {
   private nextStartAt = 0;
   private pausedUntil = 0;
   private lastRaiseAt = 0;
+  private seen429 = false;
   private readonly auto: boolean;
 
   constructor(
@@ -69,7 +70,12 @@ export class RateLimiter {
       const now = this.clock.now();
       const start = Math.max(now, this.nextStartAt, this.pausedUntil);
       if (start <= now) {
-        this.nextStartAt = Math.max(now, this.nextStartAt) + this.intervalMs();
+        // Keep to the schedule: a timer that fired late must not push every later start back too. A
+        // start is never more than one interval after its slot (else the schedule restarts from now,
+        // without a catch-up burst), so a window still holds at most 0.99 R + 1 starts.
+        const interval = this.intervalMs();
+        const base = now - this.nextStartAt < interval ? this.nextStartAt : now;
+        this.nextStartAt = base + interval;
         return;
       }
       await this.clock.sleep(start - now, signal);
@@ -84,7 +90,10 @@ export class RateLimiter {
       if (this.auto) {
         if (signals.limit !== this.ceiling) {
           this.ceiling = signals.limit;
-          if (this.rate > this.ceiling || signals.status !== 429) this.rate = Math.min(this.ceiling, Math.max(this.rate, this.ceiling / 2));
+          // Until a 429 says otherwise, the service's own figure is the rate; after one, creep up to it.
+          this.rate = this.seen429 ? Math.min(this.rate, this.ceiling) : this.ceiling;
+          // The next start was scheduled at the old pace: bring it forward.
+          this.nextStartAt = Math.min(this.nextStartAt, now + this.intervalMs());
         }
       } else if (signals.limit < this.ceiling) {
         this.ceiling = signals.limit;
@@ -92,6 +101,7 @@ export class RateLimiter {
       }
     }
     if (signals.status === 429) {
+      this.seen429 = true;
       this.rate = Math.max(1, this.rate * 0.75);
       const wait = signals.retryAfterMs ?? (signals.resetAt !== undefined ? signals.resetAt - now : 1000);
       this.pausedUntil = Math.max(this.pausedUntil, now + Math.max(0, wait));

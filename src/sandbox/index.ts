@@ -16,4 +16,4 @@ export type {
 } from './types.js';
 
 /** The key the demo and the docs use against a local sandbox; never a real service key. */
-export const SANDBOX_DEFAULT_API_KEY = 'sandbox-key';
+export { SANDBOX_DEFAULT_API_KEY } from './default-key.js';
