@@ -4,6 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from '../dist/sandbox/index.js';
 
 export const DATA_DIR = fileURLToPath(new URL('./data/', import.meta.url));
 /** Bump when the record shapes change, so stale data sets are not reused. */
@@ -11,16 +12,6 @@ const GENERATOR_VERSION = 2;
 /** sentAt of the first message; every timestamp stays well in the past. */
 const EPOCH = 1_600_000_000;
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pad = (n, width) => String(n).padStart(width, '0');
 export const uidOf = (i) => `u${pad(i, 6)}`;

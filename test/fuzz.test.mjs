@@ -11,6 +11,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { RULES } from '../dist/validate/index.js';
 import { MAPPER_CODES, READER_CODES } from './fixtures-invalid-cases.mjs';
 import { collect, FIXTURES, spawnCli, tempDir, writeConfig } from './helpers.mjs';
+import { mulberry32 } from '../dist/sandbox/index.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20240611);
 const RUNS = 12;
@@ -25,16 +26,9 @@ const KNOWN_BUG_DEEP_FIELD = '';
 // validate is offline: no target configured (empty variables count as unset).
 const NO_TARGET = { MIGRATE_BASE_URL: '', MIGRATE_APP_ID: '', MIGRATE_REGION: '' };
 
-/** mulberry32: small, fast, and the same sequence on every machine for a seed. */
+/** The sandbox's mulberry32: the same sequence on every machine for a seed. */
 function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n) => Math.floor(next() * n);
   return { next, int, pick: (list) => list[int(list.length)], range: (lo, hi) => lo + int(hi - lo + 1) };
 }

@@ -48,6 +48,7 @@ test('three nightly runs over a growing export: appended rows, a new file on the
     const rewritten = [...Array.from({ length: 30 }, (_, k) => message(1029 - k)), message(2000), message(2001)];
     await writeFile(path.join(dir, 'messages-2.ndjson'), `${rewritten.join('\n')}\n`);
     s = await nightly();
+    assert.ok(s.warnings.some((w) => /messages-2\.ndjson changed in place/.test(w)), JSON.stringify(s.warnings));
     assert.equal(s.entities.messages.imported, 2);
     assert.equal(s.entities.messages.alreadyPresent, 30);
 

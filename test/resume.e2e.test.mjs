@@ -3,23 +3,13 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { mulberry32 } from '../dist/sandbox/index.js';
 import { collect, readNdjson, runCli, sandbox, spawnCli, tempDir, writeConfig, writeGeneratedExport } from './helpers.mjs';
-
-/** Seeded, so a failure can be replayed. */
-function mulberry32(seed) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CONCURRENCY = 4;
 
 test('SIGKILL at 24 random moments, resuming after each: every record once, re-sent at most the batches in flight', async () => {
-  const random = mulberry32(20261122);
+  const random = mulberry32(20261122); // seeded, so a failure can be replayed
   const sb = await sandbox({ latencyMs: 15 });
   try {
     const dir = await tempDir();

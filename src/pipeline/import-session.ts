@@ -33,6 +33,19 @@ export interface ImportSessionOptions {
 export async function runImportSession(options: ImportSessionOptions): Promise<ImportSummary> {
   const { config } = options;
   const started = Date.now();
+  // The summary lists the run's warnings too, so a CI job reading --json sees them.
+  const warnings: string[] = [];
+  const shown = options.events;
+  const events: RunEvents = {
+    phaseStarted: (entity, expected) => shown.phaseStarted(entity, expected),
+    progress: (entity, counts) => shown.progress(entity, counts),
+    phaseFinished: (entity, counts, completed) => shown.phaseFinished(entity, counts, completed),
+    info: (message) => shown.info(message),
+    warning: (message) => {
+      warnings.push(message);
+      shown.warning(message);
+    },
+  };
   const lock = new CheckpointLock(`${config.checkpoint}.lock`);
   await lock.acquire();
   let client: ImportClient | undefined;
@@ -63,7 +76,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
         checkpoint,
         rejects,
         sender,
-        events: options.events,
+        events,
         batchSize: config.batchSize,
         concurrency: config.concurrency,
         importSoftDeleted: config.importSoftDeleted,
@@ -75,7 +88,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     } catch (err) {
       error = err;
     }
-    return summarise(options, counts, started, resumed, error);
+    return summarise(options, counts, started, resumed, error, warnings);
   } finally {
     await rejects?.close().catch(() => undefined);
     if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
@@ -84,7 +97,14 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   }
 }
 
-function summarise(options: ImportSessionOptions, entities: RunCounts, started: number, resumed: boolean, error: unknown): ImportSummary {
+function summarise(
+  options: ImportSessionOptions,
+  entities: RunCounts,
+  started: number,
+  resumed: boolean,
+  error: unknown,
+  warnings: string[],
+): ImportSummary {
   const totals = sumCounts(entities);
   const base = {
     entities,
@@ -93,7 +113,7 @@ function summarise(options: ImportSessionOptions, entities: RunCounts, started: 
     checkpoint: options.config.checkpoint,
     rejects: options.config.rejects,
     resumed,
-    warnings: [],
+    warnings,
   };
   if (error instanceof InterruptedError || (error === undefined && options.stop.aborted)) {
     return { ...base, status: 'interrupted', exitCode: ExitCode.interrupted };

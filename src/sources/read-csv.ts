@@ -36,17 +36,20 @@ export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions =
     }
   };
 
+  /** The rows parsed so far as one batch, then the syntax error that stopped the parser, if any. */
+  function* handOver(): Generator<SourceItem[]> {
+    if (rows.pending > 0) yield rows.drain();
+    if (parser.errored) yield [rows.syntaxProblem(parser.errored)];
+  }
+
   try {
     for await (const block of readBlocks(file, { signal, cutLongLinesAt: CUT_LONG_LINES_AT })) {
       if (block.badLines !== undefined) rows.badLines.push(...block.badLines);
       parser.write(block.bytes);
       take();
       if (signal?.aborted) return;
-      if (rows.pending > 0) yield rows.drain();
-      if (parser.errored) {
-        yield [rows.syntaxProblem(parser.errored)];
-        return;
-      }
+      yield* handOver();
+      if (parser.errored) return;
     }
     if (signal?.aborted) return;
     parser.end();
@@ -58,11 +61,8 @@ export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions =
     }
     take();
     if (signal?.aborted) return;
-    if (rows.pending > 0) yield rows.drain();
-    if (parser.errored) {
-      yield [rows.syntaxProblem(parser.errored)];
-      return;
-    }
+    yield* handOver();
+    if (parser.errored) return;
   } catch (error) {
     if (!(error instanceof CorruptGzipError)) throw error;
     yield [...rows.drain(), gzipProblem(file.display, error)];
