@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fixtureWorkspace, runCli, sandbox } from './helpers.mjs';
+import { fixtureWorkspace, runCli, sandbox, tempDir } from './helpers.mjs';
 
 const noStack = (text) => assert.doesNotMatch(text, /\n\s+at /);
 
@@ -92,4 +92,20 @@ test('an unwritable checkpoint or rejects path is fatal before anything is sent'
   } finally {
     await sb.close();
   }
+});
+
+test('a save asked for the moment the previous one resolves is written too (no save is left waiting)', async () => {
+  const { CheckpointStore, readCheckpoint } = await import('../dist/checkpoint/store.js');
+  const dir = await tempDir('cm-store-');
+  const file = path.join(dir, 'checkpoint.json');
+  const store = await CheckpointStore.open(file, { target: { baseUrl: 'https://x.example' }, sourcesHash: 'h' }, true);
+  const progress = store.fileProgress('messages', 'm.ndjson');
+  // Each save starts in the continuation of the previous one: the window in which a coalescing
+  // writer can miss a request. A missed one never resolves and this test times out.
+  for (let i = 0; i < 200; i++) {
+    progress.ack(i * 50, i * 50 + 50);
+    await store.save();
+  }
+  const onDisk = await readCheckpoint(file);
+  assert.equal(onDisk.files['messages:m.ndjson'].watermark, 200 * 50);
 });

@@ -80,16 +80,16 @@ test('backoff is exponential with full jitter, capped, and never shorter than th
 
 test('record results are read from both documented shapes, matching messages by muid when keyed otherwise', () => {
   const flat = { data: { u1: { success: true, data: { uid: 'u1' } }, u2: { success: false, error: { code: 'ERR_UID_ALREADY_EXISTS', message: 'exists' } } } };
-  const r1 = parseRecordResults(flat, ['u1', 'u2', 'u3'], 'uid');
+  const r1 = parseRecordResults(JSON.stringify(flat), ['u1', 'u2', 'u3'], 'uid');
   assert.deepEqual(r1.get('u1'), { success: true });
   assert.equal(r1.get('u2').code, 'ERR_UID_ALREADY_EXISTS');
   assert.equal(r1.has('u3'), false, 'no result means no verdict');
   const nested = { data: { data: { 1000001: { success: true, data: { id: '1000001', muid: 'M-1' } }, 1000002: { success: false, muid: 'm-2', error: { code: 'ERR_EMPTY_MESSAGE_TEXT', message: 'empty' } } } } };
-  const r2 = parseRecordResults(nested, ['M-1', 'm-2'], 'muid');
+  const r2 = parseRecordResults(JSON.stringify(nested), ['M-1', 'm-2'], 'muid');
   assert.deepEqual(r2.get('M-1'), { success: true });
   assert.equal(r2.get('m-2').code, 'ERR_EMPTY_MESSAGE_TEXT');
   // The service lower-cases ids: a result keyed "bob" answers the record sent as "Bob".
-  assert.deepEqual(parseRecordResults({ data: { bob: { success: true } } }, ['Bob'], 'uid').get('Bob'), { success: true });
+  assert.deepEqual(parseRecordResults(JSON.stringify({ data: { bob: { success: true } } }), ['Bob'], 'uid').get('Bob'), { success: true });
 });
 
 test('progress: out-of-order acknowledgements raise the watermark only where they join it', () => {

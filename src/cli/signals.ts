@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * Ctrl+C handling shared by every command that sends. The first SIGINT/SIGTERM stops taking new
  * batches and lets the ones in flight finish; after `graceMs`, or at a second signal, requests under
@@ -15,6 +17,8 @@ export interface StopSignals {
 export function installStopSignals(onFirst: () => void, graceMs = 15_000): StopSignals {
   const soft = new AbortController();
   const hard = new AbortController();
+  // Every request in flight listens to the hard stop: more than the default 10 is expected, not a leak.
+  setMaxListeners(0, hard.signal);
   let count = 0;
   let timer: NodeJS.Timeout | undefined;
   const handler = () => {

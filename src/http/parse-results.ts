@@ -1,3 +1,5 @@
+import { innerObjectEntries, keysAreUnique, memberNamed, objectEntries } from '../json/object-entries.js';
+
 /** The service's verdict on one record of a request. */
 export interface RecordResult {
   success: boolean;
@@ -12,22 +14,20 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const isResult = (v: unknown): v is Obj => isObj(v) && typeof v.success === 'boolean';
 
 /**
- * Reads the per-record results of a 200 answer, in both documented shapes: `{"data": {key: result}}`
- * and the vendor examples' `{"data": {"data": {key: result}}}`, where message results may be keyed by
- * the service's new message id instead of the muid (import-api.md "Responses"); then the muid inside
- * the result is used. Returns results by the ids that were sent; ids with no result are absent.
+ * Reads the per-record results of a 200 answer's text, in both documented shapes: `{"data": {key:
+ * result}}` and the vendor examples' `{"data": {"data": {key: result}}}`, where message results may be
+ * keyed by the service's new message id instead of the muid (import-api.md "Responses"); then the muid
+ * inside the result is used. Returns results by the ids that were sent; ids with no result are absent.
  */
-export function parseRecordResults(body: unknown, sentIds: readonly string[], idField: string): Map<string, RecordResult> {
+export function parseRecordResults(text: string, sentIds: readonly string[], idField: string): Map<string, RecordResult> {
   const results = new Map<string, RecordResult>();
-  let map: unknown = isObj(body) ? body.data : undefined;
-  if (isObj(map) && isObj(map.data) && !isResult(map.data) && !sentIds.includes('data')) map = map.data;
-  if (!isObj(map)) return results;
-
   // The service lower-cases ids, so match without case as well.
   const byLower = new Map<string, string>();
   for (const id of sentIds) byLower.set(id.toLowerCase(), id);
 
-  for (const [key, entry] of Object.entries(map)) {
+  const entries = resultEntries(text, sentIds, byLower) ?? resultEntriesOf(parseJson(text), sentIds);
+
+  for (const [key, entry] of entries) {
     if (!isResult(entry)) continue;
     const id = matchId(key, entry, idField, byLower);
     if (id === undefined) continue;
@@ -45,6 +45,58 @@ export function parseRecordResults(body: unknown, sentIds: readonly string[], id
   return results;
 }
 
+/** The text as JSON, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The result map's entries from the parsed answer: the reference for what `resultEntries` does fast. */
+function resultEntriesOf(body: unknown, sentIds: readonly string[]): [string, unknown][] {
+  let map: unknown = isObj(body) ? body.data : undefined;
+  if (isObj(map) && isObj(map.data) && !isResult(map.data) && !sentIds.includes('data')) map = map.data;
+  return isObj(map) ? Object.entries(map) : [];
+}
+
+const SUCCESS_HEAD = /^\{\s*"success"\s*:\s*true\s*[,}]/;
+const SUCCESS = Object.freeze({ success: true });
+
+/**
+ * The same entries with each result parsed on its own (see object-entries.ts for why); undefined
+ * whenever the text is not plainly one of the two shapes, and the caller parses it whole.
+ */
+function resultEntries(text: string, sentIds: readonly string[], byLower: ReadonlyMap<string, string>): [string, unknown][] | undefined {
+  let map = innerObjectEntries(text, 'data');
+  if (map === undefined) {
+    const top = objectEntries(text);
+    const data = top && memberNamed(top, 'data');
+    map = data && objectEntries(text, data.start, data.end);
+  }
+  if (!map || !keysAreUnique(map)) return undefined;
+  const inner = memberNamed(map, 'data');
+  if (inner && !sentIds.includes('data') && text.charCodeAt(inner.start) === 123) {
+    const nested = objectEntries(text, inner.start, inner.end);
+    if (!nested || !keysAreUnique(nested)) return undefined;
+    const success = memberNamed(nested, 'success');
+    const isOneResult = success !== undefined && /^(true|false)$/.test(text.slice(success.start, success.end));
+    if (!isOneResult) map = nested;
+  }
+  try {
+    // A success under a sent id needs nothing but its verdict: its echoed record is not parsed.
+    return map.map((entry) => [
+      entry.key,
+      byLower.has(entry.key.toLowerCase()) && SUCCESS_HEAD.test(text.slice(entry.start, entry.start + 20))
+        ? SUCCESS
+        : (JSON.parse(text.slice(entry.start, entry.end)) as unknown),
+    ]);
+  } catch {
+    return undefined;
+  }
+}
+
 function matchId(key: string, entry: Obj, idField: string, byLower: Map<string, string>): string | undefined {
   const direct = byLower.get(key.toLowerCase());
   if (direct !== undefined) return direct;
@@ -60,7 +112,8 @@ function matchId(key: string, entry: Obj, idField: string, byLower: Map<string, 
 }
 
 /** The `{"error": {"code", "message"}}` of a failed request, if it has one. */
-export function parseRequestError(body: unknown): { code: string; message: string } | undefined {
+export function parseRequestError(text: string): { code: string; message: string } | undefined {
+  const body = parseJson(text);
   if (!isObj(body) || !isObj(body.error)) return undefined;
   const { code, message } = body.error;
   return { code: typeof code === 'string' ? code : 'ERR_UNKNOWN', message: typeof message === 'string' ? message : '' };

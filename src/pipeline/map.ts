@@ -60,12 +60,19 @@ interface Rename {
 }
 
 /** Fields that hold an id or a reference to one. */
-const ID_FIELDS = ['uid', 'guid', 'muid', 'sender', 'receiver', 'owner'] as const;
+const ID_FIELDS: Record<EntityName, readonly string[]> = {
+  users: ['uid'],
+  groups: ['guid', 'owner'],
+  members: ['guid', 'uid'],
+  messages: ['muid', 'sender', 'receiver'],
+};
 
 /** One mapper per source file: unknown fields are reported once per mapper. */
 export function createMapper(options: MapperOptions): (item: SourceRecord) => MappedRecord {
   const entity = options.entity;
   const idField = entity.idField;
+  // Only the entity's own id fields: looking up absent names walks the prototype chain per record.
+  const idFields = ID_FIELDS[entity.name];
   const known = new Set(KNOWN_FIELDS[entity.name]);
   const renames: Rename[] = Object.entries(options.map ?? {})
     .filter(([target, source]) => target !== source)
@@ -118,7 +125,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
   return (item: SourceRecord): MappedRecord => {
     const source = item.value;
     const problems: Problem[] = [];
-    fresh.clear();
+    if (fresh.size > 0) fresh.clear();
     let allKnown = renames.length === 0;
     if (allKnown) {
       for (const key in source) {
@@ -199,7 +206,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     // (f) ids: an id-keyed JSON record may hold its id only in the key; JSON exports often hold numeric
     // ids (Telegram, Discord snowflakes), which the service takes as strings
     if (item.key !== undefined) fillIdFromKey((payload = own(payload)), idField, item.key, problems);
-    for (const field of ID_FIELDS) if (typeof payload[field] === 'number') (payload = own(payload))[field] = String(payload[field]);
+    for (const field of idFields) if (typeof payload[field] === 'number') (payload = own(payload))[field] = String(payload[field]);
     // An export's own memberId is kept, so validation can tell when it disagrees with guid and uid.
     if (idField === 'memberId' && (payload.memberId === undefined || payload.memberId === null)) {
       (payload = own(payload)).memberId = entity.idOf(payload);

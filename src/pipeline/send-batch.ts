@@ -88,14 +88,14 @@ export class BatchSender {
       limiter.observe(rate);
       if (status === 200) {
         this.okCount++;
-        pending = this.settle(entity, pending, parseRecordResults(response.body, pending.map((r) => r.id), entity.idField), outcome);
+        pending = this.settle(entity, pending, parseRecordResults(response.text, pending.map((r) => r.id), entity.idField), outcome);
         if (pending.length === 0) return;
         body = serialiseBatch(entity, pending);
         // Records the answer did not mention: send them again, already-exists makes it safe.
         attempt = await this.backoffOrGiveUp(attempt, 0, `${entity.name}: the service answered without a result for some records`);
         continue;
       }
-      const error = parseRequestError(response.body);
+      const error = parseRequestError(response.text);
       if (AUTH_STATUSES.has(status)) {
         throw new RemoteError('REMOTE_AUTH', `the service refused the API key (${status} ${error?.code ?? ''}): check apiKey, appId and region`.replace(' )', ')'));
       }

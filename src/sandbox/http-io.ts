@@ -31,6 +31,11 @@ export function errorBody(code: string, message: string): { error: { code: strin
   return { error: { code, message } };
 }
 
+/** A body already serialised, passed through `sendJson` as it is. */
+export class SerialisedJson {
+  constructor(readonly text: string) {}
+}
+
 /** Always with Content-Length, so keep-alive clients can reuse the connection. */
 export function sendJson(
   res: ServerResponse,
@@ -39,7 +44,7 @@ export function sendJson(
   headers: Record<string, string> = {},
 ): void {
   if (res.destroyed || res.headersSent) return;
-  const text = JSON.stringify(body);
+  const text = body instanceof SerialisedJson ? body.text : JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
     'Content-Type': 'application/json; charset=utf-8',

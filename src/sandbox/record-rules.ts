@@ -6,9 +6,10 @@ import {
   checkOneOf,
   checkTags,
   checkUrl,
+  fitsBytes,
   isPlainObject,
+  MAX_SECONDS,
   parseTimestamp,
-  utf8Size,
 } from './field-checks.js';
 
 /**
@@ -25,6 +26,8 @@ export interface RuleContext {
   nowSeconds: number;
   /** `createdAt` of a stored group, by lower-cased guid. */
   groupCreatedAt(guid: string): number | undefined;
+  /** False when the store keeps ids only: a message then needs no stored copy, only its answer. */
+  keepRecords: boolean;
 }
 
 const USER_FORMAT = 'ERR_IMPORT_INVALID_USER_FORMAT';
@@ -51,7 +54,14 @@ function readTimes(
 ): { ok: true; times: Record<string, number> } | { ok: false; problem: string } {
   const times: Record<string, number> = {};
   for (const field of fields) {
-    const parsed = parseTimestamp(record[field], field);
+    const value = record[field];
+    if (value === undefined || value === null) continue;
+    // The common case, integer seconds, without a result object per field.
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SECONDS) {
+      times[field] = value;
+      continue;
+    }
+    const parsed = parseTimestamp(value, field);
     if (!parsed.ok) return { ok: false, problem: parsed.problem };
     if (parsed.value !== undefined) times[field] = parsed.value;
   }
@@ -125,7 +135,7 @@ function checkMember(key: string, r: JsonObject, ctx: RuleContext): RuleOutcome 
 
 const MESSAGE_TYPES = ['text', 'image', 'file', 'audio', 'video'] as const;
 
-function checkMessage(key: string, r: JsonObject): RuleOutcome {
+function checkMessage(key: string, r: JsonObject, ctx: RuleContext): RuleOutcome {
   const custom = r.category === 'custom';
   const problem =
     checkId(r.muid, 'muid') ??
@@ -137,7 +147,7 @@ function checkMessage(key: string, r: JsonObject): RuleOutcome {
     (r.category === undefined ? undefined : checkOneOf(r.category, 'category', ['message', 'custom'])) ??
     (custom ? optionalString(r.type, 'type') : checkOneOf(r.type, 'type', MESSAGE_TYPES)) ??
     (r.data === undefined || isPlainObject(r.data) ? undefined : 'data must be an object') ??
-    (r.data !== undefined && utf8Size(r.data) > MESSAGE_DATA_BYTES
+    (r.data !== undefined && !fitsBytes(r.data, MESSAGE_DATA_BYTES)
       ? `data must be at most ${MESSAGE_DATA_BYTES} bytes serialised`
       : undefined) ??
     checkTags(r.tags, 'tags', 25);
@@ -154,11 +164,11 @@ function checkMessage(key: string, r: JsonObject): RuleOutcome {
   const receiver = (r.receiver as string).toLowerCase();
   const conversationId =
     r.receiverType === 'group' ? `group_${receiver}` : [sender, receiver].sort().join('_user_');
-  return {
-    ok: true,
-    id: muid,
-    entity: { ...r, ...t.times, muid, sender, receiver, category: r.category ?? 'message', conversationId },
-  };
+  // `id` is the service's own message id, filled in when the message is stored.
+  const entity = ctx.keepRecords
+    ? { ...r, ...t.times, id: '', muid, sender, receiver, category: r.category ?? 'message', conversationId }
+    : { id: '', muid, conversationId, sender, receiverType: r.receiverType, receiver, sentAt: t.times.sentAt };
+  return { ok: true, id: muid, entity };
 }
 
 /** Checks one record of `entity` sent under `key`; on success gives its stored, lower-cased form. */
@@ -178,7 +188,7 @@ export function checkRecord(entity: EntityName, key: string, value: unknown, ctx
     case 'members':
       return checkMember(key, value, ctx);
     case 'messages':
-      return checkMessage(key, value);
+      return checkMessage(key, value, ctx);
   }
 }
 

@@ -17,8 +17,27 @@ export class RecordStore {
     this.clear();
   }
 
+  get keepsRecords(): boolean {
+    return this.keepRecords;
+  }
+
   has(entity: EntityName, id: string): boolean {
     return this.keepRecords ? this.full.get(entity)!.has(id) : this.ids.get(entity)!.has(id);
+  }
+
+  /** Adds the record unless its id is there already; says whether it was added (one hash lookup, not two). */
+  addNew(entity: EntityName, id: string, record: JsonObject): boolean {
+    if (this.keepRecords) {
+      if (this.has(entity, id)) return false;
+      this.add(entity, id, record);
+      return true;
+    }
+    const ids = this.ids.get(entity)!;
+    const before = ids.size;
+    ids.add(id);
+    if (ids.size === before) return false;
+    if (entity === 'groups' && typeof record.createdAt === 'number') this.groupCreated.set(id, record.createdAt);
+    return true;
   }
 
   add(entity: EntityName, id: string, record: JsonObject): void {
