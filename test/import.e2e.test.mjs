@@ -1,9 +1,9 @@
 // End to end: the built CLI, as a child process, against the sandbox on a loopback port.
 import assert from 'node:assert/strict';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { API_KEY, fixtureWorkspace, readNdjson, runCli, sandbox } from './helpers.mjs';
+import { API_KEY, fixtureWorkspace, readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
 const FIXTURE_COUNTS = { users: 40, groups: 8, members: 65, messages: 358 };
 
@@ -106,6 +106,41 @@ test('re-running after a finished import sends nothing and counts everything as 
     const fresh = await runCli(['import', '--fresh', '--json'], { cwd: dir });
     assert.equal(fresh.code, 0, fresh.stderr);
     assert.equal(JSON.parse(fresh.stdout).entities.users.alreadyPresent, 40);
+  } finally {
+    await sb.close();
+  }
+});
+
+test('import: duplicate muids in the export are imported once and rejected where they repeat, in the same batch or later', async () => {
+  const sb = await sandbox();
+  try {
+    const dir = await tempDir();
+    const users = [{ uid: 'u1', name: 'Ann' }, { uid: 'u2', name: 'Bob' }];
+    const msg = (muid, i) => ({ muid, sender: 'u1', receiverType: 'user', receiver: 'u2', sentAt: 1_600_000_000 + i, category: 'message', type: 'text', data: { text: `hello ${i}` } });
+    // Lines 1-120: m1 repeated at line 3 (same batch), M2 at line 4 against m2 at line 2 (case, same
+    // batch), m5 repeated at line 110 (a later batch, sent once the first batch has been answered).
+    const ids = ['m1', 'm2', 'm1', 'M2', 'm5'];
+    for (let i = ids.length; i < 120; i++) ids.push(i === 109 ? 'm5' : `n${i}`);
+    await writeFile(path.join(dir, 'users.ndjson'), users.map((u) => JSON.stringify(u)).join('\n'));
+    await writeFile(path.join(dir, 'messages.ndjson'), ids.map((id, i) => JSON.stringify(msg(id, i))).join('\n'));
+    await writeConfig(dir, {
+      baseUrl: sb.url,
+      concurrency: 1,
+      requestsPerMinute: 6000,
+      sources: { users: { path: 'users.ndjson' }, messages: { path: 'messages.ndjson' } },
+    });
+    const run = await runCli(['import', '--json'], { cwd: dir });
+    assert.equal(run.code, 3, run.stderr);
+    const unique = new Set(ids.map((id) => id.toLowerCase()));
+    assert.equal(sb.stats().perEntity.messages.stored, unique.size);
+    assert.deepEqual(Object.keys(sb.records().messages).sort(), [...unique].sort());
+    const rejects = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
+    assert.deepEqual(
+      rejects.map((r) => `${r.line} ${r.id} ${r.code}`),
+      ['3 m1 id.duplicate', '4 M2 id.case-collision', '110 m5 id.duplicate'],
+    );
+    assert.match(rejects[0].message, /first seen at messages\.ndjson:1/);
+    assert.equal(JSON.parse(run.stdout).entities.messages.imported, unique.size);
   } finally {
     await sb.close();
   }

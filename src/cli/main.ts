@@ -2,12 +2,15 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../errors.js';
 import { registerDemoCommand } from './demo-command.js';
+import { keepHeapSmall } from './heap-budget.js';
 import { registerImportCommand } from './import-command.js';
 import { registerSandboxCommand } from './sandbox-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerValidateCommand } from './validate-command.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+keepHeapSmall();
 
 const program = new Command()
   .name('chat-migrate')

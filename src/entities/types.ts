@@ -61,6 +61,12 @@ export interface MappedRecord {
   ordinal: number;
   /** Problems found while mapping (bad JSON text in a CSV cell, an unparsable timestamp); validation adds its own. */
   problems: Problem[];
+  /**
+   * Set by ExportIndex in bloom mode when an earlier message may have had the same muid (a Bloom
+   * filter hit: a true duplicate or, rarely, a false positive). Import sends it anyway; an
+   * already-exists answer for it is then the export's duplicate (`suspectDuplicateProblem`).
+   */
+  duplicateSuspect?: true;
   /** Set when the record must not be sent: it is counted as skipped with this reason. */
   skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since' | (string & {});
 }

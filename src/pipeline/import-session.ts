@@ -11,6 +11,7 @@ import type { EntityPlan } from './plan.js';
 import { RejectsWriter } from './rejects.js';
 import { runImport, type RunCounts } from './run-import.js';
 import { BatchSender } from './send-batch.js';
+import { suspectDuplicateProblem } from '../validate/export-index.js';
 
 export interface ImportSessionOptions {
   config: MigrateConfig;
@@ -67,6 +68,11 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
       clock: systemClock,
       hardStop: options.hardStop,
+      judgeAlreadyExists: (record) => {
+        if (!record.duplicateSuspect) return undefined;
+        const problem = suspectDuplicateProblem(record);
+        return { code: problem.rule, message: problem.message };
+      },
     });
     const resumed = checkpoint.resumed;
     let error: unknown;

@@ -96,6 +96,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
   );
   const silentHeads = new Set(markerHeads);
   const warned = new Set<string>();
+  // CSV headers such as "data.text" repeat on every row: split once per mapper.
+  const dottedPaths = new Map<string, string[]>();
   // Reused by every record (the mapper is synchronous): no per-record allocations for bookkeeping.
   const fresh = new Set<object>();
   const moved: unknown[] = new Array<unknown>(renames.length);
@@ -153,7 +155,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     }
     if (dotted !== undefined) {
       for (const key of dotted) {
-        const path = key.split('.');
+        let path = dottedPaths.get(key);
+        if (path === undefined) dottedPaths.set(key, (path = key.split('.')));
         if (!known.has(path[0]) && !transientHeads.has(path[0])) warnUnknown(key, problems);
         else if (!setPath(payload, path, source[key], fresh)) conflict(key, problems);
         else if (!known.has(path[0])) sawTransient = true;

@@ -4,6 +4,7 @@ import type { FileProgress } from '../checkpoint/file-progress.js';
 import type { EntityName, MappedRecord, SourceItem, SourceProblem, SourceRecord } from '../entities/types.js';
 import { InterruptedError } from '../errors.js';
 import { ExportIndex } from '../validate/index.js';
+import { duplicateIdProblem } from '../validate/duplicate-problems.js';
 import { checkRecord, hasError } from './check-record.js';
 import { emptyCounts, type EntityCounts, type RunEvents } from './events.js';
 import { checkFingerprint } from './fingerprint.js';
@@ -49,7 +50,8 @@ interface FileCursor {
  */
 export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise<RunCounts> {
   const configured = new Set(run.plans.map((p) => p.entity.name));
-  const index = new ExportIndex({ configured, nowSec: run.nowSec });
+  // Message ids through the fixed-size filter: memory must not grow with the export (issue 5).
+  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom' });
   for (const message of index.uncheckedReferences()) run.events.warning(message);
   for (const plan of run.plans) {
     counts[plan.entity.name] = emptyCounts();
@@ -66,6 +68,8 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   const started = Date.now();
   const limit = pLimit(run.concurrency);
   const inFlight = new Set<Promise<void>>();
+  /** Batches sent and not yet answered: where a suspect duplicate's first record may still be. */
+  const unanswered = new Set<MappedRecord[]>();
   let failure: unknown;
   const totals = run.checkpoint.totals(entity.name);
 
@@ -98,6 +102,8 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     // A batch still queued when Ctrl+C comes is not sent (and so not acknowledged): the next run reads it again.
     const send = async (): Promise<BatchOutcome | typeof NOT_SENT> => (run.stop.aborted ? NOT_SENT : run.sender.send(entity, records));
     const sent = records.length > 0 ? limit(send) : Promise.resolve(undefined);
+    unanswered.add(records);
+    void sent.finally(() => unanswered.delete(records)).catch(() => undefined);
     const task = sent
       .then((outcome) => (outcome === NOT_SENT ? undefined : settle(outcome, cursor.progress, start, end)))
       .catch((err: unknown) => {
@@ -155,6 +161,21 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     return record;
   };
 
+  /**
+   * A message the id filter may have seen before is sent, and an already-exists answer then marks it
+   * as the duplicate. That holds only once its first record has been answered: while that one is
+   * still in this batch or in flight, the two could be stored in either order, so it is judged here.
+   */
+  const rejectKnownDuplicate = (record: MappedRecord, batch: MappedRecord[]): boolean => {
+    const first = earlierWithId(record.id, [batch, ...unanswered]);
+    if (first === undefined) return false;
+    const p = duplicateIdProblem(entity.name, record.id, first.id === record.id, `${first.file}:${first.line}`);
+    run.rejects.write({ ...rejectOf(record, p.rule, p.message), field: p.field });
+    counts.rejected++;
+    totals.rejected++;
+    return true;
+  };
+
   run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
   for (const input of plan.inputs) {
     if (failure !== undefined || run.stop.aborted) break;
@@ -171,7 +192,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       for (const item of items) {
         if (failure !== undefined || run.stop.aborted) break reading;
         const record = admit(item, cursor, mapper);
-        if (record === undefined) continue;
+        if (record === undefined || (record.duplicateSuspect && rejectKnownDuplicate(record, batch))) continue;
         batch.push(record);
         if (batch.length >= run.batchSize) {
           await dispatch(batch, cursor, cursor.nextOrdinal);
@@ -217,6 +238,12 @@ async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput
   }
   progress.data.complete = false;
   return { input, progress, rangeStart: 0, nextOrdinal: 0 };
+}
+
+function earlierWithId(id: string, batches: Iterable<MappedRecord[]>): MappedRecord | undefined {
+  const lower = id.toLowerCase();
+  for (const batch of batches) for (const record of batch) if (record.id.toLowerCase() === lower) return record;
+  return undefined;
 }
 
 function rejectOf(record: MappedRecord, code: string, message: string): RejectEntry {

@@ -3,6 +3,8 @@ import { ExportIndex } from '../validate/index.js';
 import { checkRecord } from './check-record.js';
 import { createMapper } from './map.js';
 import { readInputBatches, type EntityPlan } from './plan.js';
+import { recheckDuplicates } from './recheck-duplicates.js';
+import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
 
 /** One problem, located. The same shape goes to the text report, the JSON report and tests. */
 export interface LocatedProblem {
@@ -39,18 +41,20 @@ export interface ValidateOptions {
   /** Stop after this many errors (0: never). */
   maxErrors: number;
   signal?: AbortSignal;
+  /** Bytes of the message ids' Bloom filter (tests make it tiny to force false positives); see IdBloomFilter. */
+  bloomBytes?: number;
 }
-
-/** Problems kept for printing; counting goes on past it so the totals stay true on a huge, broken export. */
-const KEEP_AT_MOST = 100_000;
 
 /**
  * The dry run: the same read -> map -> check path as import, in import order so references resolve
- * against what came before, with nothing sent. Memory holds id sets (in ExportIndex), not records.
+ * against what came before, with nothing sent. Memory holds id sets (in ExportIndex), not records;
+ * message ids only as a fixed-size Bloom filter, so it stays flat however many messages there are.
+ * When the filter met a muid it may have seen before, the messages are read a second time (ids
+ * only) to tell true duplicates from false positives; a clean export is read once.
  */
 export async function runValidate(options: ValidateOptions): Promise<ValidateResult> {
   const configured = new Set(options.plans.map((p) => p.entity.name));
-  const index = new ExportIndex({ configured, nowSec: options.nowSec });
+  const index = new ExportIndex({ configured, nowSec: options.nowSec, messageIds: 'bloom', bloomBytes: options.bloomBytes });
   const result: ValidateResult = {
     errors: [],
     warnings: [],
@@ -62,25 +66,17 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     stoppedEarly: false,
     notChecked: index.uncheckedReferences(),
   };
-  const add = (p: LocatedProblem) => {
-    result.byRule[p.rule] = (result.byRule[p.rule] ?? 0) + 1;
-    const entityCounts = result.byEntity[p.entity]!;
-    if (p.severity === 'error') {
-      result.errorCount++;
-      entityCounts.errors++;
-      if (result.errors.length < KEEP_AT_MOST) result.errors.push(p);
-    } else {
-      result.warningCount++;
-      entityCounts.warnings++;
-      if (result.warnings.length < KEEP_AT_MOST) result.warnings.push(p);
-    }
-    if (options.maxErrors > 0 && result.errorCount >= options.maxErrors) result.stoppedEarly = true;
-  };
+  const tally = new ProblemTally(result, options.maxErrors);
+  // Items read so far over all entities: the order key the second reading shares.
+  let seq = -1;
+  let messagesFirstSeq = -1;
+  let lastSuspectSeq = -1;
 
   outer: for (const plan of options.plans) {
     const entity = plan.entity;
     result.byEntity[entity.name] = { records: 0, errors: 0, warnings: 0, skipped: 0 };
     const entityCounts = result.byEntity[entity.name]!;
+    if (entity.name === 'messages') messagesFirstSeq = seq + 1;
     for (const input of plan.inputs) {
       const mapper = createMapper({
         entity,
@@ -92,12 +88,13 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
       for await (const items of readInputBatches(input, { signal: options.signal, entity: entity.name })) {
         for (const item of items) {
           if (result.stoppedEarly || options.signal?.aborted) break outer;
+          seq++;
           if (item.kind === 'problem') {
             if (item.ordinal !== undefined) {
               result.recordsRead++;
               entityCounts.records++;
             }
-            add({ file: item.file, line: item.line, entity: entity.name, rule: item.rule, severity: 'error', message: item.message });
+            tally.add({ file: item.file, line: item.line, entity: entity.name, rule: item.rule, severity: 'error', message: item.message }, seq);
             continue;
           }
           result.recordsRead++;
@@ -108,17 +105,65 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
             continue;
           }
           const problems = checkRecord(record, index, options.nowSec);
+          if (record.duplicateSuspect) lastSuspectSeq = seq;
           for (let i = 0; i < problems.length; i++) {
-            add({ file: record.file, line: record.line, entity: entity.name, id: record.id || undefined, ...problems[i] });
+            tally.add({ file: record.file, line: record.line, entity: entity.name, id: record.id || undefined, ...problems[i] }, seq);
           }
         }
       }
     }
   }
+  if (lastSuspectSeq >= 0 && !options.signal?.aborted) {
+    // With --max-errors the duplicates may move the stop anywhere up to where the first reading ended.
+    await recheck(options, index, tally, result, messagesFirstSeq, options.maxErrors > 0 ? seq : lastSuspectSeq);
+  }
   if (!result.stoppedEarly) {
     for (const p of index.finish()) {
-      add({ file: p.file, line: p.line, entity: p.entity, id: p.id, field: p.field, rule: p.rule, severity: p.severity, message: p.message });
+      tally.add({ file: p.file, line: p.line, entity: p.entity, id: p.id, field: p.field, rule: p.rule, severity: p.severity, message: p.message }, seq + 1);
     }
   }
   return result;
+}
+
+/** The second reading: adds the true duplicates among the suspects, and moves a --max-errors stop they bring forward. */
+async function recheck(
+  options: ValidateOptions,
+  index: ExportIndex,
+  tally: ProblemTally,
+  result: ValidateResult,
+  firstSeq: number,
+  lastSeq: number,
+): Promise<void> {
+  const plan = options.plans.find((p) => p.entity.name === 'messages')!;
+  const dups: LocatedProblem[] = [];
+  const dupSeqs: number[] = [];
+  const stop = await recheckDuplicates({
+    plan,
+    index,
+    importSoftDeleted: options.importSoftDeleted,
+    sinceSec: options.sinceSec,
+    signal: options.signal,
+    firstSeq,
+    lastSeq,
+    errorSeqs: tally.errorSeqs,
+    maxErrors: options.maxErrors,
+    onDuplicate: (at, file, line, id, p) => {
+      const located: LocatedProblem = { file, line, entity: 'messages', id, ...p };
+      tally.countOnly(located);
+      if (dups.length < KEEP_AT_MOST) {
+        dups.push(located);
+        dupSeqs.push(at);
+      }
+    },
+  });
+  if (dups.length === 0) return;
+  tally.mergeErrors(dups, dupSeqs);
+  if (stop !== undefined) tally.dropAfter(stop.seq);
+  tally.orderRules();
+  if (stop === undefined) return;
+  const counts = result.byEntity.messages!;
+  result.recordsRead -= counts.records - stop.records;
+  counts.records = stop.records;
+  counts.skipped = stop.skipped;
+  result.stoppedEarly = true;
 }

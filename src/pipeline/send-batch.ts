@@ -23,6 +23,11 @@ export interface BatchSenderOptions {
   /** Aborts requests under way: only the second Ctrl+C or the end of the grace period fires it. */
   hardStop: AbortSignal;
   random?: () => number;
+  /**
+   * Asked when the service says a record already exists: undefined counts it as imported (a re-send
+   * after a crash); a problem rejects it instead (the export holds its id twice).
+   */
+  judgeAlreadyExists?: (record: MappedRecord) => { code: string; message: string } | undefined;
 }
 
 /** Whole-request answers that mean the key is wrong: no retry can help. */
@@ -154,7 +159,11 @@ export class BatchSender {
       const result = results.get(record.id);
       if (!result) missing.push(record);
       else if (result.success) outcome.imported++;
-      else if (entity.alreadyExistsCodes.includes(result.code!)) outcome.alreadyPresent++;
+      else if (entity.alreadyExistsCodes.includes(result.code!)) {
+        const duplicate = this.options.judgeAlreadyExists?.(record);
+        if (duplicate) outcome.rejected.push({ record, ...duplicate });
+        else outcome.alreadyPresent++;
+      }
       else outcome.rejected.push({ record, code: result.code!, message: result.message! });
     }
     if (missing.length < pending.length) this.poisonInARow = 0;

@@ -13,7 +13,7 @@ import { createGunzip } from 'node:zlib';
 import { InputError } from '../errors.js';
 import type { ResolvedFile } from './types.js';
 
-const READ_SIZE = 256 * 1024;
+const READ_SIZE = 64 * 1024;
 const LF = 0x0a;
 
 export interface Block {

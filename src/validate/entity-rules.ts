@@ -18,7 +18,7 @@ const SCOPES: ReadonlySet<unknown> = new Set(['admin', 'moderator', 'participant
 
 export function validateUser(record: MappedRecord, nowSec: number, out: Problem[]): void {
   const p = record.payload;
-  if (checkRequiredId(out, p, 'uid')) checkIdMatches(out, record, 'uid');
+  if (checkRequiredId(out, p.uid, 'uid')) checkIdMatches(out, record, p.uid, 'uid');
   checkName(out, p.name, 'user.name.required', 'user.name.too-long');
   checkUrlField(out, record, 'avatar');
   checkUrlField(out, record, 'link');
@@ -29,7 +29,7 @@ export function validateUser(record: MappedRecord, nowSec: number, out: Problem[
 
 export function validateGroup(record: MappedRecord, nowSec: number, out: Problem[]): void {
   const p = record.payload;
-  if (checkRequiredId(out, p, 'guid')) checkIdMatches(out, record, 'guid');
+  if (checkRequiredId(out, p.guid, 'guid')) checkIdMatches(out, record, p.guid, 'guid');
   checkName(out, p.name, 'group.name.required', 'group.name.too-long');
   const type = p.type;
   if (isAbsent(type)) {
@@ -60,8 +60,8 @@ function checkPassword(out: Problem[], type: unknown, password: unknown): void {
 
 export function validateMember(record: MappedRecord, nowSec: number, out: Problem[]): void {
   const p = record.payload;
-  const guidOk = checkRequiredId(out, p, 'guid');
-  const uidOk = checkRequiredId(out, p, 'uid');
+  const guidOk = checkRequiredId(out, p.guid, 'guid');
+  const uidOk = checkRequiredId(out, p.uid, 'uid');
   const memberId = p.memberId;
   if (guidOk && uidOk && !isAbsent(memberId)) {
     const expected = `${p.guid as string}_member_${p.uid as string}`;

@@ -1,8 +1,13 @@
 import { ENTITIES } from '../entities/index.js';
 import type { EntityName, JsonObject, MappedRecord, Problem } from '../entities/types.js';
-import { ID_CASE_COLLISION, ID_DUPLICATE, IdIndex } from './id-index.js';
+import { duplicateIdProblem } from './duplicate-problems.js';
+import { IdBloomFilter } from './id-bloom.js';
+import { hashId, idShaped } from './id-hash.js';
+import { ID_DUPLICATE, ID_NEW, IdIndex, type IdAddResult } from './id-index.js';
 import { problem, type RuleCode } from './rules.js';
 import { formatCount, isIdShaped, isObject, isoTime } from './values.js';
+
+export { duplicateIdProblem, suspectDuplicateProblem } from './duplicate-problems.js';
 
 /** Above this many members the service stops updating a group's conversations and unread counts. */
 export const LARGE_GROUP_MEMBERS = 300;
@@ -18,6 +23,26 @@ const REFS: ReadonlyArray<{ kind: RefKind; from: EntityName; to: EntityName; unc
   { kind: 'receiverUser', from: 'messages', to: 'users', unchecked: 'Receivers of messages to users were not checked: no users source is configured.' },
   { kind: 'receiverGroup', from: 'messages', to: 'groups', unchecked: 'Receivers of messages to groups were not checked: no groups source is configured.' },
 ];
+
+export interface ExportIndexOptions {
+  configured: ReadonlySet<EntityName>;
+  /** The run's clock, the same instant pass 1 judges "in the future" by. */
+  nowSec: number;
+  /**
+   * How message ids are kept (users, groups and members are always exact: references need them).
+   * - `exact` (the default): an IdIndex, 24-48 bytes a message; `check` reports duplicates at once.
+   * - `bloom`: a fixed-size IdBloomFilter, so memory does not grow with the messages. `check` reports
+   *   no message duplicate: it marks a message whose muid may have come before with
+   *   `duplicateSuspect` and keeps the muid's hash. Validate then reads the messages again through
+   *   `recheckMessageId`; import lets the service's already-exists answer decide.
+   */
+  messageIds?: 'exact' | 'bloom';
+  /** Bytes of the Bloom filter (a power of two); tests make it tiny to force false positives. */
+  bloomBytes?: number;
+}
+
+/** Returned when a record has no cross-record problem: one frozen array, shared and never filled. */
+const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
 
 interface LargeGroup {
   id: string;
@@ -36,6 +61,16 @@ export class ExportIndex {
     members: new IdIndex(),
     messages: new IdIndex(),
   };
+  /** The index a reference to each entity is looked up in; undefined when that entity is not configured. */
+  private readonly targets: Partial<Record<EntityName, IdIndex>> = {};
+  /** Bloom mode: every muid so far, approximately. */
+  private readonly messageBloom: IdBloomFilter | undefined;
+  /** Bloom mode: hashes of the muids the filter had seen (maybe) before. */
+  private readonly suspects: IdIndex | undefined;
+  /** Bloom mode, second reading: first places of suspect muids. */
+  private rechecked: IdIndex | undefined;
+  /** Problems of the record being checked; handed out (and replaced) only when not empty. */
+  private out: Problem[] = [];
   private readonly files: string[] = [];
   private readonly fileIds = new Map<string, number>();
   private lastFile = '';
@@ -48,9 +83,19 @@ export class ExportIndex {
   private readonly largeGroups = new Map<string, LargeGroup>();
   private readonly unchecked = new Set<RefKind>();
 
-  constructor(options: { configured: ReadonlySet<EntityName>; nowSec: number }) {
+  constructor(options: ExportIndexOptions) {
     this.configured = options.configured;
     this.nowSec = options.nowSec;
+    for (const name of this.configured) this.targets[name] = this.ids[name];
+    if (options.messageIds === 'bloom') {
+      this.messageBloom = new IdBloomFilter(options.bloomBytes);
+      this.suspects = new IdIndex();
+    }
+  }
+
+  /** Bloom mode: how many muids the filter may have seen before (true duplicates and false positives). */
+  get suspectCount(): number {
+    return this.suspects?.size ?? 0;
   }
 
   /**
@@ -58,8 +103,8 @@ export class ExportIndex {
    * (deleted, before `since`) are never sent, so they neither count nor satisfy references.
    */
   check(record: MappedRecord): Problem[] {
-    const out: Problem[] = [];
-    if (record.skip !== undefined) return out;
+    if (record.skip !== undefined) return NO_PROBLEMS;
+    const out = this.out;
     const p = record.payload;
     const isNew = this.register(record, out);
     switch (record.entity) {
@@ -81,7 +126,23 @@ export class ExportIndex {
       default:
         break;
     }
+    if (out.length === 0) return NO_PROBLEMS;
+    this.out = [];
     return out;
+  }
+
+  /**
+   * Bloom mode's second reading (validate): every message again, in the first reading's order. Keeps
+   * the first place of each suspect muid and reports a later one exactly as exact mode's `check` does;
+   * a false positive has no earlier place and so vanishes.
+   */
+  recheckMessageId(record: MappedRecord): Problem | undefined {
+    if (this.suspects === undefined || record.skip !== undefined || record.id === '') return undefined;
+    hashId(record.id);
+    if (!this.suspects.hasHashed()) return undefined;
+    const seen = (this.rechecked ??= new IdIndex());
+    const result = seen.addHashed(this.fileId(record.file), record.line);
+    return result === ID_NEW ? undefined : this.duplicateProblem('messages', record.id, result, seen);
   }
 
   /** One `group.large` warning per group over the limit, placed at the group's record when the export has it. */
@@ -119,20 +180,33 @@ export class ExportIndex {
 
   /** Adds the id to its entity's set; false when an equal id (maybe but for case) came before. */
   private register(record: MappedRecord, out: Problem[]): boolean {
-    const p = record.payload;
-    const ready = record.entity === 'members' ? typeof p.guid === 'string' && p.guid !== '' && typeof p.uid === 'string' && p.uid !== '' : record.id !== '';
-    if (!ready) return false;
-    const index = this.ids[record.entity];
-    const result = index.add(record.id, this.fileId(record.file), record.line);
-    if (result !== ID_DUPLICATE && result !== ID_CASE_COLLISION) return true;
-    const field = ENTITIES[record.entity].idField;
-    const where = this.location(index.fileAt(index.lastSlot), index.lineAt(index.lastSlot));
-    if (result === ID_DUPLICATE) {
-      out.push(problem('id.duplicate', field, `duplicate ${field} ${record.id}; first seen at ${where}`));
-    } else {
-      out.push(problem('id.case-collision', field, `${field} ${record.id} differs only in case from the ${field} first seen at ${where}; the service lower-cases both to ${record.id.toLowerCase()}`));
+    const entity = record.entity;
+    if (entity === 'members') {
+      const p = record.payload;
+      if (typeof p.guid !== 'string' || p.guid === '' || typeof p.uid !== 'string' || p.uid === '') return false;
+    } else if (record.id === '') {
+      return false;
     }
+    if (entity === 'messages' && this.messageBloom !== undefined) {
+      hashId(record.id);
+      if (this.messageBloom.add()) {
+        this.suspects!.addHashed(0, 0);
+        record.duplicateSuspect = true;
+      }
+      // Only groups and members act on a repeated id (isNew); a message's duplicate is settled later.
+      return true;
+    }
+    const index = this.ids[entity];
+    const result = index.add(record.id, this.fileId(record.file), record.line);
+    if (result === ID_NEW) return true;
+    out.push(this.duplicateProblem(entity, record.id, result, index));
     return false;
+  }
+
+  /** id.duplicate or id.case-collision for `id`, naming the place `index.lastSlot` holds. */
+  private duplicateProblem(entity: EntityName, id: string, result: IdAddResult, index: IdIndex): Problem {
+    const where = this.location(index.fileAt(index.lastSlot), index.lineAt(index.lastSlot));
+    return duplicateIdProblem(entity, id, result === ID_DUPLICATE, where);
   }
 
   private rememberGroup(p: JsonObject): void {
@@ -168,12 +242,15 @@ export class ExportIndex {
    * details object for the same id lets the service create the target, so it satisfies the reference.
    */
   private checkRef(out: Problem[], field: string, ref: unknown, target: EntityName, kind: RefKind, rule: RuleCode, details: unknown): void {
-    if (typeof ref !== 'string' || !isIdShaped(ref)) return;
-    if (!this.configured.has(target)) {
-      this.unchecked.add(kind);
+    if (typeof ref !== 'string') return;
+    const ids = this.targets[target];
+    if (ids === undefined) {
+      if (isIdShaped(ref)) this.unchecked.add(kind);
       return;
     }
-    if (this.ids[target].has(ref)) return;
+    // One walk over the reference both hashes it and tells whether it is id-shaped.
+    hashId(ref);
+    if (!idShaped || ids.hasHashed()) return;
     const detailsId = isObject(details) ? details[target === 'users' ? 'uid' : 'guid'] : undefined;
     if (typeof detailsId === 'string' && detailsId.toLowerCase() === ref.toLowerCase()) return;
     out.push(problem(rule, field, `no ${ENTITIES[target].singular} ${ref} in the ${target} export`));

@@ -10,21 +10,34 @@ import { problem } from './rules.js';
 
 export { RULES } from './rules.js';
 export type { RuleCode, RuleInfo } from './rules.js';
-export { ExportIndex, LARGE_GROUP_MEMBERS } from './export-index.js';
+export { duplicateIdProblem, ExportIndex, LARGE_GROUP_MEMBERS, suspectDuplicateProblem } from './export-index.js';
+export type { ExportIndexOptions } from './export-index.js';
+export { IdBloomFilter } from './id-bloom.js';
 export { IdIndex, ID_CASE_COLLISION, ID_DUPLICATE, ID_NEW } from './id-index.js';
 export type { IdAddResult } from './id-index.js';
 
-/** Per-record rules (pass 1). Pure; `nowSec` is the current time in UNIX seconds. */
+/** Returned for a record without problems: one frozen array, shared and never filled. */
+const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
+/** The array the rules fill; handed out (and replaced) only when a record has problems. */
+let scratch: Problem[] = [];
+
+/**
+ * Per-record rules (pass 1). Pure; `nowSec` is the current time in UNIX seconds. A record without
+ * problems gets a shared, frozen empty array: most records have none, and an array each is garbage.
+ */
 export function validateRecord(record: MappedRecord, nowSec: number): Problem[] {
-  const out: Problem[] = [];
+  const out = scratch;
   try {
     validateByEntity(record, nowSec, out);
   } catch (err) {
+    out.length = 0;
     // JSON.stringify and the size walks recurse: thousands of nesting levels overflow the stack. Such a
     // record cannot be sent either, so it is one problem, not a crash that loses the rest of the run.
     if (!(err instanceof RangeError)) throw err;
     return [problem('value.too-deep', undefined, 'a value is nested too deeply to serialise as JSON')];
   }
+  if (out.length === 0) return NO_PROBLEMS;
+  scratch = [];
   return out;
 }
 

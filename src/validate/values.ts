@@ -1,15 +1,14 @@
 import type { JsonObject, MappedRecord } from '../entities/types.js';
+import { hasIdChars, MAX_ID_LENGTH } from './id-hash.js';
+
+export { hasIdChars, MAX_ID_LENGTH };
 
 // Regexes live at module level: rules run per record, millions of times, and must not recompile them.
-const ID_CHARS = /^[A-Za-z0-9_-]+$/;
 const BAD_ID_CHAR = /[^A-Za-z0-9_-]/u;
 // The host part must be non-empty; `URL.canParse` alone accepts `http:foo` and spaces it would encode.
 const HTTP_URL = /^https?:\/\/[^\s/?#]+[^\s]*$/i;
 const ANY_URL = /^[a-z][a-z0-9+.-]*:[^\s]+$/i;
 const NON_SPACE = /\S/;
-
-/** Longest id the service stores (uid, guid, muid). */
-export const MAX_ID_LENGTH = 100;
 
 /** Absent means undefined or JSON null: exports write null for "no value" and senders drop both. */
 export function isAbsent(v: unknown): v is undefined | null {
@@ -28,6 +27,9 @@ export function typeName(v: unknown): string {
 }
 
 export function isBlank(s: string): boolean {
+  // Almost every text starts with a printable ASCII character: no regex call for those.
+  const c = s.charCodeAt(0);
+  if (c > 0x20 && c < 0x7f) return false;
   return !NON_SPACE.test(s);
 }
 
@@ -59,12 +61,9 @@ export function bytesOverLimit(json: string, limit: number): number {
   return n > limit ? n : 0;
 }
 
+/** 1 to 100 characters, each an ASCII letter, digit, `_` or `-`. */
 export function isIdShaped(s: string): boolean {
-  return s.length <= MAX_ID_LENGTH && ID_CHARS.test(s);
-}
-
-export function hasIdChars(s: string): boolean {
-  return ID_CHARS.test(s);
+  return s.length <= MAX_ID_LENGTH && hasIdChars(s);
 }
 
 /** The first character an id may not hold, shown with its code point (spaces and look-alikes are invisible). */
