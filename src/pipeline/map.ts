@@ -8,6 +8,8 @@
  */
 import { deletePath, getPath, isPlainObject, setPath } from './object-paths.js';
 import { toUnixSeconds } from './timestamps.js';
+import { conflict, dropTransient, fillIdFromKey, isDeletionMark, parseJsonText } from './map-steps.js';
+import { ALL_STEPS, BOOLEAN, NUMERIC_ID, STRUCTURED, TIMESTAMP, fieldKinds, isUnixSeconds, stepsFor } from './field-work.js';
 import type { EntityDef } from '../entities/index.js';
 import type { EntityName, JsonObject, MappedRecord, Problem, SourceRecord } from '../entities/types.js';
 import type { DeletionMarkers } from '../config/types.js';
@@ -50,6 +52,8 @@ const NESTED_STRUCTURED: Record<EntityName, readonly string[]> = {
   messages: ['data.metadata', 'data.attachments', 'data.customData', 'data.custome_data', 'data.interactiveData', 'data.interactiveData.formFields'],
 };
 
+const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
+
 const DELETED_AT_PATH = ['data', 'metadata', 'deletedAt'];
 export { toUnixSeconds } from './timestamps.js';
 
@@ -73,6 +77,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
   const idField = entity.idField;
   // Only the entity's own id fields: looking up absent names walks the prototype chain per record.
   const idFields = ID_FIELDS[entity.name];
+  const kindsOf = fieldKinds(KNOWN_FIELDS[entity.name], { ...entity, idFields });
   const known = new Set(KNOWN_FIELDS[entity.name]);
   const renames: Rename[] = Object.entries(options.map ?? {})
     .filter(([target, source]) => target !== source)
@@ -101,6 +106,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
   // Reused by every record (the mapper is synchronous): no per-record allocations for bookkeeping.
   const fresh = new Set<object>();
   const moved: unknown[] = new Array<unknown>(renames.length);
+  const scratchProblems: Problem[] = [];
+  const scratchDotted: string[] = [];
 
   const warnUnknown = (field: string, problems: Problem[]): void => {
     if (warned.has(field)) return;
@@ -126,15 +133,19 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
 
   return (item: SourceRecord): MappedRecord => {
     const source = item.value;
-    const problems: Problem[] = [];
+    const problems = scratchProblems;
+    problems.length = 0;
     if (fresh.size > 0) fresh.clear();
     let allKnown = renames.length === 0;
+    let steps = 0;
     if (allKnown) {
       for (const key in source) {
-        if (!known.has(key)) {
+        const kinds = kindsOf.get(key);
+        if (kinds === undefined) {
           allKnown = false;
           break;
         }
+        if (kinds !== 0) steps |= stepsFor(kinds, source[key]);
       }
     }
     let payload: JsonObject = allKnown ? source : {};
@@ -143,15 +154,25 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
 
     // (a) copy known fields, expand dotted ones (CSV "data.text"), note the rest as unknown
     let dotted: string[] | undefined;
+    scratchDotted.length = 0;
     let sawTransient = renames.length > 0;
-    if (!allKnown) for (const key in source) {
-      if (known.has(key)) payload[key] = source[key];
-      else if (transientHeads.has(key)) {
-        payload[key] = source[key];
-        sawTransient = true;
+    if (!allKnown) {
+      // The steps are found again while copying: dotted fields go below the top level, where none apply.
+      steps = 0;
+      for (const key in source) {
+        const kinds = kindsOf.get(key);
+        if (kinds !== undefined) {
+          const value = source[key];
+          payload[key] = value;
+          if (kinds !== 0) steps |= stepsFor(kinds, value);
+        } else if (transientHeads.has(key)) {
+          payload[key] = source[key];
+          sawTransient = true;
+        } else if (key.indexOf('.') > 0) (dotted ??= scratchDotted).push(key);
+        else warnUnknown(key, problems);
       }
-      else if (key.indexOf('.') > 0) (dotted ??= []).push(key);
-      else warnUnknown(key, problems);
+      // A rename may move any value anywhere: every step then looks.
+      if (renames.length > 0) steps = ALL_STEPS;
     }
     if (dotted !== undefined) {
       for (const key of dotted) {
@@ -175,7 +196,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     }
 
     // (c) structured fields that arrive as JSON text (CSV cells)
-    for (const field of entity.structuredFields) {
+    if (steps & STRUCTURED) for (const field of entity.structuredFields) {
       const value = payload[field];
       if (typeof value === 'string') (payload = own(payload))[field] = parseJsonText(value, field, problems);
     }
@@ -189,7 +210,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     }
 
     // (d) booleans that arrive as text
-    for (const field of entity.booleanFields) {
+    if (steps & BOOLEAN) for (const field of entity.booleanFields) {
       const value = payload[field];
       if (typeof value !== 'string') continue;
       const text = value.trim().toLowerCase();
@@ -198,9 +219,9 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     }
 
     // (e) timestamps to integer UNIX seconds
-    for (const field of entity.timestampFields) {
+    if (steps & TIMESTAMP) for (const field of entity.timestampFields) {
       const value = payload[field];
-      if (value === undefined || value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < 1e11)) continue;
+      if (isUnixSeconds(value)) continue;
       const seconds = toUnixSeconds(value);
       if (seconds !== undefined) (payload = own(payload))[field] = seconds;
       else problems.push({ rule: 'timestamp.invalid', severity: 'error', field, message: `${field} is not a timestamp: ${JSON.stringify(value)}` });
@@ -209,7 +230,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     // (f) ids: an id-keyed JSON record may hold its id only in the key; JSON exports often hold numeric
     // ids (Telegram, Discord snowflakes), which the service takes as strings
     if (item.key !== undefined) fillIdFromKey((payload = own(payload)), idField, item.key, problems);
-    for (const field of idFields) if (typeof payload[field] === 'number') (payload = own(payload))[field] = String(payload[field]);
+    if (steps & NUMERIC_ID) for (const field of idFields) if (typeof payload[field] === 'number') (payload = own(payload))[field] = String(payload[field]);
     // An export's own memberId is kept, so validation can tell when it disagrees with guid and uid.
     if (idField === 'memberId' && (payload.memberId === undefined || payload.memberId === null)) {
       (payload = own(payload)).memberId = entity.idOf(payload);
@@ -253,68 +274,11 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       file: item.file,
       line: item.line,
       ordinal: item.ordinal,
-      problems,
+      // Most records have none: they share one frozen empty list instead of an array each.
+      problems: problems.length === 0 ? NO_PROBLEMS : problems.splice(0),
     };
     if (skip === undefined && item.skip !== undefined) skip = item.skip;
     if (skip !== undefined) mapped.skip = skip;
     return mapped;
   };
-}
-
-function dropTransient(
-  payload: JsonObject,
-  heads: ReadonlySet<string>,
-  silent: ReadonlySet<string>,
-  problems: Problem[],
-  warnUnknown: (field: string, problems: Problem[]) => void,
-): JsonObject {
-  let found = false;
-  for (const key in payload) {
-    if (!heads.has(key)) continue;
-    found = true;
-    const value = payload[key];
-    const leftOver = value !== undefined && !(isPlainObject(value) && Object.keys(value).length === 0);
-    if (leftOver && !silent.has(key)) warnUnknown(key, problems);
-  }
-  if (!found) return payload;
-  // Rebuilt rather than `delete`d: keeps the object in V8's fast mode for JSON.stringify.
-  const clean: JsonObject = {};
-  for (const key in payload) if (!heads.has(key)) clean[key] = payload[key];
-  return clean;
-}
-
-/** The parsed value, or the text itself with a field.json error: validation then names the field. */
-function parseJsonText(text: string, field: string, problems: Problem[]): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    problems.push({ rule: 'field.json', severity: 'error', field, message: `${field} is not valid JSON: ${(error as Error).message}` });
-    return text;
-  }
-}
-
-function fillIdFromKey(payload: JsonObject, idField: string, key: string, problems: Problem[]): void {
-  if (idField !== 'memberId') {
-    const inner = payload[idField];
-    if (inner === undefined) payload[idField] = key;
-    else if (String(inner) !== key) {
-      // The request body is keyed by the id inside; a different key means the export disagrees with itself.
-      problems.push({ rule: 'id.mismatch', severity: 'error', field: idField, message: `${idField} ${JSON.stringify(inner)} differs from its key ${JSON.stringify(key)} in the file` });
-    }
-    return;
-  }
-  // "<guid>_member_<uid>": only split when the separator is unambiguous.
-  const at = key.indexOf('_member_');
-  if (at <= 0 || key.indexOf('_member_', at + 1) >= 0) return;
-  if (payload.guid === undefined) payload.guid = key.slice(0, at);
-  if (payload.uid === undefined) payload.uid = key.slice(at + '_member_'.length);
-}
-
-/** A soft-delete marker is set unless it is empty, zero or false. */
-function isDeletionMark(value: unknown): boolean {
-  return value !== undefined && value !== null && value !== '' && value !== 0 && value !== false && value !== '0' && value !== 'false';
-}
-
-function conflict(field: string, problems: Problem[]): void {
-  problems.push({ rule: 'field.conflict', severity: 'error', field, message: `${field} cannot be set: a part of its path already holds a value that is not an object` });
 }
