@@ -9,7 +9,6 @@ import { sinceTime } from './arg-parsers.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { redact, runCommand } from './run-command.js';
 import { installStopSignals } from './signals.js';
-import { capYoungGeneration } from './heap-budget.js';
 
 interface ImportOptions extends CommonOptions {
   fresh?: boolean;
@@ -30,7 +29,6 @@ export function registerImportCommand(program: Command): void {
 }
 
 async function importAction(opts: ImportOptions): Promise<number> {
-  capYoungGeneration();
   const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans, sourcesIdentity } = await planRun(config, baseDir);

@@ -97,8 +97,8 @@ function parseWhole(text: string, entity: EntityName): { ok: true; records: [str
   }
   // JS objects list integer-like keys first, whatever the body said; only then is the body's own order
   // recovered by scanning the text (a numeric muid such as "3117" would otherwise jump the queue).
+  // Those keys come first, so looking at the first one is enough.
   const keys = Object.keys(map);
-  // Integer-like keys come first in Object.keys, so looking at the first one is enough.
   const ordered = keys.length > 0 && isArrayIndexLike(keys[0]) ? recordKeysInBodyOrder(text, entity) : undefined;
   const records: [string, unknown][] =
     ordered && ordered.length === keys.length ? ordered.map((key) => [key, map[key]]) : keys.map((key) => [key, map[key]]);
@@ -151,7 +151,12 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
     } else {
       // The stored object itself: the id given here is the one the store holds.
       const stored = outcome.entity;
-      if (entity === 'messages') stored.id = ctx.store.issueMessageId();
+      if (entity === 'messages') {
+        let id = ctx.store.issueMessageId();
+        // Results keyed by the new id must not meet a muid of this request or a key given before.
+        if (byMessageId) while (sentKeys!.has(id) || id in results) id = ctx.store.issueMessageId();
+        stored.id = id;
+      }
       ctx.stats.record(entity, 'stored');
       // Without kept records a message's stored form is its summary already.
       result = { success: true, data: entity === 'messages' && keepRecords ? messageSummary(stored) : stored };
@@ -168,10 +173,7 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
     // Vendor examples key message results by the new message id; failures have none, so they keep
     // the muid as key and carry it beside the error for the client to match on.
     if (result.success) {
-      let id = (result.data as JsonObject).id as string;
-      while (sentKeys!.has(id) || id in results) id = ctx.store.issueMessageId();
-      (result.data as JsonObject).id = id;
-      results[id] = result;
+      results[(result.data as JsonObject).id as string] = result;
     } else {
       results[key] = { ...result, muid: key };
     }
