@@ -4,6 +4,7 @@ import type { SourceConfig, SourcesConfig } from '../config/types.js';
 import { ConfigError } from '../errors.js';
 import { countLines } from '../sources/count-lines.js';
 import { readSourceBatches, readSourceFile, resolveSourceFiles, type ResolvedFile } from '../sources/index.js';
+import type { ReadOptions } from '../sources/types.js';
 
 /**
  * One stream of records for one entity: a source file, or a part of a preset's export. `display`
@@ -14,9 +15,9 @@ export interface RecordInput {
   display: string;
   /** The file on disk, when there is one: its fingerprint tells growth from a rewrite. */
   path?: string;
-  read(options: { signal?: AbortSignal; entity: EntityName }): AsyncIterable<SourceItem>;
+  read(options: ReadOptions & { entity: EntityName }): AsyncIterable<SourceItem>;
   /** The same items in batches, when the input can hand them over so (file readers do): the hot path. */
-  readBatches?(options: { signal?: AbortSignal; entity: EntityName }): AsyncIterable<readonly SourceItem[]>;
+  readBatches?(options: ReadOptions & { entity: EntityName }): AsyncIterable<readonly SourceItem[]>;
   /** How many records it holds, roughly, when that is cheap to know (for a progress bar's total and ETA). */
   estimate?(signal?: AbortSignal): Promise<number>;
 }
@@ -61,7 +62,7 @@ export async function planSources(sources: SourcesConfig, baseDir: string): Prom
 /** An input's items in batches: its own batches, or its single items gathered 256 at a time. */
 export async function* readInputBatches(
   input: RecordInput,
-  options: { signal?: AbortSignal; entity: EntityName },
+  options: ReadOptions & { entity: EntityName },
 ): AsyncIterable<readonly SourceItem[]> {
   if (input.readBatches) {
     yield* input.readBatches(options);

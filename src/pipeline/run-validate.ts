@@ -4,6 +4,7 @@ import { checkRecord } from './check-record.js';
 import { createMapper } from './map.js';
 import { readInputBatches, type EntityPlan } from './plan.js';
 import { recheckDuplicates } from './recheck-duplicates.js';
+import { CSV_WORKER_MIN_BYTES } from '../sources/csv-row-parser.js';
 import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
 
 /** One problem, located. The same shape goes to the text report, the JSON report and tests. */
@@ -85,7 +86,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
         importSoftDeleted: options.importSoftDeleted,
         sinceSec: options.sinceSec,
       });
-      for await (const items of readInputBatches(input, { signal: options.signal, entity: entity.name })) {
+      for await (const items of readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: CSV_WORKER_MIN_BYTES })) {
         for (const item of items) {
           if (result.stoppedEarly || options.signal?.aborted) break outer;
           seq++;

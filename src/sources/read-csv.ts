@@ -8,69 +8,74 @@
  * record (a blank line arrives as `['']`), so a record starts one line after the previous one ends,
  * and it ends after as many lines as its fields hold `\n`s.
  */
-import { Parser } from 'csv-parse';
+import { stat } from 'node:fs/promises';
 import type { JsonObject, SourceItem } from '../entities/types.js';
+import { LocalCsvRowParser, WorkerCsvRowParser, type ParsedRows } from './csv-row-parser.js';
 import { CorruptGzipError, readBlocks } from './read-blocks.js';
 import { emptyFileProblem, gzipProblem, utf8Problem } from './source-items.js';
 import type { ReadOptions, ResolvedFile } from './types.js';
 
-/** Beyond this a record is a runaway quote, not data: stop instead of buffering the rest of the file. */
-const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 const CUT_LONG_LINES_AT = 1024 * 1024;
 
 export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
   const { signal } = options;
   const rows = new CsvRows(file.display);
-  const parser = new Parser({
-    bom: true,
-    relax_column_count: true,
-    record_delimiter: ['\r\n', '\n'],
-    max_record_size: MAX_RECORD_CHARS,
-  });
-  parser.on('error', () => {}); // seen through parser.errored, after the records before it are taken
-  // csv-parse parses a whole written buffer synchronously, so after write() its records wait in the
-  // readable buffer, and reading them all lets the next write() run synchronously too.
-  const take = (): void => {
-    for (let record = parser.read() as string[] | null; record !== null; record = parser.read() as string[] | null) {
-      rows.add(record);
-    }
-  };
+  const parser = (await useWorker(file, options)) ? new WorkerCsvRowParser() : new LocalCsvRowParser();
+  // Blocks handed to the parser whose rows have not been taken yet: one ahead, so a worker parses
+  // the next block while this thread works through the rows of the last one.
+  const ahead: Promise<ParsedRows>[] = [];
+  let broken: string | undefined;
 
-  /** The rows parsed so far as one batch, then the syntax error that stopped the parser, if any. */
-  function* handOver(): Generator<SourceItem[]> {
+  /** Adds a block's rows; the batch of items they make, then the syntax error, if any. */
+  function* handOver(parsed: ParsedRows): Generator<SourceItem[]> {
+    for (const record of parsed.rows) rows.add(record);
     if (rows.pending > 0) yield rows.drain();
-    if (parser.errored) yield [rows.syntaxProblem(parser.errored)];
+    if (parsed.error !== undefined) {
+      broken = parsed.error;
+      yield [rows.syntaxProblem(new Error(parsed.error))];
+    }
   }
 
   try {
-    for await (const block of readBlocks(file, { signal, cutLongLinesAt: CUT_LONG_LINES_AT })) {
-      if (block.badLines !== undefined) rows.badLines.push(...block.badLines);
-      parser.write(block.bytes);
-      take();
+    try {
+      for await (const block of readBlocks(file, { signal, cutLongLinesAt: CUT_LONG_LINES_AT })) {
+        if (block.badLines !== undefined) rows.badLines.push(...block.badLines);
+        ahead.push(parser.write(block.bytes));
+        if (ahead.length < 2) continue;
+        const parsed = await ahead.shift()!;
+        if (signal?.aborted) return;
+        yield* handOver(parsed);
+        if (broken !== undefined) return;
+      }
+    } catch (error) {
+      if (!(error instanceof CorruptGzipError)) throw error;
+      // The rows of the blocks read before the gzip layer failed still count.
+      while (ahead.length > 0 && broken === undefined) yield* handOver(await ahead.shift()!);
+      yield [...rows.drain(), gzipProblem(file.display, error)];
+      return;
+    }
+    while (ahead.length > 0) {
+      const parsed = await ahead.shift()!;
       if (signal?.aborted) return;
-      yield* handOver();
-      if (parser.errored) return;
+      yield* handOver(parsed);
+      if (broken !== undefined) return;
     }
     if (signal?.aborted) return;
-    parser.end();
-    if (!parser.writableFinished && !parser.errored) {
-      await new Promise<void>((resolve) => {
-        parser.once('finish', resolve);
-        parser.once('error', () => resolve());
-      });
-    }
-    take();
-    if (signal?.aborted) return;
-    yield* handOver();
-    if (parser.errored) return;
-  } catch (error) {
-    if (!(error instanceof CorruptGzipError)) throw error;
-    yield [...rows.drain(), gzipProblem(file.display, error)];
-    return;
+    yield* handOver(await parser.end());
+    if (broken !== undefined) return;
   } finally {
-    parser.destroy();
+    parser.close();
   }
   if (!rows.sawHeader) yield [emptyFileProblem(file.display)];
+}
+
+/** A worker only pays for itself on a large file; `csvWorkerMinBytes` says where the line is (tests use 0). */
+async function useWorker(file: ResolvedFile, options: ReadOptions): Promise<boolean> {
+  const minBytes = options.csvWorkerMinBytes;
+  if (minBytes === undefined) return false;
+  if (minBytes === 0) return true;
+  const size = await stat(file.path).then((s) => s.size, () => 0);
+  return size >= minBytes;
 }
 
 /** Turns csv-parse's arrays into SourceItems, tracking lines, ordinals and the header. */

@@ -16,4 +16,10 @@ export interface ReadOptions {
   signal?: AbortSignal;
   /** The entity being read: picks the key of an API-shaped JSON wrapper (`{"users": {...}}`). */
   entity?: EntityName;
+  /**
+   * CSV files from this size on are parsed in a worker thread (0: always; unset: never). validate sets
+   * it; import does not, as the sandbox or the network has the other core and the worker's heap
+   * would take import past its memory budget.
+   */
+  csvWorkerMinBytes?: number;
 }
