@@ -43,7 +43,11 @@ export function fitsBytes(value: unknown, max: number): boolean {
   return sizeBound(value, max) <= max || utf8Size(value) <= max;
 }
 
-/** An upper bound of the serialised size; stops early once past `max`. */
+/**
+ * An upper bound of the serialised size; stops early once past `max`. The validator has a walk like
+ * it (validate/values.ts); the sandbox keeps its own so that it stays an independent check of the
+ * contract rather than agreeing with the tool by construction.
+ */
 function sizeBound(v: unknown, max: number): number {
   switch (typeof v) {
     case 'string':
