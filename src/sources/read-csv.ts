@@ -51,6 +51,7 @@ export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions =
       if (!(error instanceof CorruptGzipError)) throw error;
       // The rows of the blocks read before the gzip layer failed still count.
       while (ahead.length > 0 && broken === undefined) yield* handOver(await ahead.shift()!);
+      if (broken !== undefined) return;
       yield [...rows.drain(), gzipProblem(file.display, error)];
       return;
     }
