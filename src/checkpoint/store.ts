@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { open, readFile, unlink } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { CheckpointError } from '../errors.js';
@@ -179,8 +179,8 @@ async function writeAtomically(target: string, text: string, syncDirectory: bool
   // entry: should the OS crash before one reaches the disk, the previous checkpoint is still there,
   // which costs a few already-exists answers, never a lost record. So they skip this (3 calls a write).
   if (!syncDirectory) return;
-  const dir = await open(path.dirname(target), 'r').catch(() => undefined);
-  if (dir) await dir.sync().catch(() => undefined).finally(() => dir.close());
+  const dir = await openFd(path.dirname(target), 'r').catch(() => undefined);
+  if (dir !== undefined) await fsyncFd(dir).catch(() => undefined).finally(() => closeFd(dir));
 }
 
 /** Reads and checks a checkpoint; undefined when there is none. A torn or foreign file is an error, never a silent restart. */

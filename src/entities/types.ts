@@ -47,6 +47,12 @@ export interface Problem {
   message: string;
 }
 
+/**
+ * The problem list of a record that has none: one frozen array shared by the mapper and validation,
+ * so a clean record costs no allocation. Never push to a record's problems; build a new list.
+ */
+export const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
+
 /** A mapped record, in the API's own field names, ready to validate and send. */
 export interface MappedRecord {
   entity: EntityName;

@@ -70,11 +70,6 @@ const SUCCESS = Object.freeze({ success: true });
  */
 function resultEntries(text: string, sentIds: readonly string[], byLower: ReadonlyMap<string, string>): [string, unknown][] | undefined {
   let map = innerObjectEntries(text, 'data');
-  if (map === undefined) {
-    const top = objectEntries(text);
-    const data = top && memberNamed(top, 'data');
-    map = data && objectEntries(text, data.start, data.end);
-  }
   if (!map || !keysAreUnique(map)) return undefined;
   const inner = memberNamed(map, 'data');
   if (inner && !sentIds.includes('data') && text.charCodeAt(inner.start) === 123) {

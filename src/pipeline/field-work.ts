@@ -4,6 +4,8 @@
  * (a dozen absent names a message, each a miss through the prototype chain) cost more than the steps.
  */
 
+import { MILLISECONDS_FROM } from './timestamps.js';
+
 /** A field whose value may arrive as JSON text (CSV cells). */
 export const STRUCTURED = 1;
 /** A field whose value may arrive as "true"/"1" text. */
@@ -36,9 +38,9 @@ export function fieldKinds(known: readonly string[], lists: FieldLists): Map<str
   return kinds;
 }
 
-/** A timestamp the mapper leaves as it is: absent, or integer seconds (below 1e11, so not milliseconds). */
+/** A timestamp the mapper leaves as it is: absent, or integer seconds (below MILLISECONDS_FROM). */
 export function isUnixSeconds(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < 1e11);
+  return value === undefined || value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < MILLISECONDS_FROM);
 }
 
 /** Of the steps `kinds` allows, those this value needs: the ones that would change it. */

@@ -11,7 +11,7 @@ import { toUnixSeconds } from './timestamps.js';
 import { conflict, dropTransient, fillIdFromKey, isDeletionMark, parseJsonText } from './map-steps.js';
 import { ALL_STEPS, BOOLEAN, NUMERIC_ID, STRUCTURED, TIMESTAMP, fieldKinds, isUnixSeconds, stepsFor } from './field-work.js';
 import type { EntityDef } from '../entities/index.js';
-import type { EntityName, JsonObject, MappedRecord, Problem, SourceRecord } from '../entities/types.js';
+import { NO_PROBLEMS, type EntityName, type JsonObject, type MappedRecord, type Problem, type SourceRecord } from '../entities/types.js';
 import type { DeletionMarkers } from '../config/types.js';
 
 export interface MapperOptions {
@@ -52,7 +52,6 @@ const NESTED_STRUCTURED: Record<EntityName, readonly string[]> = {
   messages: ['data.metadata', 'data.attachments', 'data.customData', 'data.custome_data', 'data.interactiveData', 'data.interactiveData.formFields'],
 };
 
-const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
 
 const DELETED_AT_PATH = ['data', 'metadata', 'deletedAt'];
 export { toUnixSeconds } from './timestamps.js';
@@ -77,8 +76,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
   const idField = entity.idField;
   // Only the entity's own id fields: looking up absent names walks the prototype chain per record.
   const idFields = ID_FIELDS[entity.name];
+  // The contract's fields, each with the steps that may apply to it.
   const kindsOf = fieldKinds(KNOWN_FIELDS[entity.name], { ...entity, idFields });
-  const known = new Set(KNOWN_FIELDS[entity.name]);
   const renames: Rename[] = Object.entries(options.map ?? {})
     .filter(([target, source]) => target !== source)
     .map(([target, source]) => ({ target: target.split('.'), source: source.split('.') }));
@@ -97,7 +96,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
   // reads them (a rename's source, a deletion marker); dropped once that step is done.
   const markerHeads = isMessages ? [softPath[0], permanentPath[0]] : [];
   const transientHeads = new Set(
-    [...renames.flatMap((r) => [r.source[0], r.target[0]]), ...markerHeads].filter((h) => !known.has(h)),
+    [...renames.flatMap((r) => [r.source[0], r.target[0]]), ...markerHeads].filter((h) => !kindsOf.has(h)),
   );
   const silentHeads = new Set(markerHeads);
   const warned = new Set<string>();
@@ -178,9 +177,9 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       for (const key of dotted) {
         let path = dottedPaths.get(key);
         if (path === undefined) dottedPaths.set(key, (path = key.split('.')));
-        if (!known.has(path[0]) && !transientHeads.has(path[0])) warnUnknown(key, problems);
+        if (!kindsOf.has(path[0]) && !transientHeads.has(path[0])) warnUnknown(key, problems);
         else if (!setPath(payload, path, source[key], fresh)) conflict(key, problems);
-        else if (!known.has(path[0])) sawTransient = true;
+        else if (!kindsOf.has(path[0])) sawTransient = true;
       }
     }
 

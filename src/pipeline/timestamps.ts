@@ -1,5 +1,8 @@
 /** Timestamps as exports write them (UNIX s/ms/us, numeric strings, ISO-8601) -> integer UNIX seconds. */
 
+/** Numbers from here up are milliseconds (10-digit seconds last until the year 5138). */
+export const MILLISECONDS_FROM = 1e11;
+
 const NUMERIC = /^[+-]?\d+(?:\.\d+)?$/;
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
@@ -21,7 +24,7 @@ export function toUnixSeconds(value: unknown): number | undefined {
 function fromNumber(n: number): number | undefined {
   if (!Number.isFinite(n)) return undefined;
   const size = Math.abs(n);
-  return Math.floor(size > 1e14 ? n / 1e6 : size > 1e11 ? n / 1e3 : n);
+  return Math.floor(size > 1e14 ? n / 1e6 : size > MILLISECONDS_FROM ? n / 1e3 : n);
 }
 
 function fromIso(text: string): number | undefined {

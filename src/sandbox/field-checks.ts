@@ -1,4 +1,5 @@
 import type { JsonObject } from '../entities/types.js';
+import { jsonBytesBound } from '../json/size-bound.js';
 
 /**
  * Field-level checks shared by the record rules. Each returns a problem message or undefined, so a
@@ -35,43 +36,11 @@ export function utf8Size(value: unknown): number {
 }
 
 /**
- * Whether `value` serialises to at most `max` bytes. Most records are far below their limit, so a
- * cheap upper bound (6 bytes a UTF-16 unit covers escapes and 3-byte UTF-8) settles them without
- * serialising; only a value near the limit is measured exactly.
+ * Whether `value` serialises to at most `max` bytes. Most records are far below their limit: the
+ * bound settles them without serialising; only a value near the limit is measured exactly.
  */
 export function fitsBytes(value: unknown, max: number): boolean {
-  return sizeBound(value, max) <= max || utf8Size(value) <= max;
-}
-
-/**
- * An upper bound of the serialised size; stops early once past `max`. The validator has a walk like
- * it (validate/values.ts); the sandbox keeps its own so that it stays an independent check of the
- * contract rather than agreeing with the tool by construction.
- */
-function sizeBound(v: unknown, max: number): number {
-  switch (typeof v) {
-    case 'string':
-      return v.length * 6 + 2;
-    case 'number':
-      return 24;
-    case 'boolean':
-      return 5;
-    case 'object': {
-      if (v === null) return 4;
-      let n = 2;
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length && n <= max; i++) n += sizeBound(v[i], max) + 1;
-        return n;
-      }
-      for (const key in v) {
-        n += key.length * 6 + 4 + sizeBound((v as Record<string, unknown>)[key], max);
-        if (n > max) return n;
-      }
-      return n;
-    }
-    default:
-      return 0;
-  }
+  return jsonBytesBound(value) <= max || utf8Size(value) <= max;
 }
 
 export function checkId(value: unknown, field: string): string | undefined {

@@ -3,7 +3,7 @@ import type { EntityName, JsonObject } from '../entities/types.js';
 import { isPlainObject } from './field-checks.js';
 import { SerialisedJson } from './http-io.js';
 import { recordKeysInBodyOrder } from './body-order.js';
-import { innerObjectEntries, keysAreUnique, memberNamed, objectEntries } from '../json/object-entries.js';
+import { innerObjectEntries, keysAreUnique } from '../json/object-entries.js';
 import { checkRecord } from './record-rules.js';
 import type { RecordStore } from './record-store.js';
 import type { StatsCollector } from './sandbox-stats.js';
@@ -50,29 +50,15 @@ export function parseImportBody(
 }
 
 /**
- * The records of a plain body, each value parsed on its own (json/object-entries.ts says why) and in
- * body order; undefined for anything unusual (duplicate keys, other shapes), which `parseWhole` reads.
+ * The records of a plain `{"<entity>": {...}}` body, each value parsed on its own (json/object-entries.ts
+ * says why) and in body order; undefined for anything else (duplicate keys, other members, other
+ * shapes), which `parseWhole` reads.
  */
 function splitRecords(text: string, entity: EntityName): [string, unknown][] | undefined {
-  const plain = innerObjectEntries(text, entity);
-  if (plain !== undefined) {
-    if (!keysAreUnique(plain)) return undefined;
-    try {
-      return plain.map((entry) => [entry.key, JSON.parse(text.slice(entry.start, entry.end)) as unknown]);
-    } catch {
-      return undefined;
-    }
-  }
-  const top = objectEntries(text);
-  if (!top || !keysAreUnique(top)) return undefined;
-  const member = memberNamed(top, entity);
-  if (!member || text.charCodeAt(member.start) !== 123) return undefined;
-  const map = objectEntries(text, member.start, member.end);
-  if (!map || !keysAreUnique(map)) return undefined;
+  const entries = innerObjectEntries(text, entity);
+  if (entries === undefined || !keysAreUnique(entries)) return undefined;
   try {
-    // The rest of the body must be JSON too, or the request is refused as a whole.
-    for (const other of top) if (other !== member) JSON.parse(text.slice(other.start, other.end));
-    return map.map((entry) => [entry.key, JSON.parse(text.slice(entry.start, entry.end)) as unknown]);
+    return entries.map((entry) => [entry.key, JSON.parse(text.slice(entry.start, entry.end)) as unknown]);
   } catch {
     return undefined;
   }

@@ -4,7 +4,7 @@
  * Why a worker: csv-parse takes about as long as everything validate does with a row afterwards, so
  * on a large file parsing block N+1 in a worker while this thread maps and checks block N's rows
  * saves ~20% of validate's time (1M messages: 10.7-11.9 s -> 8.3-9.0 s). Rows cross as arrays of
- * strings. Only validate asks for it, and only for files of 8 MB or more (a worker takes ~30 ms to
+ * strings. Only validate asks for it, and only for files of 8 MB or more (a worker takes ~50 ms to
  * start and ~40 MB of memory); import keeps the parser in its thread (see ReadOptions).
  */
 import { Worker } from 'node:worker_threads';

@@ -1,5 +1,5 @@
 import { ENTITIES } from '../entities/index.js';
-import type { EntityName, JsonObject, MappedRecord, Problem } from '../entities/types.js';
+import { NO_PROBLEMS, type EntityName, type JsonObject, type MappedRecord, type Problem } from '../entities/types.js';
 import { duplicateIdProblem } from './duplicate-problems.js';
 import { IdBloomFilter } from './id-bloom.js';
 import { hashId, idShaped } from './id-hash.js';
@@ -41,8 +41,6 @@ export interface ExportIndexOptions {
   bloomBytes?: number;
 }
 
-/** Returned when a record has no cross-record problem: one frozen array, shared and never filled. */
-const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
 
 interface LargeGroup {
   id: string;

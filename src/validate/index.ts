@@ -3,7 +3,7 @@
  * Pass 1 (`validateRecord`) looks at one record alone; pass 2 (`ExportIndex`) sees ids across records.
  * Every code either pass can emit is in `RULES`.
  */
-import type { MappedRecord, Problem } from '../entities/types.js';
+import { NO_PROBLEMS, type MappedRecord, type Problem } from '../entities/types.js';
 import { validateGroup, validateMember, validateUser } from './entity-rules.js';
 import { validateMessage } from './message-rules.js';
 import { problem } from './rules.js';
@@ -16,8 +16,6 @@ export { IdBloomFilter } from './id-bloom.js';
 export { IdIndex, ID_CASE_COLLISION, ID_DUPLICATE, ID_NEW } from './id-index.js';
 export type { IdAddResult } from './id-index.js';
 
-/** Returned for a record without problems: one frozen array, shared and never filled. */
-const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
 /** The array the rules fill; handed out (and replaced) only when a record has problems. */
 let scratch: Problem[] = [];
 

@@ -11,11 +11,10 @@ import {
   isBlank,
   isObject,
   isoTime,
-  boundFoundFormFields,
-  jsonBytesBound,
   mapperFlagged,
   typeName,
 } from './values.js';
+import { boundSawKey, jsonBytesBound } from '../json/size-bound.js';
 
 // Comparisons, not Set lookups: a few short-string tests cost less than hashing the value per record.
 const isReceiverType = (v: unknown): boolean => v === 'user' || v === 'group';
@@ -59,8 +58,8 @@ export function validateMessage(record: MappedRecord, nowSec: number, out: Probl
     if (!isObject(data)) {
       out.push(problem('data.not-object', 'data', `data must be a JSON object; got ${typeName(data)}`));
     } else {
-      dataBound = jsonBytesBound(data);
-      const hasForms = boundFoundFormFields();
+      dataBound = jsonBytesBound(data, 'formFields');
+      const hasForms = boundSawKey();
       // Serialised only when it could matter: near the size limit, or to find forms.
       const dataJson = dataBound > MESSAGE_LIMITS.dataBytes || hasForms ? JSON.stringify(data) : undefined;
       checkData(out, record, data, dataJson, hasForms, category, p.type);
