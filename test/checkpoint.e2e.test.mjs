@@ -109,3 +109,35 @@ test('a save asked for the moment the previous one resolves is written too (no s
   const onDisk = await readCheckpoint(file);
   assert.equal(onDisk.files['messages:m.ndjson'].watermark, 200 * 50);
 });
+
+test('saveSoon spaces writes out; a save, or flush, writes the one still waiting at once', async () => {
+  const { CheckpointStore, readCheckpoint } = await import('../dist/checkpoint/store.js');
+  const dir = await tempDir('cm-store-');
+  const file = path.join(dir, 'checkpoint.json');
+  const store = await CheckpointStore.open(file, { target: { baseUrl: 'https://x.example' }, sourcesHash: 'h' }, true, 60_000);
+  const progress = store.fileProgress('messages', 'm.ndjson');
+  const watermark = async () => (await readCheckpoint(file))?.files['messages:m.ndjson']?.watermark;
+  progress.ack(0, 50);
+  await store.saveSoon(); // nothing written yet: goes at once
+  assert.equal(await watermark(), 50);
+  // Within the interval: folded into one deferred write, nothing on disk until then.
+  const waiting = [];
+  for (let i = 1; i < 20; i++) {
+    progress.ack(i * 50, i * 50 + 50);
+    waiting.push(store.saveSoon());
+  }
+  assert.equal(new Set(waiting).size, 1, 'one deferred write for all of them');
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await watermark(), 50);
+  // A plain save does not wait for the interval, and settles the deferred one with it.
+  progress.ack(1000, 1050);
+  await store.save();
+  await waiting[0];
+  assert.equal(await watermark(), 1050);
+  // flush writes a deferred save now (the run's end, before the lock goes).
+  progress.ack(1050, 1100);
+  const late = store.saveSoon();
+  await store.flush();
+  await late;
+  assert.equal(await watermark(), 1100);
+});

@@ -55,12 +55,18 @@ export class CheckpointStore {
   private requested = 0;
   private written = 0;
   private waiters: Array<{ generation: number; resolve: () => void; reject: (err: unknown) => void }> = [];
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** A `saveSoon` write waiting for its time; the next write of any kind covers it. */
+  private deferred?: { promise: Promise<void>; timer: NodeJS.Timeout; settle: (write: Promise<void>) => void };
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    private readonly minIntervalMs: number,
+  ) {}
 
   /** Loads the checkpoint for this identity, or starts a new one (`fresh`, or none on disk). */
-  static async open(filePath: string, identity: CheckpointIdentity, fresh: boolean): Promise<CheckpointStore> {
-    const store = new CheckpointStore(filePath);
+  static async open(filePath: string, identity: CheckpointIdentity, fresh: boolean, minIntervalMs = 0): Promise<CheckpointStore> {
+    const store = new CheckpointStore(filePath, minIntervalMs);
     const existing = fresh ? undefined : await readCheckpoint(filePath);
     if (existing) {
       assertSameMigration(existing, identity, filePath);
@@ -119,14 +125,43 @@ export class CheckpointStore {
       this.draining = true;
       void this.drain();
     }
+    const deferred = this.deferred;
+    if (deferred) {
+      this.deferred = undefined;
+      clearTimeout(deferred.timer);
+      deferred.settle(done);
+    }
     return done;
+  }
+
+  /**
+   * Like `save`, but writes at most once every `minIntervalMs`: at a raised rate limit one write
+   * (an fsync) covers many acknowledged batches instead of one each. A crash loses at most that
+   * interval's acknowledgements, which the next run re-sends and the service answers already-exists.
+   */
+  saveSoon(): Promise<void> {
+    if (this.deferred) return this.deferred.promise;
+    const wait = this.lastWriteAt + this.minIntervalMs - Date.now();
+    if (wait <= 0) return this.save();
+    let settle!: (write: Promise<void>) => void;
+    const promise = new Promise<void>((resolve, reject) => {
+      settle = (write) => write.then(resolve, reject);
+    });
+    this.deferred = { promise, settle, timer: setTimeout(() => void this.save(), wait) };
+    return promise;
+  }
+
+  /** Makes a write still waiting for its time now (before the lock is released). */
+  async flush(): Promise<void> {
+    if (this.deferred) await this.save();
   }
 
   private async drain(): Promise<void> {
     try {
       while (this.written < this.requested) {
         const target = this.requested;
-        this.data.updatedAt = new Date().toISOString();
+        this.lastWriteAt = Date.now();
+        this.data.updatedAt = new Date(this.lastWriteAt).toISOString();
         try {
           await writeAtomically(this.path, JSON.stringify(this.data, null, 1), this.written === 0);
         } catch (err) {

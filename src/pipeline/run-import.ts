@@ -73,12 +73,17 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   let failure: unknown;
   const totals = run.checkpoint.totals(entity.name);
 
-  /** Acknowledges a range once its batch is answered; the save runs outside the request slots. */
+  /**
+   * Acknowledges a range once its batch is answered. The save runs outside the request slots and is
+   * not waited for: writes are spaced out, and a failed one stops the run all the same.
+   */
   const settle = async (outcome: BatchOutcome | undefined, progress: FileProgress, start: number, end: number) => {
     if (outcome) addOutcome(outcome);
     await run.rejects.flush();
     progress.ack(start, end);
-    await run.checkpoint.save();
+    run.checkpoint.saveSoon().catch((err: unknown) => {
+      failure ??= err;
+    });
     counts.elapsedMs = Date.now() - started;
     run.events.progress(entity.name, counts);
   };
