@@ -89,6 +89,10 @@ test('record results read fast agree with the whole-text parse, also for odd ans
     [{ data: { data: { 9: { success: true, data: { muid: 'M1' } }, x: { success: false, muid: 'm2', error: { code: 'E2' } } } } }, ['M1', 'm2'], 'muid'],
     // an answer holding one result under data.data (not the nested shape)
     [{ data: { data: { success: true } } }, ['u1'], 'uid'],
+    // the usual answer: one result per sent id, in the order sent (read without lookup tables)
+    [{ data: { u1: { success: true, data: { uid: 'u1' } }, u2: { success: false, error: { code: 'E', message: 'm' } } } }, ['u1', 'u2'], 'uid'],
+    // in order, but one entry is not a result
+    [{ data: { u1: { success: true }, u2: { oops: 1 } } }, ['u1', 'u2'], 'uid'],
   ];
   for (const [body, ids, field] of answers) {
     const compact = parseRecordResults(JSON.stringify(body), ids, field);
@@ -100,6 +104,14 @@ test('record results read fast agree with the whole-text parse, also for odd ans
     ['data', { success: true }],
     ['u2', { success: false, code: 'E', message: 'm' }],
   ]);
+  assert.deepEqual([...parseRecordResults(JSON.stringify(answers[3][0]), answers[3][1], 'uid')], [
+    ['u1', { success: true }],
+    ['u2', { success: false, code: 'E', message: 'm' }],
+  ]);
+  assert.deepEqual([...parseRecordResults(JSON.stringify(answers[4][0]), answers[4][1], 'uid')], [['u1', { success: true }]]);
+  // a success spelled with a space before its value, or not a boolean, is read as written
+  assert.deepEqual(parseRecordResults('{"data":{"u1":{ "success" : true ,"data":{}}}}', ['u1'], 'uid').get('u1'), { success: true });
+  assert.equal(parseRecordResults('{"data":{"u1":{"success":"true"}}}', ['u1'], 'uid').size, 0);
   // duplicate keys: the last one counts, as in JSON.parse
   const dup = '{"data":{"u1":{"success":false,"error":{"code":"E"}},"u1":{"success":true}}}';
   assert.deepEqual(parseRecordResults(dup, ['u1'], 'uid').get('u1'), { success: true });

@@ -55,7 +55,7 @@ export class ImportClient {
   }
 
   /** POSTs a serialised body to `data_import/<endpoint>`. Throws TransportError when no answer came. */
-  async post(endpoint: string, body: string, signal?: AbortSignal): Promise<ImportResponse> {
+  async post(endpoint: string, body: string | Buffer, signal?: AbortSignal): Promise<ImportResponse> {
     try {
       // The pool's headersTimeout/bodyTimeout bound each request: a per-request timeout signal cost
       // more than the rest of the client's work at thousands of requests a second.

@@ -4,6 +4,7 @@ import { InterruptedError, RemoteError } from '../errors.js';
 import { TransportError, type ImportClient } from '../http/import-client.js';
 import { parseRecordResults, parseRequestError, type RecordResult } from '../http/parse-results.js';
 import type { Clock, RateLimiter } from '../http/rate-limiter.js';
+import { serialiseBatch } from './batch-body.js';
 import { backoffDelay, type RetryPolicy } from '../http/retry-policy.js';
 
 /** What became of each record of a batch. */
@@ -64,7 +65,7 @@ export class BatchSender {
     const { client, limiter, hardStop } = this.options;
     let pending = records;
     // Serialised once per set of records: a retry of the same records re-sends the same bytes.
-    let body: string;
+    let body: Buffer;
     try {
       body = serialiseBatch(entity, pending);
     } catch {
@@ -194,14 +195,4 @@ export class BatchSender {
     if (hardStop.aborted) throw new InterruptedError();
     return attempt + 1;
   }
-}
-
-/** The request body: a map keyed by id, as the contract says. Each payload is serialised once, here. */
-export function serialiseBatch(entity: EntityDef, records: readonly MappedRecord[]): string {
-  let body = `{"${entity.name}":{`;
-  for (let i = 0; i < records.length; i++) {
-    if (i > 0) body += ',';
-    body += `${JSON.stringify(records[i].id)}:${JSON.stringify(records[i].payload)}`;
-  }
-  return `${body}}}`;
 }
