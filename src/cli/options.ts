@@ -17,6 +17,7 @@ export interface CommonOptions {
   requestsPerMinute?: number | 'auto';
   retries?: number;
   timeoutMs?: number;
+  checkpointIntervalMs?: number;
   importSoftDeleted?: boolean;
   preset?: string;
   from?: string;
@@ -43,6 +44,7 @@ export function addConfigOptions(cmd: Command): Command {
     .option('--requests-per-minute <n>', 'client-side rate limit, or "auto"', requestsPerMinute)
     .option('--retries <n>', 'retries per request', int)
     .option('--timeout-ms <n>', 'request timeout', int)
+    .option('--checkpoint-interval-ms <n>', 'shortest time between checkpoint writes (default 200; 0: after every batch)', int)
     .option('--import-soft-deleted', 'import soft-deleted messages (deletion time kept in data.metadata.deletedAt)')
     .option('--preset <name>', 'read an export as its system wrote it: sendbird, stream, slack, discord, telegram')
     .option('--from <path>', 'the export folder, .zip or file for --preset')
@@ -55,7 +57,7 @@ export function addConfigOptions(cmd: Command): Command {
 
 const FLAG_KEYS = [
   'appId', 'region', 'apiKey', 'baseUrl', 'checkpoint', 'rejects', 'batchSize', 'concurrency',
-  'requestsPerMinute', 'retries', 'timeoutMs', 'importSoftDeleted', 'preset', 'from',
+  'requestsPerMinute', 'retries', 'timeoutMs', 'checkpointIntervalMs', 'importSoftDeleted', 'preset', 'from',
   'systemUser', 'includeJoinLeave', 'mediaBaseUrl',
 ] as const;
 

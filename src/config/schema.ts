@@ -17,6 +17,8 @@ export interface MigrateConfig {
   requestsPerMinute: number | 'auto';
   retries: number;
   timeoutMs: number;
+  /** Shortest time between checkpoint writes while batches are answered; 0 writes after each. */
+  checkpointIntervalMs: number;
   importSoftDeleted: boolean;
   preset?: string;
   from?: string;
@@ -39,6 +41,7 @@ export const DEFAULTS = {
   requestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE,
   retries: 8,
   timeoutMs: 30_000,
+  checkpointIntervalMs: 200,
   importSoftDeleted: false,
 } as const;
 
@@ -56,6 +59,7 @@ const KEYS: Record<string, Kind> = {
   requestsPerMinute: 'rate',
   retries: 'int',
   timeoutMs: 'int',
+  checkpointIntervalMs: 'int',
   importSoftDeleted: 'bool',
   preset: 'string',
   from: 'string',
@@ -64,6 +68,8 @@ const KEYS: Record<string, Kind> = {
   includeJoinLeave: 'bool',
   mediaBaseUrl: 'string',
 };
+/** Whole-number keys for which 0 means something (no retries, a write after every batch). */
+const ZERO_ALLOWED = new Set(['retries', 'checkpointIntervalMs']);
 const SOURCE_KEYS = new Set(['path', 'format', 'map', 'deletion']);
 const DELETION_KEYS = new Set(['softField', 'permanentField', 'permanentValue']);
 const FORMATS = new Set(['csv', 'json', 'ndjson']);
@@ -104,8 +110,8 @@ function checkValue(where: string, key: string, kind: Kind, value: unknown): unk
       if (typeof value !== 'boolean') fail(where, key, 'must be true or false');
       return value;
     case 'int':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < (key === 'retries' ? 0 : 1)) {
-        fail(where, key, `must be a whole number${key === 'retries' ? '' : ' of at least 1'}`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < (ZERO_ALLOWED.has(key) ? 0 : 1)) {
+        fail(where, key, `must be a whole number${ZERO_ALLOWED.has(key) ? '' : ' of at least 1'}`);
       }
       if (key === 'batchSize' && (value as number) > MAX_BATCH_SIZE) {
         fail(where, key, `must be at most ${MAX_BATCH_SIZE} (the service's limit per request)`);

@@ -28,13 +28,6 @@ export interface ImportSessionOptions {
 }
 
 /**
- * Shortest time between checkpoint writes while batches are answered. At the hosted limit (one
- * request a second) every batch still gets its own write; unthrottled, ~5 writes a second instead of
- * hundreds, and a crash re-sends at most what was answered in the last 200 ms.
- */
-const CHECKPOINT_INTERVAL_MS = 200;
-
-/**
  * One `import` from start to summary: takes the checkpoint lock, opens checkpoint and rejects file
  * (both must be writable before anything is sent), runs the phases, and always saves and unlocks.
  */
@@ -65,7 +58,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       config.checkpoint,
       { target: { baseUrl: config.baseUrl, appId: config.appId }, sourcesHash: hashSources(options.sourcesIdentity) },
       options.fresh,
-      CHECKPOINT_INTERVAL_MS,
+      config.checkpointIntervalMs,
     );
     await checkpoint.save();
     rejects = await RejectsWriter.open(config.rejects);
