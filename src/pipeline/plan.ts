@@ -15,6 +15,8 @@ export interface RecordInput {
   display: string;
   /** The file on disk, when there is one: its fingerprint tells growth from a rewrite. */
   path?: string;
+  /** The source file it reads as it is (not a preset's part): validate may share its reading with a worker. */
+  file?: ResolvedFile;
   read(options: ReadOptions & { entity: EntityName }): AsyncIterable<SourceItem>;
   /** The same items in batches, when the input can hand them over so (file readers do): the hot path. */
   readBatches?(options: ReadOptions & { entity: EntityName }): AsyncIterable<readonly SourceItem[]>;
@@ -47,6 +49,7 @@ export async function planSources(sources: SourcesConfig, baseDir: string): Prom
       inputs: files.map((file) => ({
         display: file.display,
         path: file.path,
+        file,
         read: (o) => readSourceFile(file, o),
         readBatches: (o) => readSourceBatches(file, o),
         estimate: file.gzip || file.format === 'json' ? undefined : estimateOf(file),

@@ -1,8 +1,11 @@
-import type { EntityName, Severity } from '../entities/types.js';
+import { stat } from 'node:fs/promises';
+import type { EntityName, MappedRecord, Problem, Severity } from '../entities/types.js';
 import { ExportIndex } from '../validate/index.js';
 import { checkRecord } from './check-record.js';
 import { createMapper } from './map.js';
-import { readInputBatches, type EntityPlan } from './plan.js';
+import { readInputBatches, type EntityPlan, type RecordInput } from './plan.js';
+import { MESSAGE_WORKER_MIN_BYTES, readMessagesWithWorker, recordOfChecked, type MessageCheckTask } from './checked-messages.js';
+import type { ResolvedFile } from '../sources/types.js';
 import { recheckDuplicates } from './recheck-duplicates.js';
 import { CSV_WORKER_MIN_BYTES } from '../sources/csv-row-parser.js';
 import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
@@ -44,6 +47,8 @@ export interface ValidateOptions {
   signal?: AbortSignal;
   /** Bytes of the message ids' Bloom filter (tests make it tiny to force false positives); see IdBloomFilter. */
   bloomBytes?: number;
+  /** NDJSON message files from this size on are read with a worker (checked-messages.ts); tests set 0 or Infinity. */
+  messageWorkerMinBytes?: number;
 }
 
 /**
@@ -86,7 +91,13 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
         importSoftDeleted: options.importSoftDeleted,
         sinceSec: options.sinceSec,
       });
-      for await (const items of readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: CSV_WORKER_MIN_BYTES })) {
+      const shared = entity.name === 'messages' && (await sharesWithWorker(input, options));
+      // Two mappers (one a thread) each warn of an unknown field once: the first in file order is kept.
+      const warnedUnknown = shared ? new Set<string>() : undefined;
+      const batches = shared
+        ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal)
+        : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: CSV_WORKER_MIN_BYTES });
+      for await (const items of batches) {
         for (const item of items) {
           if (result.stoppedEarly || options.signal?.aborted) break outer;
           seq++;
@@ -100,15 +111,32 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
           }
           result.recordsRead++;
           entityCounts.records++;
-          const record = mapper(item);
-          if (record.skip) {
+          if (item.kind === 'skipped') {
             entityCounts.skipped++;
             continue;
           }
-          const problems = checkRecord(record, index, options.nowSec);
+          let record: MappedRecord;
+          let problems: readonly Problem[];
+          if (item.kind === 'checked') {
+            record = recordOfChecked(item, input.display, entity.name);
+            const cross = index.check(record);
+            problems = item.before === undefined ? cross : cross.length === 0 ? item.before : [...item.before, ...cross];
+          } else {
+            record = mapper(item);
+            if (record.skip) {
+              entityCounts.skipped++;
+              continue;
+            }
+            problems = checkRecord(record, index, options.nowSec);
+          }
           if (record.duplicateSuspect) lastSuspectSeq = seq;
           for (let i = 0; i < problems.length; i++) {
-            tally.add({ file: record.file, line: record.line, entity: entity.name, id: record.id || undefined, ...problems[i] }, seq);
+            const p = problems[i];
+            if (warnedUnknown !== undefined && p.rule === 'field.unknown') {
+              if (warnedUnknown.has(p.field!)) continue;
+              warnedUnknown.add(p.field!);
+            }
+            tally.add({ file: record.file, line: record.line, entity: entity.name, id: record.id || undefined, ...p }, seq);
           }
         }
       }
@@ -124,6 +152,20 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     }
   }
   return result;
+}
+
+/** A plain NDJSON message file large enough for a worker to pay for itself. */
+async function sharesWithWorker(input: RecordInput, options: ValidateOptions): Promise<boolean> {
+  if (input.file === undefined || input.file.format !== 'ndjson') return false;
+  const min = options.messageWorkerMinBytes ?? MESSAGE_WORKER_MIN_BYTES;
+  if (min <= 0) return true;
+  const size = await stat(input.file.path).then((s) => s.size, () => 0);
+  return size >= min;
+}
+
+function workerTask(file: ResolvedFile, plan: EntityPlan, options: ValidateOptions): MessageCheckTask {
+  const { map, deletion } = plan.source;
+  return { file, source: { map, deletion }, importSoftDeleted: options.importSoftDeleted, sinceSec: options.sinceSec, nowSec: options.nowSec };
 }
 
 /** The second reading: adds the true duplicates among the suspects, and moves a --max-errors stop they bring forward. */

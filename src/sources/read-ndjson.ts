@@ -4,38 +4,23 @@
  * readline's per-line events cost more than the parse itself for short records.
  */
 import type { SourceItem } from '../entities/types.js';
-import { CorruptGzipError, readBlocks } from './read-blocks.js';
+import { CorruptGzipError, readBlocks, type Block } from './read-blocks.js';
 import { describeValue, emptyFileProblem, gzipProblem, isBlank, utf8Problem } from './source-items.js';
 import type { ReadOptions, ResolvedFile } from './types.js';
 
 export async function* readNdjsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
   const { signal } = options;
   const display = file.display;
-  const items: SourceItem[] = [];
   let ordinal = 0;
   let sawContent = false;
 
   try {
     for await (const block of readBlocks(file, { signal })) {
-      const text = block.bytes.toString('utf8');
-      const badLines = block.badLines;
-      let badIndex = 0;
-      let line = block.firstLine;
-      for (let start = 0; start < text.length; line++) {
-        let end = text.indexOf('\n', start);
-        if (end < 0) end = text.length;
-        if (badLines !== undefined && badLines[badIndex] === line) {
-          badIndex++;
-          sawContent = true;
-          items.push(utf8Problem(display, line, ordinal++));
-        } else if (!isBlank(text, start, end)) {
-          sawContent = true;
-          items.push(parseLine(text.slice(start, end), display, line, ordinal++));
-        }
-        start = end + 1;
-      }
+      const parsed = ndjsonBlockItems(block, display, ordinal);
+      ordinal = parsed.nextOrdinal;
+      sawContent ||= parsed.sawContent;
       if (signal?.aborted) return;
-      if (items.length > 0) yield items.splice(0);
+      if (parsed.items.length > 0) yield parsed.items;
     }
   } catch (error) {
     if (!(error instanceof CorruptGzipError)) throw error;
@@ -43,6 +28,34 @@ export async function* readNdjsonRecords(file: ResolvedFile, options: ReadOption
     return;
   }
   if (!sawContent && !signal?.aborted) yield [emptyFileProblem(display)];
+}
+
+/** One block's items (lines are whole in a block), numbering record slots from `ordinal`. */
+export function ndjsonBlockItems(
+  block: Block,
+  display: string,
+  ordinal: number,
+): { items: SourceItem[]; nextOrdinal: number; sawContent: boolean } {
+  const items: SourceItem[] = [];
+  const text = block.bytes.toString('utf8');
+  const badLines = block.badLines;
+  let badIndex = 0;
+  let line = block.firstLine;
+  let sawContent = false;
+  for (let start = 0; start < text.length; line++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (badLines !== undefined && badLines[badIndex] === line) {
+      badIndex++;
+      sawContent = true;
+      items.push(utf8Problem(display, line, ordinal++));
+    } else if (!isBlank(text, start, end)) {
+      sawContent = true;
+      items.push(parseLine(text.slice(start, end), display, line, ordinal++));
+    }
+    start = end + 1;
+  }
+  return { items, nextOrdinal: ordinal, sawContent };
 }
 
 function parseLine(text: string, file: string, line: number, ordinal: number): SourceItem {

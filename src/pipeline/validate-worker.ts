@@ -1,0 +1,37 @@
+/** The worker thread of readMessagesWithWorker: parses, maps and checks the message blocks it is sent. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ENTITIES } from '../entities/index.js';
+import type { SourceItem } from '../entities/types.js';
+import { ndjsonBlockItems } from '../sources/read-ndjson.js';
+import { validateRecord } from '../validate/index.js';
+import { messageRefs, toColumns, type CheckedSlot, type MessageCheckTask } from './checked-messages.js';
+import { createMapper } from './map.js';
+
+const task = workerData as MessageCheckTask;
+const mapper = createMapper({
+  entity: ENTITIES.messages,
+  map: task.source.map,
+  deletion: task.source.deletion,
+  importSoftDeleted: task.importSoftDeleted,
+  sinceSec: task.sinceSec,
+});
+let ordinal = 0;
+
+/** What run-validate does with an item read in its own thread, up to the cross-record checks. */
+function check(item: SourceItem): CheckedSlot {
+  if (item.kind === 'problem') return item;
+  const record = mapper(item);
+  if (record.skip) return { kind: 'skipped' };
+  const own = validateRecord(record, task.nowSec);
+  const slot: CheckedSlot = { kind: 'checked', line: record.line, id: record.id, refs: messageRefs(record.payload) };
+  if (record.problems.length > 0 || own.length > 0) slot.before = [...record.problems, ...own];
+  return slot;
+}
+
+parentPort!.on('message', (message: { bytes: Uint8Array; firstLine: number; badLines?: number[] }) => {
+  const bytes = Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
+  const parsed = ndjsonBlockItems({ bytes, firstLine: message.firstLine, badLines: message.badLines }, task.file.display, ordinal);
+  ordinal = parsed.nextOrdinal;
+  const columns = toColumns(parsed.items.map(check), parsed.sawContent);
+  parentPort!.postMessage(columns, [columns.kinds.buffer as ArrayBuffer, columns.lines.buffer as ArrayBuffer]);
+});

@@ -1,0 +1,112 @@
+// validate reads large NDJSON message files with a worker taking every other block
+// (src/pipeline/checked-messages.ts). Whatever the file holds, the result must be the one a single
+// thread gives: the same problems, in the same order, with the same counts.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { readMessagesWithWorker } from '../dist/pipeline/checked-messages.js';
+import { planSources } from '../dist/pipeline/plan.js';
+import { runValidate } from '../dist/pipeline/run-validate.js';
+
+const NOW = 1_700_000_000;
+const TINY = 128; // a one-block Bloom filter: nearly every muid is a suspect, so the second reading runs
+const dirs = [];
+after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+/** ~4,000 message lines (about 15 blocks of 64 KB) with a problem of every kind spread over the blocks. */
+function messageLines() {
+  const lines = [];
+  for (let i = 0; i < 4000; i++) {
+    const m = { muid: `m${i}`, sender: `u${i % 50}`, receiverType: 'group', receiver: `g${i % 10}`, sentAt: 1_600_000_000 + i, type: 'text', data: { text: `message ${i} ${'x'.repeat(200)}` } };
+    if (i % 397 === 5) { lines.push('{"muid": "broken'); continue; }
+    if (i % 501 === 7) { lines.push('[1, 2]'); continue; }
+    if (i % 333 === 9) lines.push('   ');
+    if (i % 611 === 11) m.legacy_x = 1;
+    if (i % 457 === 13) m.legacy_y = 'y';
+    if (i % 701 === 17) m.sender = 'ghost';
+    if (i % 709 === 19) Object.assign(m, { sender: 'ghost2', senderUserDetails: { uid: 'ghost2', name: 'G' } });
+    if (i % 307 === 23) Object.assign(m, { receiverType: 'user', receiver: 'nobody' });
+    if (i % 800 === 29) m.muid = `m${i - 700}`;
+    if (i % 803 === 31) m.muid = `M${i - 600}`;
+    if (i % 250 === 37) m.deletedAt = 1_600_000_100;
+    if (i % 277 === 41) m.data.text = '';
+    if (i % 389 === 43) m.sentAt = 'yesterday';
+    lines.push(JSON.stringify(m));
+  }
+  return lines;
+}
+
+async function exportDir(messages) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'cm-shared-'));
+  dirs.push(dir);
+  const users = Array.from({ length: 50 }, (_, i) => JSON.stringify({ uid: `u${i}`, name: `User ${i}` }));
+  const groups = Array.from({ length: 10 }, (_, i) => JSON.stringify({ guid: `g${i}`, name: `Group ${i}`, type: 'public' }));
+  await writeFile(path.join(dir, 'users.ndjson'), `${users.join('\n')}\n`);
+  await writeFile(path.join(dir, 'groups.ndjson'), `${groups.join('\n')}\n`);
+  await writeFile(path.join(dir, messages.name), messages.bytes);
+  return planSources({ users: { path: 'users.ndjson' }, groups: { path: 'groups.ndjson' }, messages: { path: messages.name } }, dir);
+}
+
+/** A line of bytes that are not UTF-8 among the others. */
+function withBadBytes(lines) {
+  const parts = lines.map((l) => Buffer.from(`${l}\n`));
+  parts.splice(1234, 0, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]));
+  return Buffer.concat(parts);
+}
+
+const validate = (plans, extra) => runValidate({ plans, nowSec: NOW, importSoftDeleted: false, maxErrors: 0, ...extra });
+
+async function assertSameBothWays(plans, extra = {}) {
+  const alone = await validate(plans, { ...extra, messageWorkerMinBytes: Infinity });
+  const shared = await validate(plans, { ...extra, messageWorkerMinBytes: 0 });
+  assert.deepEqual(shared, alone);
+  return alone;
+}
+
+test('shared reading gives exactly the single-thread result: problems, order, counts, warnings once', async () => {
+  const plans = await exportDir({ name: 'messages.ndjson', bytes: withBadBytes(messageLines()) });
+  const result = await assertSameBothWays(plans);
+  // The file holds every kind of problem, so the comparison covers them all.
+  for (const rule of ['input.json-syntax', 'input.not-object', 'input.utf8', 'ref.message.sender', 'ref.message.receiver', 'id.duplicate', 'id.case-collision', 'message.text.empty', 'timestamp.invalid']) {
+    assert.ok(result.byRule[rule] > 0, `${rule} in the file: ${JSON.stringify(result.byRule)}`);
+  }
+  // An unknown field is reported once, at its first line, though both threads met it.
+  assert.equal(result.byRule['field.unknown'], 2);
+  assert.ok(result.byEntity.messages.skipped > 0);
+});
+
+test('shared reading with --max-errors and with the second (duplicates) reading: the same stops and results', async () => {
+  const plans = await exportDir({ name: 'messages.ndjson', bytes: withBadBytes(messageLines()) });
+  for (const maxErrors of [1, 7, 40, 90]) await assertSameBothWays(plans, { maxErrors });
+  await assertSameBothWays(plans, { bloomBytes: TINY });
+  await assertSameBothWays(plans, { bloomBytes: TINY, maxErrors: 25 });
+});
+
+test('shared reading of a .gz file, a file without a last newline, and an empty file', async () => {
+  const lines = messageLines();
+  await assertSameBothWays(await exportDir({ name: 'messages.ndjson.gz', bytes: gzipSync(`${lines.join('\n')}\n`) }));
+  await assertSameBothWays(await exportDir({ name: 'messages.ndjson', bytes: Buffer.from(lines.join('\n')) }));
+  const empty = await assertSameBothWays(await exportDir({ name: 'messages.ndjson', bytes: Buffer.alloc(0) }));
+  assert.equal(empty.byRule['input.empty-file'], 1);
+});
+
+test('both threads take part: every other block comes back checked by the worker, lines in file order', async () => {
+  const plans = await exportDir({ name: 'messages.ndjson', bytes: Buffer.from(`${messageLines().join('\n')}\n`) });
+  const file = plans.find((p) => p.entity.name === 'messages').inputs[0].file;
+  const task = { file, source: {}, importSoftDeleted: false, nowSec: NOW };
+  const kinds = [];
+  let lastLine = 0;
+  for await (const block of readMessagesWithWorker(task)) {
+    kinds.push(block.some((item) => item.kind === 'checked') ? 'worker' : 'here');
+    for (const item of block) {
+      if (item.kind === 'skipped') continue;
+      assert.ok(item.line > lastLine, `line ${item.line} after ${lastLine}`);
+      lastLine = item.line;
+    }
+  }
+  assert.ok(kinds.length >= 10, `${kinds.length} blocks`);
+  assert.deepEqual(kinds, kinds.map((_, i) => (i % 2 === 0 ? 'here' : 'worker')));
+});
