@@ -20,9 +20,12 @@ const CUT_LONG_LINES_AT = 1024 * 1024;
 export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
   const { signal } = options;
   const rows = new CsvRows(file.display);
-  const parser = (await useWorker(file, options)) ? new WorkerCsvRowParser() : new LocalCsvRowParser();
-  // Blocks handed to the parser whose rows have not been taken yet: one ahead, so a worker parses
-  // the next block while this thread works through the rows of the last one.
+  const inWorker = await useWorker(file, options);
+  const parser = inWorker ? new WorkerCsvRowParser() : new LocalCsvRowParser();
+  // Blocks handed to the parser whose rows have not been taken yet. A worker gets two ahead, so
+  // neither thread waits for the other when one block takes longer (one ahead left both idle ~15%
+  // of the time: 1M rows 6.4-6.5 s -> 5.8-6.1 s); in this thread one is enough.
+  const depth = inWorker ? 3 : 2;
   const ahead: Promise<ParsedRows>[] = [];
   let broken: string | undefined;
 
@@ -41,7 +44,7 @@ export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions =
       for await (const block of readBlocks(file, { signal, cutLongLinesAt: CUT_LONG_LINES_AT })) {
         if (block.badLines !== undefined) rows.badLines.push(...block.badLines);
         ahead.push(parser.write(block.bytes));
-        if (ahead.length < 2) continue;
+        if (ahead.length < depth) continue;
         const parsed = await ahead.shift()!;
         if (signal?.aborted) return;
         yield* handOver(parsed);
