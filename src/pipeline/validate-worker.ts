@@ -4,7 +4,7 @@ import { ENTITIES } from '../entities/index.js';
 import type { SourceItem } from '../entities/types.js';
 import { ndjsonBlockItems } from '../sources/read-ndjson.js';
 import { validateRecord } from '../validate/index.js';
-import { messageRefs, toColumns, type CheckedSlot, type MessageCheckTask } from './checked-messages.js';
+import { messageRefs, toColumns, type BlockMessage, type CheckedSlot, type MessageCheckTask } from './checked-messages.js';
 import { createMapper } from './map.js';
 
 const task = workerData as MessageCheckTask;
@@ -28,10 +28,10 @@ function check(item: SourceItem): CheckedSlot {
   return slot;
 }
 
-parentPort!.on('message', (message: { bytes: Uint8Array; firstLine: number; badLines?: number[] }) => {
-  const bytes = Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
+parentPort!.on('message', (message: BlockMessage) => {
+  const bytes = Buffer.from(message.carrier, 0, message.length);
   const parsed = ndjsonBlockItems({ bytes, firstLine: message.firstLine, badLines: message.badLines }, task.file.display, ordinal);
   ordinal = parsed.nextOrdinal;
-  const columns = toColumns(parsed.items.map(check), parsed.sawContent);
-  parentPort!.postMessage(columns, [columns.kinds.buffer as ArrayBuffer, columns.lines.buffer as ArrayBuffer]);
+  const columns = toColumns(parsed.items.map(check), parsed.sawContent, message.carrier);
+  parentPort!.postMessage(columns, [columns.kinds.buffer as ArrayBuffer, columns.lines.buffer as ArrayBuffer, message.carrier]);
 });
