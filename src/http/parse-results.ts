@@ -94,7 +94,6 @@ function resultEntriesOf(body: unknown, sentIds: readonly string[]): [string, un
   return isObj(map) ? Object.entries(map) : [];
 }
 
-
 /**
  * The same entries with each result parsed on its own (see object-entries.ts for why); undefined
  * whenever the text is not plainly one of the two shapes, and the caller parses it whole.
