@@ -115,8 +115,8 @@ const floors = {};
 const validates = {};
 const imports = {};
 
-// Per format: the floor, then validate and import, then the floor again. This VM's speed drifts by
-// 10-20% over minutes, so each ratio is taken against the mean of the floors that bracket it.
+// Per format: a floor, validate, a floor, import, a floor. This VM's speed drifts by 10-20% over
+// minutes, so each ratio is taken against the mean of the two floors that bracket it.
 let ceiling;
 if (only.has('import')) {
   log(`sandbox ceiling (pre-serialised bodies, concurrency ${concurrency}) ...`);

@@ -243,7 +243,7 @@ test('resolveSourceFiles: missing file, empty glob, unknown extension, directory
   await fails({ path: 'glob' }, 'INPUT_NOT_FOUND', /glob/);
 });
 
-test('csv over many blocks: quoted newlines, bad bytes and a syntax error read the same in a worker thread', async () => {
+test('csv over many blocks: quoted newlines, bad bytes and a syntax error read the same in a worker thread; a cut .gz there ends with input.gzip', async () => {
   const rows = ['id,text'];
   for (let i = 1; i <= 6000; i++) rows.push(i % 97 === 0 ? `r${i},"two\nlines, ""quoted"""` : `r${i},plain text number ${i} ${'x'.repeat(i % 40)}`);
   const body = Buffer.from(`${rows.join('\n')}\n`);

@@ -16,7 +16,7 @@ const TINY = 128; // a one-block Bloom filter: nearly every muid is a suspect, s
 const dirs = [];
 after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
-/** ~4,000 message lines (about 15 blocks of 64 KB) with a problem of every kind spread over the blocks. */
+/** ~4,000 message lines (about 20 blocks of 64 KB) with a problem of every kind spread over the blocks. */
 function messageLines() {
   const lines = [];
   for (let i = 0; i < 4000; i++) {

@@ -184,7 +184,7 @@ export class CheckpointStore {
 }
 
 // The callback API through promisify: plain descriptors, no FileHandle object (and its GC
-// bookkeeping) for a write that happens after nearly every acknowledged batch.
+// bookkeeping). With `checkpointIntervalMs` 0 a write follows every acknowledged batch.
 const openFd = promisify(fs.open);
 const writeFd = promisify(fs.write);
 const fsyncFd = promisify(fs.fsync);

@@ -55,10 +55,11 @@ export class ImportClient {
   }
 
   /** POSTs a serialised body to `data_import/<endpoint>`. Throws TransportError when no answer came. */
-  async post(endpoint: string, body: string | Buffer, signal?: AbortSignal): Promise<ImportResponse> {
+  async post(endpoint: string, body: Buffer, signal?: AbortSignal): Promise<ImportResponse> {
     try {
-      // The pool's headersTimeout/bodyTimeout bound each request: a per-request timeout signal cost
-      // more than the rest of the client's work at thousands of requests a second.
+      // The pool's headersTimeout (until the answer's headers) and bodyTimeout (between its chunks)
+      // end a stalled request: a per-request timeout signal cost more than the rest of the client's
+      // work at thousands of requests a second.
       const res = await this.pool.request({
         path: this.prefix + endpoint,
         method: 'POST',

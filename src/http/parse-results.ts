@@ -1,4 +1,4 @@
-import { innerObjectEntries, keysAreUnique, memberNamed, objectEntries } from '../json/object-entries.js';
+import { innerObjectEntries, keysAreUnique, memberNamed, objectEntries, type EntryRange } from '../json/object-entries.js';
 
 /** The service's verdict on one record of a request. */
 export interface RecordResult {
@@ -20,14 +20,16 @@ const isResult = (v: unknown): v is Obj => isObj(v) && typeof v.success === 'boo
  * inside the result is used. Returns results by the ids that were sent; ids with no result are absent.
  */
 export function parseRecordResults(text: string, sentIds: readonly string[], idField: string): Map<string, RecordResult> {
-  const inOrder = resultsInOrder(text, sentIds);
+  // The answer's map, found once: both fast readings start from it.
+  const ranges = innerObjectEntries(text, 'data');
+  const inOrder = ranges && resultsInOrder(text, ranges, sentIds);
   if (inOrder !== undefined) return inOrder;
   const results = new Map<string, RecordResult>();
   // The service lower-cases ids, so match without case as well.
   const byLower = new Map<string, string>();
   for (const id of sentIds) byLower.set(id.toLowerCase(), id);
 
-  const entries = resultEntries(text, sentIds, byLower) ?? resultEntriesOf(parseJson(text), sentIds);
+  const entries = (ranges && resultEntries(text, ranges, sentIds, byLower)) ?? resultEntriesOf(parseJson(text), sentIds);
 
   for (const [key, entry] of entries) {
     if (!isResult(entry)) continue;
@@ -41,7 +43,6 @@ const SUCCESS: RecordResult = Object.freeze({ success: true });
 
 /** One entry's verdict; undefined when the entry is not a result. */
 function toResult(entry: unknown): RecordResult | undefined {
-  if (entry === SUCCESS) return SUCCESS;
   if (!isResult(entry)) return undefined;
   if (entry.success) return SUCCESS;
   const error = isObj(entry.error) ? entry.error : {};
@@ -52,7 +53,11 @@ function toResult(entry: unknown): RecordResult | undefined {
   };
 }
 
-/** A result that opens with `"success": true`: its echoed record is not read. Sticky: tested in place, no slice. */
+/**
+ * A result that opens with `"success": true`: its echoed record is neither parsed nor checked, so a
+ * success whose echo is malformed JSON still counts (the whole-text parse would find no results and
+ * re-send the batch). Sticky: tested in place, no slice.
+ */
 const SUCCESS_AT = /\{[ \t\r\n]*"success"[ \t\r\n]*:[ \t\r\n]*true[ \t\r\n]*[,}]/y;
 
 function isSuccessAt(text: string, at: number): boolean {
@@ -64,9 +69,8 @@ function isSuccessAt(text: string, at: number): boolean {
  * The usual answer, read with no lookup tables: `{"data": {...}}` with one result per sent id, under
  * that very id, in the order sent. Undefined for anything else, which the general path reads.
  */
-function resultsInOrder(text: string, sentIds: readonly string[]): Map<string, RecordResult> | undefined {
-  const entries = innerObjectEntries(text, 'data');
-  if (entries === undefined || entries.length !== sentIds.length) return undefined;
+function resultsInOrder(text: string, entries: readonly EntryRange[], sentIds: readonly string[]): Map<string, RecordResult> | undefined {
+  if (entries.length !== sentIds.length) return undefined;
   const results = new Map<string, RecordResult>();
   for (let i = 0; i < entries.length; i++) {
     const { key, start, end } = entries[i];
@@ -79,7 +83,7 @@ function resultsInOrder(text: string, sentIds: readonly string[]): Map<string, R
 }
 
 /** The text as JSON, or undefined when it is not JSON. */
-export function parseJson(text: string): unknown {
+function parseJson(text: string): unknown {
   try {
     return text ? JSON.parse(text) : undefined;
   } catch {
@@ -98,11 +102,16 @@ function resultEntriesOf(body: unknown, sentIds: readonly string[]): [string, un
  * The same entries with each result parsed on its own (see object-entries.ts for why); undefined
  * whenever the text is not plainly one of the two shapes, and the caller parses it whole.
  */
-function resultEntries(text: string, sentIds: readonly string[], byLower: ReadonlyMap<string, string>): [string, unknown][] | undefined {
-  let map = innerObjectEntries(text, 'data');
-  if (!map || !keysAreUnique(map)) return undefined;
+function resultEntries(
+  text: string,
+  ranges: readonly EntryRange[],
+  sentIds: readonly string[],
+  byLower: ReadonlyMap<string, string>,
+): [string, unknown][] | undefined {
+  let map = ranges;
+  if (!keysAreUnique(map)) return undefined;
   const inner = memberNamed(map, 'data');
-  if (inner && !sentIds.includes('data') && text.charCodeAt(inner.start) === 123) {
+  if (inner && !sentIds.includes('data') && text.startsWith('{', inner.start)) {
     const nested = objectEntries(text, inner.start, inner.end);
     if (!nested || !keysAreUnique(nested)) return undefined;
     const success = memberNamed(nested, 'success');

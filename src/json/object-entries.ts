@@ -8,8 +8,9 @@
  * keeps every parsed object on the shape of its neighbours.
  *
  * It checks the object's own syntax (keys, colons, commas, whitespace) strictly, but only finds where
- * each value ends: callers JSON.parse each value range, which validates it. Any doubt gives
- * `undefined`, and callers then fall back to JSON.parse of the whole text.
+ * each value ends: callers JSON.parse the value ranges they read, which validates them (the client
+ * reads a success's verdict from its first bytes and leaves its echoed record unchecked). Any doubt
+ * gives `undefined`, and callers then fall back to JSON.parse of the whole text.
  */
 
 /** One member: its key (decoded) and where its value's text starts and ends. */

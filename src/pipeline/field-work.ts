@@ -14,7 +14,7 @@ export const BOOLEAN = 2;
 export const TIMESTAMP = 4;
 /** An id field, sent as a string. */
 export const NUMERIC_ID = 8;
-/** Every step: for records whose keys were not all read (renames, unknown or dotted fields). */
+/** Every step: for records with renames or transient heads, whose values may land on any field. */
 export const ALL_STEPS = STRUCTURED | BOOLEAN | TIMESTAMP | NUMERIC_ID;
 
 export interface FieldLists {

@@ -52,7 +52,6 @@ const NESTED_STRUCTURED: Record<EntityName, readonly string[]> = {
   messages: ['data.metadata', 'data.attachments', 'data.customData', 'data.custome_data', 'data.interactiveData', 'data.interactiveData.formFields'],
 };
 
-
 const DELETED_AT_PATH = ['data', 'metadata', 'deletedAt'];
 export { toUnixSeconds } from './timestamps.js';
 
@@ -156,8 +155,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     scratchDotted.length = 0;
     let sawTransient = renames.length > 0;
     if (!allKnown) {
-      // The steps are found again while copying: dotted fields go below the top level, where none apply.
-      steps = 0;
+      // The steps are found again while copying (dotted fields and transient heads below).
       for (const key in source) {
         const kinds = kindsOf.get(key);
         if (kinds !== undefined) {
@@ -170,18 +168,21 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
         } else if (key.indexOf('.') > 0) (dotted ??= scratchDotted).push(key);
         else warnUnknown(key, problems);
       }
-      // A rename may move any value anywhere: every step then looks.
-      if (renames.length > 0) steps = ALL_STEPS;
     }
     if (dotted !== undefined) {
       for (const key of dotted) {
         let path = dottedPaths.get(key);
         if (path === undefined) dottedPaths.set(key, (path = key.split('.')));
-        if (!kindsOf.has(path[0]) && !transientHeads.has(path[0])) warnUnknown(key, problems);
+        const kinds = kindsOf.get(path[0]);
+        if (kinds === undefined && !transientHeads.has(path[0])) warnUnknown(key, problems);
         else if (!setPath(payload, path, source[key], fresh)) conflict(key, problems);
-        else if (!kindsOf.has(path[0])) sawTransient = true;
+        else if (kinds === undefined) sawTransient = true;
+        else if (kinds !== 0) steps |= stepsFor(kinds, payload[path[0]]);
       }
     }
+    // A rename may move any value anywhere, and a transient head (a deletion marker such as
+    // deletedAt) may itself be a timestamp field: every step then looks.
+    if (sawTransient) steps = ALL_STEPS;
 
     // (b) renames: read every source before writing any target, so swaps work
     if (renames.length > 0) {

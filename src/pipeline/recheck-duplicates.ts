@@ -1,6 +1,7 @@
 import type { Problem } from '../entities/types.js';
 import type { ExportIndex } from '../validate/index.js';
 import { createMapper } from './map.js';
+import { CSV_WORKER_MIN_BYTES } from '../sources/csv-row-parser.js';
 import { readInputBatches, type EntityPlan } from './plan.js';
 
 export interface RecheckOptions {
@@ -51,7 +52,7 @@ export async function recheckDuplicates(o: RecheckOptions): Promise<RecheckStop 
       importSoftDeleted: o.importSoftDeleted,
       sinceSec: o.sinceSec,
     });
-    for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name })) {
+    for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name, csvWorkerMinBytes: CSV_WORKER_MIN_BYTES })) {
       for (const item of items) {
         if (++seq > o.lastSeq || o.signal?.aborted) return undefined;
         if (item.kind === 'problem') {

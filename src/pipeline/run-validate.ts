@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
-import type { EntityName, MappedRecord, Problem, Severity } from '../entities/types.js';
+import { NO_PROBLEMS, type EntityName, type MappedRecord, type Problem, type Severity } from '../entities/types.js';
 import { ExportIndex } from '../validate/index.js';
-import { checkRecord } from './check-record.js';
+import { checkRecord, withCross } from './check-record.js';
 import { createMapper } from './map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from './plan.js';
 import { MESSAGE_WORKER_MIN_BYTES, readMessagesWithWorker, recordOfChecked, type MessageCheckTask } from './checked-messages.js';
@@ -119,8 +119,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
           let problems: readonly Problem[];
           if (item.kind === 'checked') {
             record = recordOfChecked(item, input.display, entity.name);
-            const cross = index.check(record);
-            problems = item.before === undefined ? cross : cross.length === 0 ? item.before : [...item.before, ...cross];
+            problems = withCross(item.before ?? NO_PROBLEMS, index.check(record));
           } else {
             record = mapper(item);
             if (record.skip) {

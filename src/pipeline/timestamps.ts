@@ -1,6 +1,6 @@
 /** Timestamps as exports write them (UNIX s/ms/us, numeric strings, ISO-8601) -> integer UNIX seconds. */
 
-/** Numbers from here up are milliseconds (10-digit seconds last until the year 5138). */
+/** Numbers from here up are milliseconds (seconds stay below it until the year 5138). */
 export const MILLISECONDS_FROM = 1e11;
 
 const NUMERIC = /^[+-]?\d+(?:\.\d+)?$/;

@@ -3,8 +3,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ENTITIES } from '../entities/index.js';
 import type { SourceItem } from '../entities/types.js';
 import { ndjsonBlockItems } from '../sources/read-ndjson.js';
-import { validateRecord } from '../validate/index.js';
 import { messageRefs, toColumns, type BlockMessage, type CheckedSlot, type MessageCheckTask } from './checked-messages.js';
+import { ownProblems } from './check-record.js';
 import { createMapper } from './map.js';
 
 const task = workerData as MessageCheckTask;
@@ -22,9 +22,9 @@ function check(item: SourceItem): CheckedSlot {
   if (item.kind === 'problem') return item;
   const record = mapper(item);
   if (record.skip) return { kind: 'skipped' };
-  const own = validateRecord(record, task.nowSec);
+  const own = ownProblems(record, task.nowSec);
   const slot: CheckedSlot = { kind: 'checked', line: record.line, id: record.id, refs: messageRefs(record.payload) };
-  if (record.problems.length > 0 || own.length > 0) slot.before = [...record.problems, ...own];
+  if (own.length > 0) slot.before = own;
   return slot;
 }
 

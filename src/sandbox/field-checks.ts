@@ -16,7 +16,7 @@ function isIdText(value: string): boolean {
   return value.length > 0;
 }
 const MAX_ID_CHARS = 100;
-/** Values above this are milliseconds sent by mistake (10-digit seconds last until the year 5138). */
+/** Values above this are milliseconds sent by mistake (seconds stay below it until the year 5138). */
 export const MAX_SECONDS = 1e11;
 const MAX_URL_CHARS = 3000;
 

@@ -114,8 +114,8 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
   const nested = ctx.responseStyle === 'nested';
   const byMessageId = nested && entity === 'messages';
   const sentKeys = byMessageId ? new Set(records.map(([key]) => key)) : undefined;
-  // Null prototype: `__proto__` is a valid id and must come back as an ordinary key.
-  const results: JsonObject = Object.create(null);
+  // Null prototype: `__proto__` is a valid id and must come back as an ordinary key. Flat answers are written as text.
+  const results: JsonObject = nested ? Object.create(null) : {};
   let flat = '{"data":{';
   const keepRecords = ctx.store.keepsRecords;
   const rules = { nowSeconds: ctx.nowSeconds, groupCreatedAt: (guid: string) => ctx.store.groupCreatedAt(guid), keepRecords };

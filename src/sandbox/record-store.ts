@@ -25,7 +25,7 @@ export class RecordStore {
     return this.keepRecords ? this.full.get(entity)!.has(id) : this.ids.get(entity)!.has(id);
   }
 
-  /** Adds the record unless its id is there already; says whether it was added (one hash lookup, not two). */
+  /** Adds the record unless its id is there already; says whether it was added (ids only: one Set operation). */
   addNew(entity: EntityName, id: string, record: JsonObject): boolean {
     if (this.keepRecords) {
       if (this.has(entity, id)) return false;

@@ -41,7 +41,6 @@ export interface ExportIndexOptions {
   bloomBytes?: number;
 }
 
-
 interface LargeGroup {
   id: string;
   file: number;

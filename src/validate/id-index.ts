@@ -31,7 +31,7 @@ export class IdIndex {
   private lineNo: Uint32Array;
   private mask: number;
   private count = 0;
-  /** Slot of the id that the last `add` or `find` met; read it with `fileAt` and `lineAt`. */
+  /** Slot of the id that the last `add`, `addHashed`, `has` or `hasHashed` met; read it with `fileAt` and `lineAt`. */
   lastSlot = -1;
 
   constructor(initialCapacity = 1024) {

@@ -162,8 +162,8 @@ function checkMentions(out: Problem[], text: unknown): void {
 }
 
 /**
- * Whole-message limit. A cheap upper bound settles almost every message; only one near the limit
- * is measured, from its parts, so `data` (already serialised for its own limit) is not serialised again.
+ * Whole-message limit. A cheap upper bound (from `data`'s bound, already taken for its own limit)
+ * settles almost every message; only one near the limit is serialised and measured.
  */
 function checkMessageSize(out: Problem[], p: JsonObject, dataBound: number): void {
   const limit = MESSAGE_LIMITS.messageChars;
