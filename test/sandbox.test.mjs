@@ -395,6 +395,20 @@ test('poisonIdPattern: records before the poison (in body order) are stored, the
   assert.equal(rest.json.data['10'].success, true);
 });
 
+test('a body with a repeated key keeps body order (numeric keys too) and the last value, as JSON.parse does', async (t) => {
+  const s = await sandbox(t, { faults: { poisonIdPattern: '^bad' } });
+  // The repeated key sends the body down the whole-text path, whose order comes from a scan of its own.
+  const body =
+    '{"users":{"a1":{"uid":"a1","name":"First"},"7":{"uid":"7","name":"Seven"},"bad-1":{"uid":"bad-1","name":"B"},' +
+    '"10":{"uid":"10","name":"T"},"a1":{"uid":"a1","name":"Last"}}}';
+  const res = await post(s, 'users', body);
+  assert.equal(res.status, 500);
+  // Object.keys order would be 7, 10, a1, bad-1: the poison would then come after "10" and store it.
+  const held = s.records().users;
+  assert.deepEqual(Object.keys(held).sort(), ['7', 'a1']);
+  assert.equal(held.a1.name, 'Last');
+});
+
 test('faults are reproducible from the seed', async (t) => {
   const run = async (seed) => {
     const s = await sandbox(t, { seed, faults: { fail500BeforeStore: 0.5 } });

@@ -10,8 +10,6 @@ import { registerValidateCommand } from './validate-command.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-keepHeapSmall();
-
 const program = new Command()
   .name('chat-migrate')
   .description("move a legacy chat system's history into the chat service's v3.0/data_import API, resumably")
@@ -25,6 +23,11 @@ registerStatusCommand(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
 for (const cmd of program.commands) cmd.exitOverride();
+// The memory budget is import's and validate's; the sandbox stands in for a remote service, and a
+// heap held small would only spend its CPU on GC that the tool it serves then waits for.
+program.hook('preAction', (_program, action) => {
+  if (action.name() !== 'sandbox') keepHeapSmall();
+});
 
 try {
   await program.parseAsync(process.argv);

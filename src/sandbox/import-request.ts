@@ -135,17 +135,16 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
       const code = ENTITIES[entity].alreadyExistsCodes[0];
       result = { success: false, error: { code, message: `${ENTITIES[entity].singular} ${outcome.id} already exists` } };
     } else {
-      // The stored object itself: the id given here is the one the store holds.
-      const stored = outcome.entity;
       if (entity === 'messages') {
         let id = ctx.store.issueMessageId();
         // Results keyed by the new id must not meet a muid of this request or a key given before.
         if (byMessageId) while (sentKeys!.has(id) || id in results) id = ctx.store.issueMessageId();
-        stored.id = id;
+        // The stored object itself (or the same object, when only ids are kept) gets the id.
+        outcome.entity.id = id;
+        outcome.answer.id = id;
       }
       ctx.stats.record(entity, 'stored');
-      // Without kept records a message's stored form is its summary already.
-      result = { success: true, data: entity === 'messages' && keepRecords ? messageSummary(stored) : stored };
+      result = { success: true, data: outcome.answer };
     }
     if (!nested) {
       // Written as text at once: a null-prototype object with 50 fresh keys cost more than its JSON.
@@ -167,18 +166,3 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
   return { body: new SerialisedJson(nested ? JSON.stringify({ data: { data: results } }) : `${flat}}}`), poisoned: false };
 }
 
-/**
- * A message's answer carries what identifies it, not its content: the service's examples echo ids
- * and the conversation, and echoing 50 message bodies back would double what both sides parse.
- */
-function messageSummary(stored: JsonObject): JsonObject {
-  return {
-    id: stored.id,
-    muid: stored.muid,
-    conversationId: stored.conversationId,
-    sender: stored.sender,
-    receiverType: stored.receiverType,
-    receiver: stored.receiver,
-    sentAt: stored.sentAt,
-  };
-}

@@ -8,7 +8,6 @@ import {
   checkUrl,
   fitsBytes,
   isPlainObject,
-  MAX_SECONDS,
   parseTimestamp,
 } from './field-checks.js';
 
@@ -18,7 +17,8 @@ import {
  */
 
 export type RuleOutcome =
-  | { ok: true; id: string; entity: JsonObject }
+  /** `answer` is what the 200 answer echoes for the record: the stored form, or a message's summary. */
+  | { ok: true; id: string; entity: JsonObject; answer: JsonObject }
   | { ok: false; code: string; message: string };
 
 /** What a rule may know beyond the record itself. */
@@ -38,6 +38,8 @@ const METADATA_BYTES = 5 * 1024;
 const MESSAGE_DATA_BYTES = 10 * 1024;
 
 const reject = (code: string, message: string): RuleOutcome => ({ ok: false, code, message });
+/** A record whose answer echoes it as stored. */
+const accept = (id: string, entity: JsonObject): RuleOutcome => ({ ok: true, id, entity, answer: entity });
 
 function keyMismatch(key: string, id: unknown, field: string): string | undefined {
   return key === id ? undefined : `the record's key must equal its ${field}`;
@@ -54,16 +56,9 @@ function readTimes(
 ): { ok: true; times: Record<string, number> } | { ok: false; problem: string } {
   const times: Record<string, number> = {};
   for (const field of fields) {
-    const value = record[field];
-    if (value === undefined || value === null) continue;
-    // The common case, integer seconds, without a result object per field.
-    if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SECONDS) {
-      times[field] = value;
-      continue;
-    }
-    const parsed = parseTimestamp(value, field);
-    if (!parsed.ok) return { ok: false, problem: parsed.problem };
-    if (parsed.value !== undefined) times[field] = parsed.value;
+    const parsed = parseTimestamp(record[field], field);
+    if (typeof parsed === 'object') return { ok: false, problem: parsed.problem };
+    if (parsed !== undefined) times[field] = parsed;
   }
   return { ok: true, times };
 }
@@ -82,7 +77,7 @@ function checkUser(key: string, r: JsonObject): RuleOutcome {
   const t = readTimes(r, ['createdAt', 'lastActiveAt', 'deactivatedAt']);
   if (!t.ok) return reject(USER_FORMAT, t.problem);
   const uid = key.toLowerCase();
-  return { ok: true, id: uid, entity: { ...r, ...t.times, uid } };
+  return accept(uid, { ...r, ...t.times, uid });
 }
 
 function checkGroup(key: string, r: JsonObject): RuleOutcome {
@@ -103,7 +98,7 @@ function checkGroup(key: string, r: JsonObject): RuleOutcome {
   if (!t.ok) return reject(GROUP_FORMAT, t.problem);
   const guid = key.toLowerCase();
   const owner = typeof r.owner === 'string' ? { owner: r.owner.toLowerCase() } : {};
-  return { ok: true, id: guid, entity: { ...r, ...t.times, ...owner, guid } };
+  return accept(guid, { ...r, ...t.times, ...owner, guid });
 }
 
 function checkMember(key: string, r: JsonObject, ctx: RuleContext): RuleOutcome {
@@ -130,7 +125,7 @@ function checkMember(key: string, r: JsonObject, ctx: RuleContext): RuleOutcome 
     }
   }
   const memberId = key.toLowerCase();
-  return { ok: true, id: memberId, entity: { ...r, ...t.times, memberId, guid, uid } };
+  return accept(memberId, { ...r, ...t.times, memberId, guid, uid });
 }
 
 const MESSAGE_TYPES = ['text', 'image', 'file', 'audio', 'video'] as const;
@@ -164,11 +159,14 @@ function checkMessage(key: string, r: JsonObject, ctx: RuleContext): RuleOutcome
   const receiver = (r.receiver as string).toLowerCase();
   const conversationId =
     r.receiverType === 'group' ? `group_${receiver}` : [sender, receiver].sort().join('_user_');
-  // `id` is the service's own message id, filled in when the message is stored.
+  // `id` is the service's own message id, filled in when the message is stored. The answer carries what
+  // identifies the message, not its content: the service's examples echo ids and the conversation, and
+  // echoing 50 message bodies back would double what both sides parse.
+  const answer = { id: '', muid, conversationId, sender, receiverType: r.receiverType, receiver, sentAt: t.times.sentAt };
   const entity = ctx.keepRecords
     ? { ...r, ...t.times, id: '', muid, sender, receiver, category: r.category ?? 'message', conversationId }
-    : { id: '', muid, conversationId, sender, receiverType: r.receiverType, receiver, sentAt: t.times.sentAt };
-  return { ok: true, id: muid, entity };
+    : answer;
+  return { ok: true, id: muid, entity, answer };
 }
 
 /** Checks one record of `entity` sent under `key`; on success gives its stored, lower-cased form. */
