@@ -1,7 +1,7 @@
 import type { Problem } from '../entities/types.js';
 import type { ExportIndex } from '../validate/index.js';
 import { createMapper } from './map.js';
-import { CSV_WORKER_MIN_BYTES } from '../sources/csv-row-parser.js';
+import { WORKER_MIN_BYTES } from '../sources/worker-threshold.js';
 import { readInputBatches, type EntityPlan } from './plan.js';
 
 export interface RecheckOptions {
@@ -52,7 +52,7 @@ export async function recheckDuplicates(o: RecheckOptions): Promise<RecheckStop 
       importSoftDeleted: o.importSoftDeleted,
       sinceSec: o.sinceSec,
     });
-    for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name, csvWorkerMinBytes: CSV_WORKER_MIN_BYTES })) {
+    for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES })) {
       for (const item of items) {
         if (++seq > o.lastSeq || o.signal?.aborted) return undefined;
         if (item.kind === 'problem') {

@@ -1,13 +1,12 @@
-import { stat } from 'node:fs/promises';
 import { NO_PROBLEMS, type EntityName, type MappedRecord, type Problem, type Severity } from '../entities/types.js';
 import { ExportIndex } from '../validate/index.js';
 import { checkRecord, withCross } from './check-record.js';
 import { createMapper } from './map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from './plan.js';
-import { MESSAGE_WORKER_MIN_BYTES, readMessagesWithWorker, recordOfChecked, type MessageCheckTask } from './checked-messages.js';
+import { readMessagesWithWorker, recordOfChecked, type MessageCheckTask } from './checked-messages.js';
 import type { ResolvedFile } from '../sources/types.js';
 import { recheckDuplicates } from './recheck-duplicates.js';
-import { CSV_WORKER_MIN_BYTES } from '../sources/csv-row-parser.js';
+import { isFileAtLeast, WORKER_MIN_BYTES } from '../sources/worker-threshold.js';
 import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
 
 /** One problem, located. The same shape goes to the text report, the JSON report and tests. */
@@ -96,7 +95,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
       const warnedUnknown = shared ? new Set<string>() : undefined;
       const batches = shared
         ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal)
-        : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: CSV_WORKER_MIN_BYTES });
+        : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES });
       for await (const items of batches) {
         for (const item of items) {
           if (result.stoppedEarly || options.signal?.aborted) break outer;
@@ -156,10 +155,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
 /** A plain NDJSON message file large enough for a worker to pay for itself. */
 async function sharesWithWorker(input: RecordInput, options: ValidateOptions): Promise<boolean> {
   if (input.file === undefined || input.file.format !== 'ndjson') return false;
-  const min = options.messageWorkerMinBytes ?? MESSAGE_WORKER_MIN_BYTES;
-  if (min <= 0) return true;
-  const size = await stat(input.file.path).then((s) => s.size, () => 0);
-  return size >= min;
+  return isFileAtLeast(input.file.path, options.messageWorkerMinBytes ?? WORKER_MIN_BYTES);
 }
 
 function workerTask(file: ResolvedFile, plan: EntityPlan, options: ValidateOptions): MessageCheckTask {
