@@ -1,6 +1,6 @@
 import type { Problem } from '../entities/types.js';
 import type { ExportIndex } from '../validate/index.js';
-import { createMapper } from './map.js';
+import { createMapper, mapperOptionsFor } from './map.js';
 import { WORKER_MIN_BYTES } from '../sources/worker-threshold.js';
 import { readInputBatches, type EntityPlan } from './plan.js';
 
@@ -45,13 +45,7 @@ export async function recheckDuplicates(o: RecheckOptions): Promise<RecheckStop 
   let duplicates = 0;
   let errorsBefore = 0;
   for (const input of o.plan.inputs) {
-    const mapper = createMapper({
-      entity,
-      map: o.plan.source.map,
-      deletion: o.plan.source.deletion,
-      importSoftDeleted: o.importSoftDeleted,
-      sinceSec: o.sinceSec,
-    });
+    const mapper = createMapper(mapperOptionsFor(entity, o.plan.source, o));
     for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES })) {
       for (const item of items) {
         if (++seq > o.lastSeq || o.signal?.aborted) return undefined;

@@ -1,7 +1,7 @@
 import { NO_PROBLEMS, type EntityName, type MappedRecord, type Problem, type Severity } from '../entities/types.js';
 import { ExportIndex } from '../validate/index.js';
 import { checkRecord, withCross } from './check-record.js';
-import { createMapper } from './map.js';
+import { createMapper, mapperOptionsFor } from './map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from './plan.js';
 import { readMessagesWithWorker, recordOfChecked, type MessageCheckTask } from './checked-messages.js';
 import type { ResolvedFile } from '../sources/types.js';
@@ -83,13 +83,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     const entityCounts = result.byEntity[entity.name]!;
     if (entity.name === 'messages') messagesFirstSeq = seq + 1;
     for (const input of plan.inputs) {
-      const mapper = createMapper({
-        entity,
-        map: plan.source.map,
-        deletion: plan.source.deletion,
-        importSoftDeleted: options.importSoftDeleted,
-        sinceSec: options.sinceSec,
-      });
+      const mapper = createMapper(mapperOptionsFor(entity, plan.source, options));
       const shared = entity.name === 'messages' && (await sharesWithWorker(input, options));
       // Two mappers (one a thread) each warn of an unknown field once: the first in file order is kept.
       const warnedUnknown = shared ? new Set<string>() : undefined;
