@@ -48,6 +48,7 @@ export async function recheckDuplicates(o: RecheckOptions): Promise<RecheckStop 
     const mapper = createMapper(mapperOptionsFor(entity, o.plan.source, o));
     for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES })) {
       for (const item of items) {
+        // Seqs, records and skips counted as in run-validate.ts (which also takes worker slots): the stop's counts replace its.
         if (++seq > o.lastSeq || o.signal?.aborted) return undefined;
         if (item.kind === 'problem') {
           if (item.ordinal !== undefined) records++;

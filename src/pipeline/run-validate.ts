@@ -93,6 +93,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
       for await (const items of batches) {
         for (const item of items) {
           if (result.stoppedEarly || options.signal?.aborted) break outer;
+          // Seqs, records and skips counted as recheck-duplicates.ts counts them: its stop's counts replace these.
           seq++;
           if (item.kind === 'problem') {
             if (item.ordinal !== undefined) {
