@@ -3,19 +3,15 @@
 // so the tests shrink it to one 128-byte block (`bloomBytes`), where almost every id is a suspect.
 // Build first: npx tsc -p tsconfig.json
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { after, test } from 'node:test';
-import { planSources } from '../dist/pipeline/plan.js';
-import { runValidate } from '../dist/pipeline/run-validate.js';
+import { test } from 'node:test';
 import { hashId } from '../dist/validate/id-hash.js';
 import { duplicateIdProblem, ExportIndex, IdBloomFilter, suspectDuplicateProblem } from '../dist/validate/index.js';
+import { exportDir, ndjson, NOW, planExport, TINY_BLOOM_BYTES, validate } from './validate-helpers.mjs';
 
-const NOW = 1_700_000_000;
 // Only messages configured: references go unchecked, so each check is about ids alone.
 const MESSAGES = new Set(['messages']);
-const TINY = 128;
 
 function message(muid, line, extra = {}) {
   const payload = { muid, sender: 'u1', receiverType: 'group', receiver: 'g1', category: 'message', type: 'text', sentAt: 1_600_000_000, data: { text: 'hi' } };
@@ -38,7 +34,7 @@ test('IdBloomFilter: never forgets an id, ignores case, allocates on first use, 
   for (let i = 0; i < 100_000; i += 7) assert.equal(addId(filter, `m${i}`), true);
   assert.equal(addId(filter, 'M77'), true, 'ids differing only in case are the same id to the service');
   for (const bad of [0, 100, 129, 1000, 1.5]) assert.throws(() => new IdBloomFilter(bad), RangeError);
-  const tiny = new IdBloomFilter(TINY);
+  const tiny = new IdBloomFilter(TINY_BLOOM_BYTES);
   for (let i = 0; i < 200; i++) hits += addId(tiny, `x${i}`) ? 1 : 0;
   assert.ok(hits > 0, 'a 1,024-bit filter fills up and reports ids it never saw');
 });
@@ -78,7 +74,7 @@ test('ExportIndex bloom mode: check marks later muids as suspects instead of rep
 });
 
 test('ExportIndex bloom mode: false positives of a full filter vanish in the second reading', () => {
-  const index = new ExportIndex({ configured: MESSAGES, nowSec: NOW, messageIds: 'bloom', bloomBytes: TINY });
+  const index = new ExportIndex({ configured: MESSAGES, nowSec: NOW, messageIds: 'bloom', bloomBytes: TINY_BLOOM_BYTES });
   const ids = Array.from({ length: 300 }, (_, i) => `m${i}`);
   ids.forEach((id, i) => index.check(message(id, i + 1)));
   assert.ok(index.suspectCount > 10, `suspects: ${index.suspectCount}`);
@@ -107,10 +103,7 @@ test('suspectDuplicateProblem: what import reports when the service already hold
 
 // ---- validate end to end (in process): the second reading over real files
 
-const dirs = [];
-after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
-
-const ndjson = (rows) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
+const people = { users: [{ uid: 'u1', name: 'Ann' }], groups: [{ guid: 'g1', name: 'G', type: 'public' }] };
 const msg = (muid, extra = {}) => ({ muid, sender: 'u1', receiverType: 'group', receiver: 'g1', sentAt: 1_600_000_000, type: 'text', data: { text: 'hi' }, ...extra });
 
 /**
@@ -118,19 +111,14 @@ const msg = (muid, extra = {}) => ({ muid, sender: 'u1', receiverType: 'group', 
  * 7 m6 (the deleted one does not count), 8 m1 a third time (unknown sender too), 9 "bad json".
  * messages-b.csv rows: line 2 m3 (a duplicate across files), line 3 M3.
  */
-async function exportDir() {
-  const dir = await mkdtemp(path.join(tmpdir(), 'cm-dups-'));
-  dirs.push(dir);
-  await writeFile(path.join(dir, 'users.ndjson'), ndjson([{ uid: 'u1', name: 'Ann' }]));
-  await writeFile(path.join(dir, 'groups.ndjson'), ndjson([{ guid: 'g1', name: 'G', type: 'public' }]));
+async function duplicatesExport() {
+  const dir = await exportDir('cm-dups-', people);
   const a = [msg('m1'), msg('m2'), msg('m3', { sender: 'ghost' }), msg('m1'), msg('M2'), msg('m6', { deletedAt: 1_600_000_001 }), msg('m6'), msg('m1', { sender: 'ghost' })];
   await writeFile(path.join(dir, 'messages-a.ndjson'), `${ndjson(a)}{"muid": \n`);
   await writeFile(path.join(dir, 'messages-b.csv'), 'muid,sender,receiverType,receiver,sentAt,type,data.text\nm3,u1,group,g1,1600000000,text,hi\nM3,u1,group,g1,1600000000,text,hi\n');
-  const sources = { users: { path: 'users.ndjson' }, groups: { path: 'groups.ndjson' }, messages: { path: ['messages-a.ndjson', 'messages-b.csv'] } };
-  return { dir, plans: await planSources(sources, dir) };
+  return { dir, plans: await planExport(dir, ['messages-a.ndjson', 'messages-b.csv']) };
 }
 
-const validate = (plans, extra = {}) => runValidate({ plans, nowSec: NOW, importSoftDeleted: false, maxErrors: 0, ...extra });
 const brief = (p) => `${p.file}:${p.line} ${p.id ?? '-'} ${p.rule}${p.rule.startsWith('id.') ? ` (${p.message.replace(/^.*first seen at (\S+?);?( .*)?$/, '$1')})` : ''}`;
 
 const EXPECTED = [
@@ -146,7 +134,7 @@ const EXPECTED = [
 ];
 
 test('validate: the second reading reports each duplicate muid at its line, naming the first; the same with a full filter', async () => {
-  const { plans } = await exportDir();
+  const { plans } = await duplicatesExport();
   const result = await validate(plans);
   assert.deepEqual(result.errors.map(brief), EXPECTED);
   assert.deepEqual(result.warnings, []);
@@ -156,26 +144,23 @@ test('validate: the second reading reports each duplicate muid at its line, nami
   assert.equal(result.recordsRead, 13);
   assert.equal(result.stoppedEarly, false);
   // Every id a suspect: the false positives among them leave no trace.
-  const full = await validate(plans, { bloomBytes: TINY });
+  const full = await validate(plans, { bloomBytes: TINY_BLOOM_BYTES });
   assert.deepEqual(full, result);
 });
 
 test('validate: a clean export with a full filter (many false positives) reports nothing', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'cm-dups-'));
-  dirs.push(dir);
-  await writeFile(path.join(dir, 'users.ndjson'), ndjson([{ uid: 'u1', name: 'Ann' }]));
-  await writeFile(path.join(dir, 'groups.ndjson'), ndjson([{ guid: 'g1', name: 'G', type: 'public' }]));
+  const dir = await exportDir('cm-dups-', people);
   await writeFile(path.join(dir, 'messages.ndjson'), ndjson(Array.from({ length: 500 }, (_, i) => msg(`m${i}`))));
-  const plans = await planSources({ users: { path: 'users.ndjson' }, groups: { path: 'groups.ndjson' }, messages: { path: 'messages.ndjson' } }, dir);
-  const result = await validate(plans, { bloomBytes: TINY });
+  const plans = await planExport(dir, 'messages.ndjson');
+  const result = await validate(plans, { bloomBytes: TINY_BLOOM_BYTES });
   assert.equal(result.errorCount, 0);
   assert.equal(result.recordsRead, 502);
 });
 
 test('validate --max-errors: duplicates found by the second reading move the stop to where a one-pass check would stop', async () => {
-  const { plans } = await exportDir();
+  const { plans } = await duplicatesExport();
   const all = (await validate(plans)).errors;
-  for (const bloomBytes of [undefined, TINY]) {
+  for (const bloomBytes of [undefined, TINY_BLOOM_BYTES]) {
     for (let max = 1; max <= EXPECTED.length; max++) {
       const early = await validate(plans, { maxErrors: max, bloomBytes });
       // Every problem of the record holding the max-th error, and nothing after it.

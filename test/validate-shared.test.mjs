@@ -2,19 +2,12 @@
 // (src/pipeline/checked-messages.ts). Whatever the file holds, the result must be the one a single
 // thread gives: the same problems, in the same order, with the same counts.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { readMessagesWithWorker } from '../dist/pipeline/checked-messages.js';
-import { planSources } from '../dist/pipeline/plan.js';
-import { runValidate } from '../dist/pipeline/run-validate.js';
-
-const NOW = 1_700_000_000;
-const TINY = 128; // a one-block Bloom filter: nearly every muid is a suspect, so the second reading runs
-const dirs = [];
-after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+import { exportDir, NOW, planExport, TINY_BLOOM_BYTES, validate } from './validate-helpers.mjs';
 
 /** ~4,000 message lines (about 20 blocks of 64 KB) with a problem of every kind spread over the blocks. */
 function messageLines() {
@@ -39,15 +32,15 @@ function messageLines() {
   return lines;
 }
 
-async function exportDir(messages) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'cm-shared-'));
-  dirs.push(dir);
-  const users = Array.from({ length: 50 }, (_, i) => JSON.stringify({ uid: `u${i}`, name: `User ${i}` }));
-  const groups = Array.from({ length: 10 }, (_, i) => JSON.stringify({ guid: `g${i}`, name: `Group ${i}`, type: 'public' }));
-  await writeFile(path.join(dir, 'users.ndjson'), `${users.join('\n')}\n`);
-  await writeFile(path.join(dir, 'groups.ndjson'), `${groups.join('\n')}\n`);
+const people = {
+  users: Array.from({ length: 50 }, (_, i) => ({ uid: `u${i}`, name: `User ${i}` })),
+  groups: Array.from({ length: 10 }, (_, i) => ({ guid: `g${i}`, name: `Group ${i}`, type: 'public' })),
+};
+
+async function sharedExport(messages) {
+  const dir = await exportDir('cm-shared-', people);
   await writeFile(path.join(dir, messages.name), messages.bytes);
-  return planSources({ users: { path: 'users.ndjson' }, groups: { path: 'groups.ndjson' }, messages: { path: messages.name } }, dir);
+  return planExport(dir, messages.name);
 }
 
 /** A line of bytes that are not UTF-8 among the others. */
@@ -57,8 +50,6 @@ function withBadBytes(lines) {
   return Buffer.concat(parts);
 }
 
-const validate = (plans, extra) => runValidate({ plans, nowSec: NOW, importSoftDeleted: false, maxErrors: 0, ...extra });
-
 async function assertSameBothWays(plans, extra = {}) {
   const alone = await validate(plans, { ...extra, messageWorkerMinBytes: Infinity });
   const shared = await validate(plans, { ...extra, messageWorkerMinBytes: 0 });
@@ -67,7 +58,7 @@ async function assertSameBothWays(plans, extra = {}) {
 }
 
 test('shared reading gives exactly the single-thread result: problems, order, counts, warnings once', async () => {
-  const plans = await exportDir({ name: 'messages.ndjson', bytes: withBadBytes(messageLines()) });
+  const plans = await sharedExport({ name: 'messages.ndjson', bytes: withBadBytes(messageLines()) });
   const result = await assertSameBothWays(plans);
   // The file holds every kind of problem, so the comparison covers them all.
   for (const rule of ['input.json-syntax', 'input.not-object', 'input.utf8', 'ref.message.sender', 'ref.message.receiver', 'id.duplicate', 'id.case-collision', 'message.text.empty', 'timestamp.invalid']) {
@@ -79,22 +70,22 @@ test('shared reading gives exactly the single-thread result: problems, order, co
 });
 
 test('shared reading with --max-errors and with the second (duplicates) reading: the same stops and results', async () => {
-  const plans = await exportDir({ name: 'messages.ndjson', bytes: withBadBytes(messageLines()) });
+  const plans = await sharedExport({ name: 'messages.ndjson', bytes: withBadBytes(messageLines()) });
   for (const maxErrors of [1, 7, 40, 90]) await assertSameBothWays(plans, { maxErrors });
-  await assertSameBothWays(plans, { bloomBytes: TINY });
-  await assertSameBothWays(plans, { bloomBytes: TINY, maxErrors: 25 });
+  await assertSameBothWays(plans, { bloomBytes: TINY_BLOOM_BYTES });
+  await assertSameBothWays(plans, { bloomBytes: TINY_BLOOM_BYTES, maxErrors: 25 });
 });
 
 test('shared reading of a .gz file, a file without a last newline, and an empty file', async () => {
   const lines = messageLines();
-  await assertSameBothWays(await exportDir({ name: 'messages.ndjson.gz', bytes: gzipSync(`${lines.join('\n')}\n`) }));
-  await assertSameBothWays(await exportDir({ name: 'messages.ndjson', bytes: Buffer.from(lines.join('\n')) }));
-  const empty = await assertSameBothWays(await exportDir({ name: 'messages.ndjson', bytes: Buffer.alloc(0) }));
+  await assertSameBothWays(await sharedExport({ name: 'messages.ndjson.gz', bytes: gzipSync(`${lines.join('\n')}\n`) }));
+  await assertSameBothWays(await sharedExport({ name: 'messages.ndjson', bytes: Buffer.from(lines.join('\n')) }));
+  const empty = await assertSameBothWays(await sharedExport({ name: 'messages.ndjson', bytes: Buffer.alloc(0) }));
   assert.equal(empty.byRule['input.empty-file'], 1);
 });
 
 test('both threads take part: every other block comes back checked by the worker, lines in file order', async () => {
-  const plans = await exportDir({ name: 'messages.ndjson', bytes: Buffer.from(`${messageLines().join('\n')}\n`) });
+  const plans = await sharedExport({ name: 'messages.ndjson', bytes: Buffer.from(`${messageLines().join('\n')}\n`) });
   const file = plans.find((p) => p.entity.name === 'messages').inputs[0].file;
   const task = { file, source: {}, importSoftDeleted: false, nowSec: NOW };
   const kinds = [];

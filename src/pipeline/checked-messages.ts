@@ -18,9 +18,6 @@ import { ndjsonBlockItems } from '../sources/read-ndjson.js';
 import { emptyFileProblem, gzipProblem } from '../sources/source-items.js';
 import type { ResolvedFile } from '../sources/types.js';
 
-/** NDJSON message files from this size on are read with a worker (a worker takes ~50 ms to start). */
-export const MESSAGE_WORKER_MIN_BYTES = 8 * 1024 * 1024;
-
 /** What the worker needs to map and check messages as this thread would. */
 export interface MessageCheckTask {
   file: ResolvedFile;

@@ -25,6 +25,15 @@ export interface MapperOptions {
   sinceSec?: number;
 }
 
+/** What every run gives createMapper: the entity, its source's map and deletion markers, the run's soft-delete and since settings. */
+export function mapperOptionsFor(
+  entity: EntityDef,
+  source: Pick<MapperOptions, 'map' | 'deletion'>,
+  run: Pick<MapperOptions, 'importSoftDeleted' | 'sinceSec'>,
+): MapperOptions {
+  return { entity, map: source.map, deletion: source.deletion, importSoftDeleted: run.importSoftDeleted, sinceSec: run.sinceSec };
+}
+
 /**
  * Top-level fields of each entity in the contract (import-api.md's table). Everything else is
  * dropped with a warning. Groups also take `description`, which the service's groups have though

@@ -1,7 +1,7 @@
 import type { Problem } from '../entities/types.js';
 import type { ExportIndex } from '../validate/index.js';
-import { createMapper } from './map.js';
-import { CSV_WORKER_MIN_BYTES } from '../sources/csv-row-parser.js';
+import { createMapper, mapperOptionsFor } from './map.js';
+import { WORKER_MIN_BYTES } from '../sources/worker-threshold.js';
 import { readInputBatches, type EntityPlan } from './plan.js';
 
 export interface RecheckOptions {
@@ -45,15 +45,10 @@ export async function recheckDuplicates(o: RecheckOptions): Promise<RecheckStop 
   let duplicates = 0;
   let errorsBefore = 0;
   for (const input of o.plan.inputs) {
-    const mapper = createMapper({
-      entity,
-      map: o.plan.source.map,
-      deletion: o.plan.source.deletion,
-      importSoftDeleted: o.importSoftDeleted,
-      sinceSec: o.sinceSec,
-    });
-    for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name, csvWorkerMinBytes: CSV_WORKER_MIN_BYTES })) {
+    const mapper = createMapper(mapperOptionsFor(entity, o.plan.source, o));
+    for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES })) {
       for (const item of items) {
+        // Seqs, records and skips counted as in run-validate.ts (which also takes worker slots): the stop's counts replace its.
         if (++seq > o.lastSeq || o.signal?.aborted) return undefined;
         if (item.kind === 'problem') {
           if (item.ordinal !== undefined) records++;

@@ -8,7 +8,7 @@ import { duplicateIdProblem } from '../validate/duplicate-problems.js';
 import { checkRecord, hasError } from './check-record.js';
 import { emptyCounts, type EntityCounts, type RunEvents } from './events.js';
 import { checkFingerprint } from './fingerprint.js';
-import { createMapper } from './map.js';
+import { createMapper, mapperOptionsFor } from './map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from './plan.js';
 import type { RejectEntry, RejectsWriter } from './rejects.js';
 import type { BatchOutcome, BatchSender } from './send-batch.js';
@@ -185,13 +185,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   for (const input of plan.inputs) {
     if (failure !== undefined || run.stop.aborted) break;
     const cursor = await openCursor(run, entity.name, input);
-    const mapper = createMapper({
-      entity,
-      map: plan.source.map,
-      deletion: plan.source.deletion,
-      importSoftDeleted: run.importSoftDeleted,
-      sinceSec: run.sinceSec,
-    });
+    const mapper = createMapper(mapperOptionsFor(entity, plan.source, run));
     let batch: MappedRecord[] = [];
     reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
       for (const item of items) {

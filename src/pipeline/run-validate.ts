@@ -1,13 +1,12 @@
-import { stat } from 'node:fs/promises';
 import { NO_PROBLEMS, type EntityName, type MappedRecord, type Problem, type Severity } from '../entities/types.js';
 import { ExportIndex } from '../validate/index.js';
 import { checkRecord, withCross } from './check-record.js';
-import { createMapper } from './map.js';
+import { createMapper, mapperOptionsFor } from './map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from './plan.js';
-import { MESSAGE_WORKER_MIN_BYTES, readMessagesWithWorker, recordOfChecked, type MessageCheckTask } from './checked-messages.js';
+import { readMessagesWithWorker, recordOfChecked, type MessageCheckTask } from './checked-messages.js';
 import type { ResolvedFile } from '../sources/types.js';
 import { recheckDuplicates } from './recheck-duplicates.js';
-import { CSV_WORKER_MIN_BYTES } from '../sources/csv-row-parser.js';
+import { isFileAtLeast, WORKER_MIN_BYTES } from '../sources/worker-threshold.js';
 import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
 
 /** One problem, located. The same shape goes to the text report, the JSON report and tests. */
@@ -84,22 +83,17 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     const entityCounts = result.byEntity[entity.name]!;
     if (entity.name === 'messages') messagesFirstSeq = seq + 1;
     for (const input of plan.inputs) {
-      const mapper = createMapper({
-        entity,
-        map: plan.source.map,
-        deletion: plan.source.deletion,
-        importSoftDeleted: options.importSoftDeleted,
-        sinceSec: options.sinceSec,
-      });
+      const mapper = createMapper(mapperOptionsFor(entity, plan.source, options));
       const shared = entity.name === 'messages' && (await sharesWithWorker(input, options));
       // Two mappers (one a thread) each warn of an unknown field once: the first in file order is kept.
       const warnedUnknown = shared ? new Set<string>() : undefined;
       const batches = shared
         ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal)
-        : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: CSV_WORKER_MIN_BYTES });
+        : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES });
       for await (const items of batches) {
         for (const item of items) {
           if (result.stoppedEarly || options.signal?.aborted) break outer;
+          // Seqs, records and skips counted as recheck-duplicates.ts counts them: its stop's counts replace these.
           seq++;
           if (item.kind === 'problem') {
             if (item.ordinal !== undefined) {
@@ -156,10 +150,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
 /** A plain NDJSON message file large enough for a worker to pay for itself. */
 async function sharesWithWorker(input: RecordInput, options: ValidateOptions): Promise<boolean> {
   if (input.file === undefined || input.file.format !== 'ndjson') return false;
-  const min = options.messageWorkerMinBytes ?? MESSAGE_WORKER_MIN_BYTES;
-  if (min <= 0) return true;
-  const size = await stat(input.file.path).then((s) => s.size, () => 0);
-  return size >= min;
+  return isFileAtLeast(input.file.path, options.messageWorkerMinBytes ?? WORKER_MIN_BYTES);
 }
 
 function workerTask(file: ResolvedFile, plan: EntityPlan, options: ValidateOptions): MessageCheckTask {

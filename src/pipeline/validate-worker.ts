@@ -5,16 +5,10 @@ import type { SourceItem } from '../entities/types.js';
 import { ndjsonBlockItems } from '../sources/read-ndjson.js';
 import { messageRefs, toColumns, type BlockMessage, type CheckedSlot, type MessageCheckTask } from './checked-messages.js';
 import { ownProblems } from './check-record.js';
-import { createMapper } from './map.js';
+import { createMapper, mapperOptionsFor } from './map.js';
 
 const task = workerData as MessageCheckTask;
-const mapper = createMapper({
-  entity: ENTITIES.messages,
-  map: task.source.map,
-  deletion: task.source.deletion,
-  importSoftDeleted: task.importSoftDeleted,
-  sinceSec: task.sinceSec,
-});
+const mapper = createMapper(mapperOptionsFor(ENTITIES.messages, task.source, task));
 let ordinal = 0;
 
 /** What run-validate does with an item read in its own thread, up to the cross-record checks. */

@@ -4,17 +4,15 @@
  * Why a worker: csv-parse takes about as long as everything validate does with a row afterwards, so
  * on a large file parsing block N+1 in a worker while this thread maps and checks block N's rows
  * saves ~20% of validate's time (1M messages: 10.7-11.9 s -> 8.3-9.0 s). Rows cross as arrays of
- * strings. Only validate asks for it, and only for files of 8 MB or more (a worker takes ~50 ms to
- * start and ~40 MB of memory); import keeps the parser in its thread (see ReadOptions).
+ * strings. Only validate asks for it, and only for files of WORKER_MIN_BYTES or more (a worker takes
+ * ~50 ms to start and ~40 MB of memory; worker-threshold.ts); import keeps the parser in its thread
+ * (see ReadOptions).
  */
 import { Worker } from 'node:worker_threads';
 import { Parser } from 'csv-parse';
 
 /** Beyond this a record is a runaway quote, not data: stop instead of buffering the rest of the file. */
 const MAX_RECORD_CHARS = 16 * 1024 * 1024;
-
-/** validate parses CSV files from this size on in a worker. */
-export const CSV_WORKER_MIN_BYTES = 8 * 1024 * 1024;
 
 /** What one block gave: its complete rows and, when the CSV broke in it, csv-parse's message. */
 export interface ParsedRows {

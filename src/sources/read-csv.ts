@@ -8,24 +8,26 @@
  * record (a blank line arrives as `['']`), so a record starts one line after the previous one ends,
  * and it ends after as many lines as its fields hold `\n`s.
  */
-import { stat } from 'node:fs/promises';
 import type { JsonObject, SourceItem } from '../entities/types.js';
 import { LocalCsvRowParser, WorkerCsvRowParser, type ParsedRows } from './csv-row-parser.js';
 import { CorruptGzipError, readBlocks } from './read-blocks.js';
 import { emptyFileProblem, gzipProblem, utf8Problem } from './source-items.js';
 import type { ReadOptions, ResolvedFile } from './types.js';
+import { isFileAtLeast } from './worker-threshold.js';
 
 const CUT_LONG_LINES_AT = 1024 * 1024;
 
 export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
   const { signal } = options;
   const rows = new CsvRows(file.display);
-  const inWorker = await useWorker(file, options);
+  // A worker only pays for itself on a large file; unset (import), never.
+  const inWorker = options.csvWorkerMinBytes !== undefined && (await isFileAtLeast(file.path, options.csvWorkerMinBytes));
   const parser = inWorker ? new WorkerCsvRowParser() : new LocalCsvRowParser();
   // Blocks handed to the parser whose rows have not been taken yet. A worker gets two ahead, so
   // neither thread waits for the other when one block takes longer (one ahead left both idle ~15%
-  // of the time: 1M rows 6.4-6.5 s -> 5.8-6.1 s); in this thread one is enough.
-  const depth = inWorker ? 3 : 2;
+  // of the time: 1M rows 6.4-6.5 s -> 5.8-6.1 s). In this thread write() has parsed the block when
+  // it returns, so holding one back would overlap nothing: its rows are taken at once.
+  const depth = inWorker ? 3 : 1;
   const ahead: Promise<ParsedRows>[] = [];
   let broken: string | undefined;
 
@@ -71,15 +73,6 @@ export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions =
     parser.close();
   }
   if (!rows.sawHeader) yield [emptyFileProblem(file.display)];
-}
-
-/** A worker only pays for itself on a large file; `csvWorkerMinBytes` says where the line is (tests use 0). */
-async function useWorker(file: ResolvedFile, options: ReadOptions): Promise<boolean> {
-  const minBytes = options.csvWorkerMinBytes;
-  if (minBytes === undefined) return false;
-  if (minBytes === 0) return true;
-  const size = await stat(file.path).then((s) => s.size, () => 0);
-  return size >= minBytes;
 }
 
 /** Turns csv-parse's arrays into SourceItems, tracking lines, ordinals and the header. */
