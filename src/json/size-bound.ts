@@ -32,7 +32,8 @@ function bound(v: unknown): number {
       if (v === null) return 4;
       let n = 2;
       if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) n += bound(v[i]) + 1;
+        // undefined, a function or a symbol (0 here) is written as null in an array.
+        for (let i = 0; i < v.length; i++) n += (bound(v[i]) || 4) + 1;
         return n;
       }
       for (const key in v) {
