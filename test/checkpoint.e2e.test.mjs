@@ -141,3 +141,45 @@ test('saveSoon spaces writes out; a save, or flush, writes the one still waiting
   await late;
   assert.equal(await watermark(), 1100);
 });
+
+test('each checkpoint notes the rejects file length it covers, on disk first; a resume cuts off what lies beyond, and only then', async () => {
+  const { CheckpointStore, readCheckpoint } = await import('../dist/checkpoint/store.js');
+  const { RejectsWriter } = await import('../dist/pipeline/rejects.js');
+  const dir = await tempDir('cm-store-');
+  const file = path.join(dir, 'checkpoint.json');
+  const rejectsPath = path.join(dir, 'rejects.ndjson');
+  const entry = (line) => ({ entity: 'messages', file: 'm.ndjson', line, code: 'message.text.empty', message: 'no text' });
+  const store = await CheckpointStore.open(file, { target: { baseUrl: 'https://x.example' }, sourcesHash: 'h' }, true);
+  const writer = await RejectsWriter.open(rejectsPath);
+  store.keepInStep(writer);
+  writer.write(entry(1));
+  writer.write(entry(2));
+  await store.save();
+  const mark = (await readCheckpoint(file)).rejects;
+  assert.deepEqual(mark, { path: rejectsPath, bytes: (await readFile(rejectsPath)).length });
+  // Written after the last checkpoint, as a run killed now leaves them: on disk, but not covered.
+  writer.write(entry(3));
+  writer.write(entry(4));
+  await writer.flush();
+  await writer.close();
+  const lines = async () => (await readFile(rejectsPath, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l).line);
+  assert.deepEqual(await lines(), [1, 2, 3, 4]);
+
+  // Another file's mark, or a mark the file no longer ends a line at (edited since): left whole.
+  await (await RejectsWriter.open(rejectsPath, { path: path.join(dir, 'other.ndjson'), bytes: 0 })).close();
+  await (await RejectsWriter.open(rejectsPath, { path: rejectsPath, bytes: mark.bytes - 3 })).close();
+  assert.deepEqual(await lines(), [1, 2, 3, 4]);
+  // The resume's own mark: the two uncovered lines go, and are counted.
+  const resumed = await RejectsWriter.open(rejectsPath, mark);
+  assert.equal(resumed.droppedLines, 2);
+  assert.equal(resumed.length, mark.bytes);
+  resumed.write(entry(3));
+  await resumed.close();
+  assert.deepEqual(await lines(), [1, 2, 3]);
+  // A file shorter than the mark (rotated by the user) is appended to as it is.
+  await writeFile(rejectsPath, '');
+  const rotated = await RejectsWriter.open(rejectsPath, mark);
+  assert.equal(rotated.droppedLines, 0);
+  await rotated.close();
+  assert.deepEqual(await lines(), []);
+});

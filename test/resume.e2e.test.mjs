@@ -1,6 +1,6 @@
 // Nothing lost, nothing doubled: SIGKILL at random moments, then resume, then count what the sandbox holds.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { mulberry32 } from '../dist/sandbox/index.js';
@@ -10,28 +10,32 @@ const CONCURRENCY = 4;
 
 /**
  * Kills an import `kills` times at random moments (each after a few more requests reach the sandbox),
- * resumes to the end, checks every record is stored once, and returns the kills that landed and the
- * records the sandbox was sent again.
+ * resumes to the end, checks every record is stored once and every rejected one is in the rejects file
+ * once, and returns the kills that landed and the records the sandbox was sent again. `spoil` may break
+ * records of the export: it returns how many are to be rejected, and lowers `counts` to match.
  */
-async function killAndResume({ seed, kills: attempts, config = {} }) {
+async function killAndResume({ seed, kills: attempts, config = {}, faults, spoil, latencyMs = 15, killWindowMs }) {
   const random = mulberry32(seed); // seeded, so a failure can be replayed
-  const sb = await sandbox({ latencyMs: 15 });
+  const sb = await sandbox({ latencyMs, faults });
   try {
     const dir = await tempDir();
     const { counts, sources } = await writeGeneratedExport(dir, { users: 300, groups: 12, membersPerGroup: 25, messages: 3000 });
+    const rejected = spoil ? await spoil(dir, counts) : 0;
     await writeConfig(dir, { baseUrl: sb.url, sources, concurrency: CONCURRENCY, requestsPerMinute: 1e9, ...config });
     let kills = 0;
     let previousRequests = 0;
     for (let i = 0; i < attempts; i++) {
       const child = spawnCli(['import'], { cwd: dir });
       const done = collect(child);
-      // Kill after a random number of further requests reach the sandbox (0 = during start-up or a checkpoint write).
-      const target = previousRequests + Math.floor(random() * 6);
+      // Kill after a random number of further requests reach the sandbox (0 = during start-up or a
+      // checkpoint write), or with `killWindowMs`, a random time in that window after the first one.
+      const target = previousRequests + (killWindowMs ? 1 : Math.floor(random() * 6));
       const deadline = Date.now() + 15_000;
       while (sb.stats().requests < target && Date.now() < deadline && child.exitCode === null) {
         await new Promise((r) => setTimeout(r, 2));
       }
-      await new Promise((r) => setTimeout(r, Math.floor(random() * 12)));
+      const [from, to] = killWindowMs ?? [0, 12];
+      await new Promise((r) => setTimeout(r, from + Math.floor(random() * (to - from))));
       const killed = child.kill('SIGKILL');
       const result = await done;
       if (killed && result.signal === 'SIGKILL') kills++;
@@ -39,14 +43,17 @@ async function killAndResume({ seed, kills: attempts, config = {} }) {
       previousRequests = sb.stats().requests;
     }
     const final = await runCli(['import', '--json'], { cwd: dir });
-    assert.equal(final.code, 0, final.stderr);
+    assert.equal(final.code, rejected > 0 ? 3 : 0, final.stderr);
     const stats = sb.stats();
     let resent = 0;
     for (const [entity, n] of Object.entries(counts)) {
       assert.equal(stats.perEntity[entity].stored, n, `${entity}: every record present once`);
       resent += stats.perEntity[entity].alreadyExists;
     }
-    assert.deepEqual(await readNdjson(path.join(dir, 'migrate-rejects.ndjson')), []);
+    const rejects = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
+    const places = rejects.map((r) => `${r.entity} ${r.file}:${r.line}`);
+    assert.deepEqual(places.filter((p, i) => places.indexOf(p) !== i), [], 'no record is in the rejects file twice');
+    assert.equal(rejects.length, rejected);
     // The checkpoint of the finished run is whole and says every phase is done.
     const checkpoint = JSON.parse(await readFile(path.join(dir, '.migrate-checkpoint.json'), 'utf8'));
     assert.deepEqual(checkpoint.phasesDone, ['users', 'groups', 'members', 'messages']);
@@ -62,7 +69,40 @@ test('SIGKILL at 24 random moments, a checkpoint write per batch: every record o
   assert.ok(resent <= kills * CONCURRENCY * 50, `${resent} re-sent records for ${kills} kills`);
 });
 
-test('SIGKILL at 12 random moments with writes 200 ms apart (the default): every record once', async () => {
-  const { kills } = await killAndResume({ seed: 7, kills: 12 });
-  assert.ok(kills >= 10, `only ${kills} kills landed`);
+/** Every 13th message without text, one member line that is not JSON, and one message the service fails on. */
+async function spoilExport(dir, counts) {
+  const messages = (await readFile(path.join(dir, 'messages.ndjson'), 'utf8')).split('\n').filter(Boolean);
+  let bad = 0;
+  const spoilt = messages.map((line, i) => {
+    if (i % 13 !== 3) return line;
+    bad++;
+    return JSON.stringify({ ...JSON.parse(line), data: { text: '' } });
+  });
+  await writeFile(path.join(dir, 'messages.ndjson'), `${spoilt.join('\n')}\n`);
+  const members = (await readFile(path.join(dir, 'members.ndjson'), 'utf8')).split('\n').filter(Boolean);
+  members[100] = '{"guid": "grp4", "uid":';
+  await writeFile(path.join(dir, 'members.ndjson'), `${members.join('\n')}\n`);
+  counts.messages -= bad + 1; // and msg1600, the poison
+  counts.members -= 1;
+  return bad + 2;
+}
+
+test('SIGKILL at 10 random moments with rejects on the way: each rejected record in the rejects file once', async () => {
+  // Runs long enough for checkpoint writes (200 ms apart), so each run gets further and its kill meets
+  // rejects read ahead and batches answered but not yet in a checkpoint.
+  const { kills } = await killAndResume({
+    seed: 99,
+    kills: 10,
+    latencyMs: 40,
+    killWindowMs: [100, 450],
+    faults: { poisonIdPattern: '^msg1600$' },
+    spoil: spoilExport,
+  });
+  assert.ok(kills >= 6, `only ${kills} kills landed`);
+});
+
+test('SIGKILL at 8 random moments with writes 200 ms apart (the default): every record once', async () => {
+  // Killed within a few requests, a run would never reach its first deferred write: these live longer.
+  const { kills } = await killAndResume({ seed: 7, kills: 8, latencyMs: 40, killWindowMs: [80, 300] });
+  assert.ok(kills >= 5, `only ${kills} kills landed`);
 });

@@ -31,6 +31,27 @@ export interface CheckpointData {
   /** Per source file, keyed `<entity>:<file as displayed>`. */
   files: Record<string, FileProgressData & { entity: EntityName; file: string }>;
   totals: Partial<Record<EntityName, EntityTotals>>;
+  /** The companion file's length when this checkpoint was taken (see CheckpointCompanion). */
+  rejects?: CompanionMark;
+}
+
+export interface CompanionMark {
+  path: string;
+  bytes: number;
+}
+
+/**
+ * A file appended to beside the checkpoint (the rejects file) whose lines belong to acknowledged
+ * records only. Each checkpoint records its length, taken in the same tick as the acknowledgements
+ * it holds, and has those bytes on disk before the checkpoint is: a resume cuts off what lies beyond,
+ * the lines of records it reads again.
+ */
+export interface CheckpointCompanion {
+  readonly path: string;
+  /** Length once everything written so far is on disk. */
+  readonly length: number;
+  /** Puts everything written so far on disk. */
+  persist(): Promise<void>;
 }
 
 export interface CheckpointIdentity {
@@ -58,6 +79,7 @@ export class CheckpointStore {
   private lastWriteAt = Number.NEGATIVE_INFINITY;
   /** A `saveSoon` write waiting for its time; the next write of any kind covers it. */
   private deferred?: { promise: Promise<void>; timer: NodeJS.Timeout; settle: (write: Promise<void>) => void };
+  private companion?: CheckpointCompanion;
 
   private constructor(
     readonly path: string,
@@ -108,6 +130,11 @@ export class CheckpointStore {
 
   totals(entity: EntityName): EntityTotals {
     return (this.data.totals[entity] ??= { imported: 0, alreadyPresent: 0, rejected: 0, skipped: 0 });
+  }
+
+  /** From now on every write records `companion`'s length and puts its bytes on disk first. */
+  keepInStep(companion: CheckpointCompanion): void {
+    this.companion = companion;
   }
 
   markPhaseDone(entity: EntityName): void {
@@ -162,8 +189,12 @@ export class CheckpointStore {
         const target = this.requested;
         this.lastWriteAt = Date.now();
         this.data.updatedAt = new Date(this.lastWriteAt).toISOString();
+        const companion = this.companion;
+        if (companion) this.data.rejects = { path: companion.path, bytes: companion.length };
+        const text = JSON.stringify(this.data, null, 1);
         try {
-          await writeAtomically(this.path, JSON.stringify(this.data, null, 1), this.written === 0);
+          await companion?.persist();
+          await writeAtomically(this.path, text, this.written === 0);
         } catch (err) {
           for (const w of this.waiters.splice(0)) w.reject(err);
           this.written = this.requested;
@@ -244,6 +275,10 @@ export async function readCheckpoint(filePath: string): Promise<CheckpointData |
   }
   for (const [key, f] of Object.entries(data.files)) {
     if (!Number.isInteger(f.watermark) || f.watermark < 0 || !Array.isArray(f.acked)) throw corrupt(`bad progress for ${key}`);
+  }
+  const mark = data.rejects;
+  if (mark !== undefined && (typeof mark?.path !== 'string' || !Number.isInteger(mark.bytes) || mark.bytes < 0)) {
+    throw corrupt('bad rejects mark');
   }
   data.totals ??= {};
   return data;

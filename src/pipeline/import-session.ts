@@ -61,7 +61,11 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       config.checkpointIntervalMs,
     );
     await checkpoint.save();
-    rejects = await RejectsWriter.open(config.rejects);
+    rejects = await RejectsWriter.open(config.rejects, checkpoint.snapshot.rejects);
+    checkpoint.keepInStep(rejects);
+    if (rejects.droppedLines > 0) {
+      events.info(`${config.rejects}: removed ${rejects.droppedLines} line(s) the interrupted run wrote for records it had not acknowledged; they are read and checked again`);
+    }
     client = new ImportClient({ baseUrl: config.baseUrl, apiKey: config.apiKey!, connections: config.concurrency, timeoutMs: config.timeoutMs });
     const sender = new BatchSender({
       client,

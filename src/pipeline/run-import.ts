@@ -31,6 +31,17 @@ export interface ImportRun {
 }
 
 const NOT_SENT = Symbol('not sent');
+/**
+ * Rejects a range may hold back before it is sent short: its lines wait in memory for its
+ * acknowledgement, and a file of nothing but bad records must not gather them all.
+ */
+const MAX_HELD_REJECTS = 1000;
+
+/** What reading a range found besides the records it sends: written and counted when it is acknowledged. */
+interface HeldOutcomes {
+  rejects: RejectEntry[];
+  skipped: number;
+}
 
 export type RunCounts = Partial<Record<EntityName, EntityCounts>>;
 
@@ -72,14 +83,20 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   const unanswered = new Set<MappedRecord[]>();
   let failure: unknown;
   const totals = run.checkpoint.totals(entity.name);
+  let held: HeldOutcomes = { rejects: [], skipped: 0 };
 
   /**
-   * Acknowledges a range once its batch is answered. The save runs outside the request slots and is
-   * not waited for: writes are spaced out, and a failed one stops the run all the same.
+   * Acknowledges a range once its batch is answered, writing its rejects in the same tick: the
+   * checkpoint's note of the rejects file's length then covers exactly the ranges it acknowledges
+   * (rejects.ts). The save runs outside the request slots and is not waited for: writes are spaced
+   * out, and a failed one stops the run all the same.
    */
-  const settle = async (outcome: BatchOutcome | undefined, progress: FileProgress, start: number, end: number) => {
+  const settle = (outcome: BatchOutcome | undefined, found: HeldOutcomes, progress: FileProgress, start: number, end: number) => {
+    for (const entry of found.rejects) run.rejects.write(entry);
+    counts.rejected += found.rejects.length;
+    totals.rejected += found.rejects.length;
+    totals.skipped += found.skipped;
     if (outcome) addOutcome(outcome);
-    await run.rejects.flush();
     progress.ack(start, end);
     run.checkpoint.saveSoon().catch((err: unknown) => {
       failure ??= err;
@@ -103,6 +120,8 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   const dispatch = async (records: MappedRecord[], cursor: FileCursor, end: number) => {
     const start = cursor.rangeStart;
     cursor.rangeStart = end;
+    const found = held;
+    held = { rejects: [], skipped: 0 };
     // Only the request holds a slot of the pool: the checkpoint write (an fsync) must not idle a connection.
     // A batch still queued when Ctrl+C comes is not sent (and so not acknowledged): the next run reads it again.
     const send = async (): Promise<BatchOutcome | typeof NOT_SENT> => (run.stop.aborted ? NOT_SENT : run.sender.send(entity, records));
@@ -110,7 +129,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     unanswered.add(records);
     void sent.finally(() => unanswered.delete(records)).catch(() => undefined);
     const task = sent
-      .then((outcome) => (outcome === NOT_SENT ? undefined : settle(outcome, cursor.progress, start, end)))
+      .then((outcome) => (outcome === NOT_SENT ? undefined : settle(outcome, found, cursor.progress, start, end)))
       .catch((err: unknown) => {
         failure ??= err;
       });
@@ -121,7 +140,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
 
   /**
    * Counts one item and decides its fate: a record to send, or undefined when it was acknowledged by an
-   * earlier run, is skipped, or is rejected (written to the rejects file here, acknowledged with its range).
+   * earlier run, is skipped, or is rejected (held, and written when its range is acknowledged).
    */
   const admit = (item: SourceItem, cursor: FileCursor, mapper: (r: SourceRecord) => MappedRecord): MappedRecord | undefined => {
     if (item.kind === 'problem') {
@@ -133,9 +152,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
           return undefined;
         }
       }
-      run.rejects.write(rejectOfProblem(entity.name, item));
-      counts.rejected++;
-      totals.rejected++;
+      held.rejects.push(rejectOfProblem(entity.name, item));
       return undefined;
     }
     counts.read++;
@@ -146,7 +163,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       if (acked) counts.resumed++;
       else {
         counts.skipped++;
-        totals.skipped++;
+        held.skipped++;
       }
       return undefined;
     }
@@ -158,9 +175,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     }
     if (hasError(problems)) {
       const first = problems.find((p) => p.severity === 'error')!;
-      run.rejects.write({ ...rejectOf(record, first.rule, first.message), field: first.field });
-      counts.rejected++;
-      totals.rejected++;
+      held.rejects.push({ ...rejectOf(record, first.rule, first.message), field: first.field });
       return undefined;
     }
     return record;
@@ -175,9 +190,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     const first = earlierWithId(record.id, [batch, ...unanswered]);
     if (first === undefined) return false;
     const p = duplicateIdProblem(entity.name, record.id, first.id === record.id, `${first.file}:${first.line}`);
-    run.rejects.write({ ...rejectOf(record, p.rule, p.message), field: p.field });
-    counts.rejected++;
-    totals.rejected++;
+    held.rejects.push({ ...rejectOf(record, p.rule, p.message), field: p.field });
     return true;
   };
 
@@ -191,9 +204,10 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       for (const item of items) {
         if (failure !== undefined || run.stop.aborted) break reading;
         const record = admit(item, cursor, mapper);
-        if (record === undefined || (record.duplicateSuspect && rejectKnownDuplicate(record, batch))) continue;
-        batch.push(record);
-        if (batch.length >= run.batchSize) {
+        if (record === undefined || (record.duplicateSuspect && rejectKnownDuplicate(record, batch))) {
+          if (held.rejects.length < MAX_HELD_REJECTS) continue;
+        } else batch.push(record);
+        if (batch.length >= run.batchSize || held.rejects.length >= MAX_HELD_REJECTS) {
           await dispatch(batch, cursor, cursor.nextOrdinal);
           batch = [];
         }
