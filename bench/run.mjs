@@ -7,9 +7,10 @@ import { arch, cpus, freemem, loadavg, platform, release, totalmem } from 'node:
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH, ROOT, RUN_DIR } from './children.mjs';
-import { busyNote, cpuSeconds, createMeasurements } from './measure.mjs';
+import { busyNote, createMeasurements } from './measure.mjs';
 import { formatProfile, summariseProfile } from './cpu-profile.mjs';
 import { ensureDataset } from './generate.mjs';
+import { measureFormats } from './format-runs.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
 import { formatTable, mb, num, pct } from './table.mjs';
 
@@ -25,6 +26,7 @@ const { values: opts } = parseArgs({
     'rate-seconds': { type: 'string', default: '30' },
     'auto-seconds': { type: 'string', default: '60' },
     concurrency: { type: 'string', default: '8' },
+    repeat: { type: 'string', default: '3' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(BENCH, 'results.json') },
@@ -34,7 +36,7 @@ const { values: opts } = parseArgs({
 });
 if (opts.help) {
   process.stdout.write(`usage: npm run bench -- [--scale 0.1] [--messages-3m] [--rate 1200] [--latency-ms 150]
-  [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--only ${SECTIONS.join(',')}] [--profile] [--out file]
+  [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--repeat 3] [--only ${SECTIONS.join(',')}] [--profile] [--out file]
   [--quiet-wait 20]  seconds to wait before each measurement for other processes to leave the CPUs idle (0: don't)\n`);
   process.exit(0);
 }
@@ -43,9 +45,12 @@ const scale = Number(opts.scale);
 const R = Number(opts.rate);
 const latencyMs = Number(opts['latency-ms']);
 const concurrency = Number(opts.concurrency);
+const repeat = Number(opts.repeat);
 const only = new Set((opts.only ?? SECTIONS.join(',')).split(',').map((s) => s.trim()));
 for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`--only: unknown section ${s} (${SECTIONS.join(', ')})`);
-if (!(scale > 0) || !(R > 0) || !(concurrency > 0)) throw new Error('--scale, --rate and --concurrency must be positive');
+if (!(scale > 0) || !(R > 0) || !(concurrency > 0) || !Number.isInteger(repeat) || repeat < 1) {
+  throw new Error('--scale, --rate, --concurrency and --repeat must be positive (--repeat a whole number)');
+}
 
 const began = Date.now();
 const log = (message) => process.stderr.write(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
@@ -111,70 +116,31 @@ if (code.distStale) log('warning: src/ is newer than dist/: the bench runs dist/
 log(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages`);
 
 const ds = ensureDataset({ ...main, formats: FORMATS }, log);
-const floors = {};
-const validates = {};
-const imports = {};
-
-// Per format: a floor, validate, a floor, import, a floor. This VM's speed drifts by 10-20% over
-// minutes, so each ratio is taken against the mean of the two floors that bracket it.
+// Per format: a floor, validate (--repeat times, a floor after each), import, a floor (format-runs.mjs).
 let ceiling;
 if (only.has('import')) {
   log(`sandbox ceiling (pre-serialised bodies, concurrency ${concurrency}) ...`);
   ceiling = await measureSandboxCeiling(ds.messages.ndjson, Math.min(main.messages, 300_000));
   details.sandboxCeiling = ceiling;
 }
+let floors = {};
+let validates = {};
+let imports = {};
 if (only.has('floor') || only.has('validate') || only.has('import')) {
-  for (const format of FORMATS) {
-    // Each run is compared with the floors measured just before and just after it, so the VM's drift
-    // over the minutes a format takes shows up as a bracket, not as a wrong ratio.
-    log(`parse floor ${format} ...`);
-    const before = await measureFloor(format, ds.messages[format], main.messages);
-    let v;
-    let run;
-    let middle;
-    if (only.has('validate')) {
-      log(`validate ${format} ...`);
-      v = validates[format] = await runValidate(`validate-${format}`, ds, format);
-      log(`parse floor ${format} again ...`);
-      middle = await measureFloor(format, ds.messages[format], main.messages);
-    }
-    let after;
-    if (only.has('import')) {
-      log(`import ${format}, unthrottled sandbox, concurrency ${concurrency} ...`);
-      run = imports[format] = await runImport(`import-${format}`, ds, format, { rpm: 1e9 });
-      log(`parse floor ${format} again ...`);
-      after = await measureFloor(format, ds.messages[format], main.messages);
-    }
-    const floorsSeen = [before, middle, after].filter(Boolean);
-    const mean = (list) => list.reduce((sum, f) => sum + f.perSec, 0) / list.length;
-    const perSec = mean(floorsSeen);
-    const floor = (floors[format] = { perSec, before, middle, after, others: Math.max(...floorsSeen.map((f) => f.others ?? 0)) });
-    const slowest = Math.min(...floorsSeen.map((f) => f.perSec));
-    const drift = Math.max(...floorsSeen.map((f) => f.perSec)) / slowest - 1;
-    const bracket = floorsSeen.length > 1 ? ` (${floorsSeen.map((f) => num(f.perSec)).join(', ')})` : '';
-    row('floor', `parse floor ${format} (messages file, parser only)`, `${num(perSec)} rec/s${bracket}${busyNote(floor)}`, '-', null);
-    if (drift > 0.1) row('floor', `parse floor ${format}: machine speed drifted`, `${pct(drift, 0)} between its floors`, '< 10%', null);
-    if (v) {
-      const vFloor = mean([before, middle]);
-      const ratio = v.perSec / vFloor;
-      row('validate', `validate ${format}: records/s (ratio to the floors around it)`, `${num(v.perSec)} rec/s (${pct(ratio)} of ${num(vFloor)})${busyNote(v, before, middle)}`, '>= 60% of floor', ratio >= 0.6);
-      v.floor = vFloor;
-      if (v.errors !== 0 || v.exit !== 0) row('validate', `validate ${format}: generated export is valid`, `${v.errors} errors, exit ${v.exit}`, '0 errors', false);
-    }
-    if (run) {
-      const importPerSec = totalRecords(main) / (run.ms / 1000);
-      const iFloor = mean([middle ?? before, after]);
-      const ratio = importPerSec / iFloor;
-      row('import', `import ${format} unthrottled: records/s (ratio to the floors around it)`, `${num(importPerSec)} rec/s (${pct(ratio)} of ${num(iFloor)})${busyNote(run, middle ?? before, after)}`, '>= 40% of floor', ratio >= 0.4);
-      const arrivals = verifyArrivals(run.stats, main);
-      row('import', `import ${format}: every record arrives once`, arrivals.text, 'stored = generated, 0 already-exists, 0 rejected', arrivals.ok && run.summary.status === 'completed');
-      const full = fullRequests(run.stats);
-      row('import', `import ${format}: full requests; CPU s tool/sandbox/wall`, `${pct(full.ratio, 2)}; ${cpuSeconds(run.rss).toFixed(1)} / ${cpuSeconds(run.sandboxUsage).toFixed(1)} / ${(run.ms / 1000).toFixed(1)} (${pct(importPerSec / ceiling.perSec)} of sandbox ceiling)`, '-', null);
-      run.perSec = importPerSec;
-      run.ratio = ratio;
-      delete run.samples;
-    }
-  }
+  const measured = await measureFormats({
+    formats: FORMATS,
+    only,
+    repeat,
+    log,
+    row,
+    measure: { measureFloor, runValidate, runImport },
+    ds,
+    main,
+    totalRecords,
+    ceiling,
+    concurrency,
+  });
+  ({ floors, validates, imports } = measured);
   details.floors = floors;
   if (only.has('validate')) details.validate = validates;
   if (only.has('import')) details.import = imports;
@@ -300,7 +266,7 @@ const results = {
   totalSeconds: Math.round((finished - began) / 1000),
   machine,
   code,
-  parameters: { scale, ...main, rate: R, latencyMs, concurrency, rateSeconds: Number(opts['rate-seconds']), autoSeconds: Number(opts['auto-seconds']), messages3m: opts['messages-3m'], sections: [...only] },
+  parameters: { scale, ...main, rate: R, latencyMs, concurrency, repeat, rateSeconds: Number(opts['rate-seconds']), autoSeconds: Number(opts['auto-seconds']), messages3m: opts['messages-3m'], sections: [...only] },
   rows,
   interference,
   details,
