@@ -55,7 +55,10 @@ export async function measureFormats({ formats, only, repeat, log, row, measure,
     if (drift > 0.1) row('floor', `parse floor ${format}: machine speed drifted`, `${pct(drift, 0)} between its floors`, '< 10%', null);
 
     if (runs.length > 0) {
-      const median = [...runs].sort(byRatio)[Math.floor((runs.length - 1) / 2)];
+      // With an even count, the mean of the middle two.
+      const sorted = [...runs].sort(byRatio);
+      const [lo, hi] = [sorted[Math.floor((runs.length - 1) / 2)], sorted[Math.ceil((runs.length - 1) / 2)]];
+      const median = { ...lo, ratio: (lo.ratio + hi.ratio) / 2, perSec: (lo.perSec + hi.perSec) / 2, floor: (lo.floor + hi.floor) / 2 };
       const maxRssBytes = Math.max(...runs.map((r) => r.rss?.maxRssBytes ?? 0));
       validates[format] = { ...median, rss: { ...median.rss, maxRssBytes }, runs: runs.map(({ perSec, floor: f, ratio }) => ({ perSec, floor: f, ratio })) };
       const all = runs.length > 1 ? `; runs ${runs.map((r) => pct(r.ratio)).join(', ')}` : '';

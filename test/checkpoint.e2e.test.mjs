@@ -1,6 +1,6 @@
 // The checkpoint itself is safe: torn, foreign, locked or unwritable checkpoints are clear errors.
 import assert from 'node:assert/strict';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fixtureWorkspace, runCli, sandbox, tempDir } from './helpers.mjs';
@@ -142,44 +142,78 @@ test('saveSoon spaces writes out; a save, or flush, writes the one still waiting
   assert.equal(await watermark(), 1100);
 });
 
-test('each checkpoint notes the rejects file length it covers, on disk first; a resume cuts off what lies beyond, and only then', async () => {
+test('each checkpoint carries the rejects file mark, and writes the rejects lines to disk before itself', async () => {
   const { CheckpointStore, readCheckpoint } = await import('../dist/checkpoint/store.js');
-  const { RejectsWriter } = await import('../dist/pipeline/rejects.js');
   const dir = await tempDir('cm-store-');
   const file = path.join(dir, 'checkpoint.json');
+  const store = await CheckpointStore.open(file, { target: { baseUrl: 'https://x.example' }, sourcesHash: 'h' }, true);
+  let bytes = 0;
+  const seenAtPersist = [];
+  store.keepInStep({
+    get mark() {
+      return { path: 'r.ndjson', bytes, run: 'r1', before: 'b' };
+    },
+    // What a reader of the checkpoint could see while the companion was being put on disk.
+    persist: async () => seenAtPersist.push((await readCheckpoint(file))?.rejects?.bytes),
+  });
+  bytes = 10;
+  await store.save();
+  bytes = 25;
+  await store.save();
+  assert.deepEqual(seenAtPersist, [undefined, 10], 'the companion is on disk before the checkpoint that marks it');
+  assert.deepEqual((await readCheckpoint(file)).rejects, { path: 'r.ndjson', bytes: 25, run: 'r1', before: 'b' });
+});
+
+test("a resume takes out the interrupted run's rejects lines past its mark, and no other line", async () => {
+  const { RejectsWriter } = await import('../dist/pipeline/rejects.js');
+  const dir = await tempDir('cm-store-');
   const rejectsPath = path.join(dir, 'rejects.ndjson');
   const entry = (line) => ({ entity: 'messages', file: 'm.ndjson', line, code: 'message.text.empty', message: 'no text' });
-  const store = await CheckpointStore.open(file, { target: { baseUrl: 'https://x.example' }, sourcesHash: 'h' }, true);
-  const writer = await RejectsWriter.open(rejectsPath);
-  store.keepInStep(writer);
-  writer.write(entry(1));
-  writer.write(entry(2));
-  await store.save();
-  const mark = (await readCheckpoint(file)).rejects;
-  assert.deepEqual(mark, { path: rejectsPath, bytes: (await readFile(rejectsPath)).length });
-  // Written after the last checkpoint, as a run killed now leaves them: on disk, but not covered.
-  writer.write(entry(3));
-  writer.write(entry(4));
-  await writer.flush();
-  await writer.close();
   const lines = async () => (await readFile(rejectsPath, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l).line);
-  assert.deepEqual(await lines(), [1, 2, 3, 4]);
+  const crashedRun = async () => {
+    await writeFile(rejectsPath, '');
+    const writer = await RejectsWriter.open(rejectsPath);
+    writer.write(entry(1));
+    writer.write(entry(2));
+    await writer.persist();
+    const mark = writer.mark; // what a checkpoint written now would hold
+    writer.write(entry(3)); // acknowledged after that checkpoint: the resume reads it again
+    await writer.close();
+    // Another migration sharing the file appends after the crash.
+    await appendFile(rejectsPath, `${JSON.stringify({ ...entry(4), run: 'elsewhere' })}\n`);
+    return { mark, run: writer.run };
+  };
 
-  // Another file's mark, or a mark the file no longer ends a line at (edited since): left whole.
-  await (await RejectsWriter.open(rejectsPath, { path: path.join(dir, 'other.ndjson'), bytes: 0 })).close();
-  await (await RejectsWriter.open(rejectsPath, { path: rejectsPath, bytes: mark.bytes - 3 })).close();
-  assert.deepEqual(await lines(), [1, 2, 3, 4]);
-  // The resume's own mark: the two uncovered lines go, and are counted.
+  const { mark, run } = await crashedRun();
+  assert.equal(JSON.parse((await readFile(rejectsPath, 'utf8')).split('\n')[0]).run, run, 'each line names its run');
   const resumed = await RejectsWriter.open(rejectsPath, mark);
-  assert.equal(resumed.droppedLines, 2);
-  assert.equal(resumed.length, mark.bytes);
+  assert.deepEqual(resumed.resumed, { dropped: 1 });
   resumed.write(entry(3));
   await resumed.close();
-  assert.deepEqual(await lines(), [1, 2, 3]);
-  // A file shorter than the mark (rotated by the user) is appended to as it is.
+  assert.deepEqual(await lines(), [1, 2, 4, 3]);
+
+  // Edited before the mark, shorter than the mark, another file's mark: left whole.
+  const edited = await crashedRun();
+  await writeFile(rejectsPath, (await readFile(rejectsPath, 'utf8')).replace('"line":1', '"line":7'));
+  const afterEdit = await RejectsWriter.open(rejectsPath, edited.mark);
+  assert.equal(afterEdit.resumed.dropped, 0);
+  assert.match(afterEdit.resumed.leftWhole, /changed before/);
+  await afterEdit.close();
+  assert.deepEqual(await lines(), [7, 2, 3, 4]);
+  const shorter = await crashedRun();
   await writeFile(rejectsPath, '');
-  const rotated = await RejectsWriter.open(rejectsPath, mark);
-  assert.equal(rotated.droppedLines, 0);
-  await rotated.close();
-  assert.deepEqual(await lines(), []);
+  const afterRotate = await RejectsWriter.open(rejectsPath, shorter.mark);
+  assert.match(afterRotate.resumed.leftWhole, /shorter/);
+  await afterRotate.close();
+  const other = await crashedRun();
+  await (await RejectsWriter.open(rejectsPath, { ...other.mark, path: path.join(dir, 'other.ndjson') })).close();
+  assert.deepEqual(await lines(), [1, 2, 3, 4]);
+});
+
+test('a rejects file that is not a regular file (/dev/null) takes lines and persists without fsync errors', async () => {
+  const { RejectsWriter } = await import('../dist/pipeline/rejects.js');
+  const writer = await RejectsWriter.open('/dev/null');
+  writer.write({ entity: 'users', file: 'u.ndjson', line: 1, code: 'x', message: 'y' });
+  await writer.persist();
+  await writer.close();
 });

@@ -15,7 +15,7 @@ function random(seed) {
 }
 
 const PIECES = ['a', 'é', '👋', '"', '\\', '\n', '\u0001', '\u2028', '\ud800', 'text '];
-const NUMBERS = [0, -1, 1.5, -2.2250738585072014e-308, 1e21, Number.MAX_SAFE_INTEGER, NaN, Infinity];
+const NUMBERS = [0, -1, 1.5, -2.2250738585072014e-308, -1.2345678901234567e-6, -1.2345678901234567e20, 1e21, Number.MAX_SAFE_INTEGER, NaN, Infinity];
 
 function value(rnd, depth) {
   const pick = (list) => list[Math.floor(rnd() * list.length)];
@@ -51,6 +51,12 @@ test('the bound is never below the UTF-8 size of JSON.stringify, whatever the va
     if (text === undefined) continue;
     const exact = Buffer.byteLength(text, 'utf8');
     assert.ok(jsonBytesBound(v) >= exact, `bound ${jsonBytesBound(v)} < ${exact} for ${text}`);
+  }
+});
+
+test('the longest number a double prints is within the bound', () => {
+  for (const n of [-1.2345678901234567e-6, -2.2250738585072014e-308, -1.2345678901234567e20]) {
+    assert.ok(jsonBytesBound(n) >= String(n).length, `${n} prints ${String(n).length} characters`);
   }
 });
 

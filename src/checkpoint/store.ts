@@ -31,25 +31,29 @@ export interface CheckpointData {
   /** Per source file, keyed `<entity>:<file as displayed>`. */
   files: Record<string, FileProgressData & { entity: EntityName; file: string }>;
   totals: Partial<Record<EntityName, EntityTotals>>;
-  /** The companion file's length when this checkpoint was taken (see CheckpointCompanion). */
+  /** The rejects file's mark when this checkpoint was taken (see CheckpointCompanion). */
   rejects?: CompanionMark;
 }
 
+/** Where a companion file stood when a checkpoint was taken; only the companion reads it. */
 export interface CompanionMark {
   path: string;
   bytes: number;
+  /** The run that wrote the file up to here. */
+  run: string;
+  /** A hash of the bytes just before `bytes`: tells whether the file is still the one marked. */
+  before: string;
 }
 
 /**
  * A file appended to beside the checkpoint (the rejects file) whose lines belong to acknowledged
- * records only. Each checkpoint records its length, taken in the same tick as the acknowledgements
- * it holds, and has those bytes on disk before the checkpoint is: a resume cuts off what lies beyond,
- * the lines of records it reads again.
+ * records only. Each checkpoint records its mark, taken in the same tick as the acknowledgements it
+ * holds, and has its bytes on disk before the checkpoint is: a resume can tell the lines beyond the
+ * mark, which it writes again, from the ones it must keep.
  */
 export interface CheckpointCompanion {
-  readonly path: string;
-  /** Length once everything written so far is on disk. */
-  readonly length: number;
+  /** The mark once everything written so far is on disk. */
+  readonly mark: CompanionMark;
   /** Puts everything written so far on disk. */
   persist(): Promise<void>;
 }
@@ -132,7 +136,7 @@ export class CheckpointStore {
     return (this.data.totals[entity] ??= { imported: 0, alreadyPresent: 0, rejected: 0, skipped: 0 });
   }
 
-  /** From now on every write records `companion`'s length and puts its bytes on disk first. */
+  /** From now on every write records `companion`'s mark and puts its bytes on disk first. */
   keepInStep(companion: CheckpointCompanion): void {
     this.companion = companion;
   }
@@ -190,7 +194,7 @@ export class CheckpointStore {
         this.lastWriteAt = Date.now();
         this.data.updatedAt = new Date(this.lastWriteAt).toISOString();
         const companion = this.companion;
-        if (companion) this.data.rejects = { path: companion.path, bytes: companion.length };
+        if (companion) this.data.rejects = companion.mark;
         const text = JSON.stringify(this.data, null, 1);
         try {
           await companion?.persist();
@@ -277,7 +281,8 @@ export async function readCheckpoint(filePath: string): Promise<CheckpointData |
     if (!Number.isInteger(f.watermark) || f.watermark < 0 || !Array.isArray(f.acked)) throw corrupt(`bad progress for ${key}`);
   }
   const mark = data.rejects;
-  if (mark !== undefined && (typeof mark?.path !== 'string' || !Number.isInteger(mark.bytes) || mark.bytes < 0)) {
+  const badMark = typeof mark?.path !== 'string' || !Number.isInteger(mark.bytes) || mark.bytes < 0 || typeof mark.run !== 'string' || typeof mark.before !== 'string';
+  if (mark !== undefined && badMark) {
     throw corrupt('bad rejects mark');
   }
   data.totals ??= {};

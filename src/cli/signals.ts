@@ -3,8 +3,8 @@ import { setMaxListeners } from 'node:events';
 /**
  * Ctrl+C handling shared by every command that sends. The first SIGINT/SIGTERM stops taking new
  * batches and lets the ones in flight finish; after `graceMs`, or at a second signal, requests under
- * way are aborted. The checkpoint is written atomically after every acknowledged batch, so it is valid
- * whichever way the run ends; a third signal exits at once.
+ * way are aborted. The checkpoint is only ever replaced whole (and written at once when the run stops),
+ * so it is valid whichever way the run ends; a third signal exits at once.
  */
 export interface StopSignals {
   /** Soft: read no more, dispatch no more. */

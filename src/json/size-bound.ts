@@ -25,7 +25,8 @@ function bound(v: unknown): number {
     case 'string':
       return v.length * 6 + 2;
     case 'number':
-      return 24;
+      // The longest a double prints: -0.0000012345678901234567 (exponents from -7 to 20 print in full).
+      return 25;
     case 'boolean':
       return 5;
     case 'object': {

@@ -60,12 +60,15 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       options.fresh,
       config.checkpointIntervalMs,
     );
-    await checkpoint.save();
     rejects = await RejectsWriter.open(config.rejects, checkpoint.snapshot.rejects);
+    // Before the first save, so that every checkpoint of this run carries the rejects file's mark.
     checkpoint.keepInStep(rejects);
-    if (rejects.droppedLines > 0) {
-      events.info(`${config.rejects}: removed ${rejects.droppedLines} line(s) the interrupted run wrote for records it had not acknowledged; they are read and checked again`);
+    await checkpoint.save();
+    const { dropped, leftWhole } = rejects.resumed;
+    if (dropped > 0) {
+      events.info(`${config.rejects}: took out ${dropped} line(s) the interrupted run wrote for records it had not acknowledged; they are read and checked again`);
     }
+    if (leftWhole) events.warning(`${config.rejects} is left as it is (${leftWhole}): records the interrupted run rejected may be listed again`);
     client = new ImportClient({ baseUrl: config.baseUrl, apiKey: config.apiKey!, connections: config.concurrency, timeoutMs: config.timeoutMs });
     const sender = new BatchSender({
       client,
@@ -101,10 +104,11 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     }
     return summarise(options, counts, started, resumed, error, warnings);
   } finally {
-    await rejects?.close().catch(() => undefined);
     if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
     else await client?.close().catch(() => undefined);
+    // The checkpoint first: its last write puts the rejects file's lines on disk before itself.
     await checkpoint?.flush().catch(() => undefined);
+    await rejects?.close().catch(() => undefined);
     await lock.release();
   }
 }

@@ -95,6 +95,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     for (const entry of found.rejects) run.rejects.write(entry);
     counts.rejected += found.rejects.length;
     totals.rejected += found.rejects.length;
+    counts.skipped += found.skipped;
     totals.skipped += found.skipped;
     if (outcome) addOutcome(outcome);
     progress.ack(start, end);
@@ -161,10 +162,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     const acked = cursor.progress.isAcked(item.ordinal);
     if (record.skip) {
       if (acked) counts.resumed++;
-      else {
-        counts.skipped++;
-        held.skipped++;
-      }
+      else held.skipped++;
       return undefined;
     }
     // Checked even when acknowledged before: the index must see every id for references and duplicates.
@@ -223,7 +221,6 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   await Promise.allSettled([...inFlight]);
   counts.elapsedMs = Date.now() - started;
   if (failure === undefined && !run.stop.aborted) run.checkpoint.markPhaseDone(entity.name);
-  await run.rejects.flush();
   await run.checkpoint.save();
   run.events.phaseFinished(entity.name, counts, failure === undefined && !run.stop.aborted);
   if (failure !== undefined) throw failure;

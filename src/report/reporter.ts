@@ -8,10 +8,14 @@ export interface Reporter extends RunEvents {
 
 export type ReporterMode = 'tty' | 'lines' | 'quiet';
 
-/** TTY bars when a person watches; plain lines in CI or a pipe (no spinners, no escape codes). */
+/**
+ * TTY bars when a person watches; plain lines in CI or a pipe (no spinners, no escape codes), and on a
+ * terminal that reports no size (`script`, some CI and editor ptys): there ora's spinner, unable to
+ * count its lines, wrote clearing codes without end (900 MB in 30 s).
+ */
 export function chooseReporterMode(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): ReporterMode {
   const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
-  return stream.isTTY && !ci ? 'tty' : 'lines';
+  return stream.isTTY && !ci && (stream.columns ?? 0) > 0 ? 'tty' : 'lines';
 }
 
 /** The terminal UI packages load only when a terminal shows them: validate and CI runs start faster. */
