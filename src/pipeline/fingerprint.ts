@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { openFile } from '../sources/read-blocks.js';
 
 const HEAD_BYTES = 64 * 1024;
 
@@ -14,8 +14,11 @@ export interface Fingerprint {
  * (read again from the start). Looks at the size and the head only, which stays cheap on a 10 GB file.
  * Returns the fingerprint to store for next time and whether the file changed under the old one.
  */
-export async function checkFingerprint(path: string, before: Fingerprint | undefined): Promise<{ now: Fingerprint; rewritten: boolean }> {
-  const handle = await open(path, 'r');
+export async function checkFingerprint(
+  file: { path: string; display: string },
+  before: Fingerprint | undefined,
+): Promise<{ now: Fingerprint; rewritten: boolean }> {
+  const handle = await openFile(file);
   try {
     const { size } = await handle.stat();
     const head = Buffer.alloc(Math.min(size, HEAD_BYTES));

@@ -195,7 +195,14 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
   for (const input of plan.inputs) {
     if (failure !== undefined || run.stop.aborted) break;
-    const cursor = await openCursor(run, entity.name, input);
+    let cursor: FileCursor;
+    try {
+      cursor = await openCursor(run, entity.name, input);
+    } catch (err) {
+      // A file gone since the run began: the batches in flight still settle and the checkpoint is saved.
+      failure = err;
+      break;
+    }
     const mapper = createMapper(mapperOptionsFor(entity, plan.source, run));
     let batch: MappedRecord[] = [];
     reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
@@ -239,7 +246,7 @@ async function estimatePhase(plan: EntityPlan, signal: AbortSignal): Promise<num
 async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput): Promise<FileCursor> {
   let progress = run.checkpoint.fileProgress(entity, input.display);
   if (input.path) {
-    const { now, rewritten } = await checkFingerprint(input.path, progress.data.fingerprint);
+    const { now, rewritten } = await checkFingerprint({ path: input.path, display: input.display }, progress.data.fingerprint);
     if (rewritten) {
       run.events.warning(`${input.display} changed in place since the last run: reading it again from the start (records the service already has count as already present)`);
       progress = run.checkpoint.resetFile(entity, input.display);

@@ -122,7 +122,8 @@ async function* readChunks(file: ResolvedFile, signal: AbortSignal | undefined):
   }
 }
 
-async function openFile(file: ResolvedFile): Promise<FileHandle> {
+/** Opens a source file to read; a missing or unreadable one is an InputError naming it. */
+export async function openFile(file: Pick<ResolvedFile, 'path' | 'display'>): Promise<FileHandle> {
   try {
     return await open(file.path, 'r');
   } catch (error) {
