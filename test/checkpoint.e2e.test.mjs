@@ -203,11 +203,39 @@ test("a resume takes out the interrupted run's rejects lines past its mark, and 
   const shorter = await crashedRun();
   await writeFile(rejectsPath, '');
   const afterRotate = await RejectsWriter.open(rejectsPath, shorter.mark);
-  assert.match(afterRotate.resumed.leftWhole, /shorter/);
+  assert.deepEqual(afterRotate.resumed, { dropped: 0 }, 'emptied by the user: nothing of the run is left to take out');
   await afterRotate.close();
   const other = await crashedRun();
   await (await RejectsWriter.open(rejectsPath, { ...other.mark, path: path.join(dir, 'other.ndjson') })).close();
   assert.deepEqual(await lines(), [1, 2, 3, 4]);
+});
+
+test('a line cut short by a crash is taken out on resume, or ended when there is no mark; the next line starts its own', async () => {
+  const { RejectsWriter } = await import('../dist/pipeline/rejects.js');
+  const dir = await tempDir('cm-store-');
+  const rejectsPath = path.join(dir, 'rejects.ndjson');
+  const entry = (line) => ({ entity: 'messages', file: 'm.ndjson', line, code: 'message.text.empty', message: 'no text' });
+  const writer = await RejectsWriter.open(rejectsPath);
+  writer.write(entry(1));
+  await writer.persist();
+  const { mark } = writer;
+  writer.write(entry(2));
+  await writer.close();
+  // The crash cut the append of line 3 in half (appends go out in chunks).
+  const whole = JSON.stringify({ run: writer.run, ...entry(3) });
+  await appendFile(rejectsPath, whole.slice(0, 30));
+  const resumed = await RejectsWriter.open(rejectsPath, mark);
+  assert.deepEqual(resumed.resumed, { dropped: 1 });
+  resumed.write(entry(2));
+  await resumed.close();
+  assert.deepEqual((await readFile(rejectsPath, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l).line), [1, 2]);
+  // Without a mark (a fresh run) a torn last line is ended, not glued to the next.
+  await appendFile(rejectsPath, whole.slice(0, 30));
+  const fresh = await RejectsWriter.open(rejectsPath);
+  fresh.write(entry(9));
+  await fresh.close();
+  const last = (await readFile(rejectsPath, 'utf8')).split('\n').filter(Boolean).at(-1);
+  assert.equal(JSON.parse(last).line, 9);
 });
 
 test('a rejects file that is not a regular file (/dev/null) takes lines and persists without fsync errors', async () => {

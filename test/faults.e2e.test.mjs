@@ -95,8 +95,9 @@ test('a source file removed while the run reads the one before it: a clear error
     const message = (i) => JSON.stringify({ muid: `m${i}`, sender: 'u1', receiverType: 'user', receiver: 'u2', sentAt: 1_650_000_000 + i, type: 'text', data: { text: `hi ${i}` } });
     const file = (from, to) => `${Array.from({ length: to - from }, (_, k) => message(from + k)).join('\n')}\n`;
     await writeFile(path.join(dir, 'users.ndjson'), '{"uid":"u1","name":"One"}\n{"uid":"u2","name":"Two"}\n');
-    await writeFile(path.join(dir, 'messages-1.ndjson'), file(0, 1000));
-    await writeFile(path.join(dir, 'messages-2.ndjson'), file(1000, 1100));
+    // 60 batches at 60 ms, two at a time, before the reader reaches the second file: ~1.8 s to remove it.
+    await writeFile(path.join(dir, 'messages-1.ndjson'), file(0, 3000));
+    await writeFile(path.join(dir, 'messages-2.ndjson'), file(3000, 3100));
     await writeConfig(dir, { baseUrl: sb.url, concurrency: 2, requestsPerMinute: 1e9, sources: { users: { path: 'users.ndjson' }, messages: { path: 'messages-*.ndjson' } } });
     const child = spawnCli(['import', '--json'], { cwd: dir });
     const done = collect(child);
@@ -113,7 +114,7 @@ test('a source file removed while the run reads the one before it: a clear error
     await writeFile(path.join(dir, 'messages-2.ndjson'), second);
     const resumed = await runCli(['import', '--json'], { cwd: dir });
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.equal(sb.stats().perEntity.messages.stored, 1100);
+    assert.equal(sb.stats().perEntity.messages.stored, 3100);
     assert.equal(sb.stats().perEntity.messages.alreadyExists, 0);
   } finally {
     await sb.close();

@@ -10,8 +10,9 @@ const MAX_OUTPUT = 2 * 1024 * 1024;
 
 /** Runs the CLI in a pseudo-terminal of `cols` x `rows` (0 x 0 when not given); `ctrlC()` presses the key. */
 function inTerminal(args, { cwd, cols, rows }) {
+  const quote = (word) => `'${word.replaceAll("'", "'\\''")}'`;
   const size = cols ? `stty cols ${cols} rows ${rows}; ` : '';
-  const command = `${size}exec '${process.execPath}' '${BIN}' ${args.join(' ')}`;
+  const command = `${size}exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
   const env = { ...process.env, MIGRATE_API_KEY: API_KEY, TERM: 'xterm' };
   delete env.CI; // a person at a terminal, even when the tests run in CI
   delete env.NO_COLOR;

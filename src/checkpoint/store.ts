@@ -282,9 +282,8 @@ export async function readCheckpoint(filePath: string): Promise<CheckpointData |
   }
   const mark = data.rejects;
   const badMark = typeof mark?.path !== 'string' || !Number.isInteger(mark.bytes) || mark.bytes < 0 || typeof mark.run !== 'string' || typeof mark.before !== 'string';
-  if (mark !== undefined && badMark) {
-    throw corrupt('bad rejects mark');
-  }
+  // Without a whole mark a resume only leaves the rejects file as it is (a mark from an older build).
+  if (mark !== undefined && badMark) delete data.rejects;
   data.totals ??= {};
   return data;
 }

@@ -1,5 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { EntityName, JsonObject } from '../entities/types.js';
 import type { CheckpointCompanion, CompanionMark } from '../checkpoint/store.js';
 import { CheckpointError } from '../errors.js';
@@ -58,12 +61,19 @@ export class RejectsWriter implements CheckpointCompanion {
   static async open(path: string, resumeMark?: CompanionMark): Promise<RejectsWriter> {
     let handle: FileHandle | undefined;
     try {
+      const existing = await stat(path).catch(() => undefined);
+      const resumed = existing?.isFile() && resumeMark?.path === path ? await dropUnacknowledged(path, existing.size, resumeMark) : { dropped: 0 };
       handle = await open(path, 'a', 0o600);
-      const stat = await handle.stat();
-      if (!stat.isFile()) return new RejectsWriter(path, handle, false, 0, Buffer.alloc(0), { dropped: 0 });
-      const resumed = resumeMark?.path === path ? await dropUnacknowledged(path, handle, stat.size, resumeMark) : { dropped: 0 };
-      const size = (await handle.stat()).size;
-      const tail = await readRange(path, Math.max(0, size - BEFORE_BYTES), size);
+      const opened = await handle.stat();
+      if (!opened.isFile()) return new RejectsWriter(path, handle, false, 0, Buffer.alloc(0), resumed);
+      let size = opened.size;
+      let tail = await readRange(path, Math.max(0, size - BEFORE_BYTES), size);
+      // A line cut short (a crash mid-append, a hand edit): end it, so the next line starts its own.
+      if (size > 0 && tail[tail.length - 1] !== 0x0a) {
+        await handle.appendFile('\n');
+        size++;
+        tail = Buffer.concat([tail, Buffer.from('\n')]).subarray(-BEFORE_BYTES);
+      }
       return new RejectsWriter(path, handle, true, size, tail, resumed);
     } catch (err) {
       await handle?.close().catch(() => undefined);
@@ -78,10 +88,11 @@ export class RejectsWriter implements CheckpointCompanion {
   write(entry: RejectEntry): void {
     let line: string;
     try {
-      line = JSON.stringify({ ...entry, run: this.run });
+      // `run` first: a line cut short by a crash still says whose it is.
+      line = JSON.stringify({ run: this.run, ...entry });
     } catch {
       // Nested past what JSON.stringify can walk: keep the place and the reason, not the record.
-      line = JSON.stringify({ ...entry, record: undefined, recordOmitted: 'nested too deeply to write as JSON', run: this.run });
+      line = JSON.stringify({ run: this.run, ...entry, record: undefined, recordOmitted: 'nested too deeply to write as JSON' });
     }
     const bytes = Buffer.from(`${line}\n`, 'utf8');
     this.buffer += `${line}\n`;
@@ -131,28 +142,59 @@ function unwritable(path: string, err: unknown): CheckpointError {
 const hashOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 
 /**
- * Takes out the lines the marked run wrote past its mark, keeping any other line after the mark. Left
- * whole (and said why) when the bytes before the mark are not those marked: the file was edited,
- * rotated or replaced since, and cutting at that offset could take out lines that are not those.
+ * Takes out the lines the marked run wrote past its mark, and a last line cut short (unreadable,
+ * whoever wrote it), keeping every other line after the mark. Left whole (and said why) when the
+ * bytes before the mark are not those marked: the file was edited or replaced since, and cutting at
+ * that offset could take out lines that are not those. A file shorter than the mark was emptied or
+ * rotated: nothing of the run is in it to take out.
  */
-async function dropUnacknowledged(path: string, handle: FileHandle, size: number, mark: CompanionMark): Promise<RejectsWriter['resumed']> {
-  if (size <= mark.bytes) return { dropped: 0, leftWhole: size < mark.bytes ? 'it is shorter than when last marked' : undefined };
+async function dropUnacknowledged(path: string, size: number, mark: CompanionMark): Promise<RejectsWriter['resumed']> {
+  if (size <= mark.bytes) return { dropped: 0 };
   const before = await readRange(path, Math.max(0, mark.bytes - BEFORE_BYTES), mark.bytes);
   if (hashOf(before) !== mark.before) return { dropped: 0, leftWhole: 'it changed before the point last marked' };
   if (size - mark.bytes > MAX_TAIL_BYTES) return { dropped: 0, leftWhole: 'too much was added to it since' };
-  const text = (await readRange(path, mark.bytes, size)).toString('utf8');
-  const own = `"run":"${mark.run}"`;
-  const kept: string[] = [];
-  let dropped = 0;
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    if (line.includes(own)) dropped++;
-    else kept.push(line);
-  }
-  if (dropped === 0) return { dropped: 0 };
-  await handle.truncate(mark.bytes);
-  if (kept.length > 0) await handle.appendFile(`${kept.join('\n')}\n`);
+  const lines = (await readRange(path, mark.bytes, size)).toString('utf8').split('\n');
+  const torn = lines.pop() !== '';
+  const own = `{"run":"${mark.run}"`;
+  const kept = lines.filter((line) => line !== '' && !line.startsWith(own));
+  const dropped = lines.filter((line) => line.startsWith(own)).length;
+  if (dropped === 0 && !torn) return { dropped: 0 };
+  if (kept.length === 0) await truncateDurably(path, mark.bytes);
+  else await replaceTail(path, mark.bytes, `${kept.join('\n')}\n`);
   return { dropped };
+}
+
+async function truncateDurably(path: string, bytes: number): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.truncate(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The file up to `bytes`, then `tail`, put in place by rename: cutting the file and appending the
+ * kept lines after would lose them to a crash in between.
+ */
+async function replaceTail(path: string, bytes: number, tail: string): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}`;
+  try {
+    const head = bytes > 0 ? createReadStream(path, { start: 0, end: bytes - 1 }) : Readable.from([]);
+    await pipeline(head, createWriteStream(tmp, { mode: 0o600 }));
+    const handle = await open(tmp, 'a');
+    try {
+      await handle.appendFile(tail);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
 }
 
 async function readRange(path: string, from: number, to: number): Promise<Buffer> {

@@ -205,18 +205,23 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     }
     const mapper = createMapper(mapperOptionsFor(entity, plan.source, run));
     let batch: MappedRecord[] = [];
-    reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
-      for (const item of items) {
-        if (failure !== undefined || run.stop.aborted) break reading;
-        const record = admit(item, cursor, mapper);
-        if (record === undefined || (record.duplicateSuspect && rejectKnownDuplicate(record, batch))) {
-          if (held.rejects.length < MAX_HELD_REJECTS) continue;
-        } else batch.push(record);
-        if (batch.length >= run.batchSize || held.rejects.length >= MAX_HELD_REJECTS) {
-          await dispatch(batch, cursor, cursor.nextOrdinal);
-          batch = [];
+    try {
+      reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
+        for (const item of items) {
+          if (failure !== undefined || run.stop.aborted) break reading;
+          const record = admit(item, cursor, mapper);
+          if (record === undefined || (record.duplicateSuspect && rejectKnownDuplicate(record, batch))) {
+            if (held.rejects.length < MAX_HELD_REJECTS) continue;
+          } else batch.push(record);
+          if (batch.length >= run.batchSize || held.rejects.length >= MAX_HELD_REJECTS) {
+            await dispatch(batch, cursor, cursor.nextOrdinal);
+            batch = [];
+          }
         }
       }
+    } catch (err) {
+      // A file that cannot be read on (gone, unreadable): as above, what is in flight settles and is saved.
+      failure ??= err;
     }
     if (failure !== undefined || run.stop.aborted) {
       // Records read but not dispatched stay unacknowledged: the next run reads them again.
