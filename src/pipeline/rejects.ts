@@ -164,14 +164,21 @@ async function dropUnacknowledged(path: string, size: number, mark: CompanionMar
   return { dropped };
 }
 
-async function truncateDurably(path: string, bytes: number): Promise<void> {
-  const handle = await open(path, 'r+');
+/** Runs `use` on the file opened with `flags`, and closes it whatever happens. */
+async function withFile<T>(path: string, flags: string, use: (handle: FileHandle) => Promise<T>): Promise<T> {
+  const handle = await open(path, flags);
   try {
-    await handle.truncate(bytes);
-    await handle.sync();
+    return await use(handle);
   } finally {
     await handle.close();
   }
+}
+
+async function truncateDurably(path: string, bytes: number): Promise<void> {
+  await withFile(path, 'r+', async (handle) => {
+    await handle.truncate(bytes);
+    await handle.sync();
+  });
 }
 
 /**
@@ -183,13 +190,10 @@ async function replaceTail(path: string, bytes: number, tail: string): Promise<v
   try {
     const head = bytes > 0 ? createReadStream(path, { start: 0, end: bytes - 1 }) : Readable.from([]);
     await pipeline(head, createWriteStream(tmp, { mode: 0o600 }));
-    const handle = await open(tmp, 'a');
-    try {
+    await withFile(tmp, 'a', async (handle) => {
       await handle.appendFile(tail);
       await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    });
     await rename(tmp, path);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
@@ -199,8 +203,7 @@ async function replaceTail(path: string, bytes: number, tail: string): Promise<v
 
 async function readRange(path: string, from: number, to: number): Promise<Buffer> {
   if (to <= from) return Buffer.alloc(0);
-  const reader = await open(path, 'r');
-  try {
+  return withFile(path, 'r', async (reader) => {
     const buffer = Buffer.alloc(to - from);
     let at = 0;
     while (at < buffer.length) {
@@ -209,7 +212,5 @@ async function readRange(path: string, from: number, to: number): Promise<Buffer
       at += bytesRead;
     }
     return buffer.subarray(0, at);
-  } finally {
-    await reader.close();
-  }
+  });
 }
