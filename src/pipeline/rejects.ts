@@ -71,6 +71,7 @@ export class RejectsWriter implements CheckpointCompanion {
       // A line cut short (a crash mid-append, a hand edit): end it, so the next line starts its own.
       if (size > 0 && tail[tail.length - 1] !== 0x0a) {
         await handle.appendFile('\n');
+        await handle.sync();
         size++;
         tail = Buffer.concat([tail, Buffer.from('\n')]).subarray(-BEFORE_BYTES);
       }
