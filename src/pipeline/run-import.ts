@@ -87,8 +87,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
 
   /**
    * Acknowledges a range once its batch is answered, writing its rejects in the same tick: the
-   * checkpoint's note of the rejects file's length then covers exactly the ranges it acknowledges
-   * (rejects.ts). The save runs outside the request slots and is not waited for: writes are spaced
+   * checkpoint's mark of the rejects file then covers exactly the ranges it acknowledges (rejects.ts). The save runs outside the request slots and is not waited for: writes are spaced
    * out, and a failed one stops the run all the same.
    */
   const settle = (outcome: BatchOutcome | undefined, found: HeldOutcomes, progress: FileProgress, start: number, end: number) => {
