@@ -108,3 +108,11 @@ export async function writeGeneratedExport(dir, { users = 200, groups = 10, memb
     },
   };
 }
+
+/** A folder holding a generated export and a config that sends it to `sb` over 2 connections, unthrottled. */
+export async function generatedWorkspace(sb, sizes) {
+  const dir = await tempDir();
+  const { counts, sources } = await writeGeneratedExport(dir, sizes);
+  await writeConfig(dir, { baseUrl: sb.url, sources, concurrency: 2, requestsPerMinute: 1e9 });
+  return { dir, counts };
+}

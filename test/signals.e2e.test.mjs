@@ -4,14 +4,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig, writeGeneratedExport } from './helpers.mjs';
+import { collect, generatedWorkspace, runCli, sandbox, spawnCli, waitFor } from './helpers.mjs';
 
-async function slowRun(sb, messages = 3000) {
-  const dir = await tempDir();
-  const { counts, sources } = await writeGeneratedExport(dir, { users: 100, groups: 4, membersPerGroup: 10, messages });
-  await writeConfig(dir, { baseUrl: sb.url, sources, concurrency: 2, requestsPerMinute: 1e9 });
-  return { dir, counts };
-}
+const slowRun = (sb, messages = 3000) => generatedWorkspace(sb, { users: 100, groups: 4, membersPerGroup: 10, messages });
 
 test('SIGINT: in-flight batches finish, checkpoint saved, exit 130 with how to resume; the resume completes', async () => {
   const sb = await sandbox({ latencyMs: 250 });

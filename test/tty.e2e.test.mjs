@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { API_KEY, BIN, runCli, sandbox, tempDir, waitFor, writeConfig, writeGeneratedExport } from './helpers.mjs';
+import { API_KEY, BIN, generatedWorkspace, runCli, sandbox, waitFor } from './helpers.mjs';
 
 /** Output beyond this is a flood, not progress: the run is stopped and the test fails. */
 const MAX_OUTPUT = 2 * 1024 * 1024;
@@ -35,12 +35,7 @@ function inTerminal(args, { cwd, cols, rows }) {
   return { done, ctrlC: () => child.stdin.write('\x03'), output: () => output };
 }
 
-async function workspace(sb, messages) {
-  const dir = await tempDir();
-  const { counts, sources } = await writeGeneratedExport(dir, { users: 60, groups: 3, membersPerGroup: 10, messages });
-  await writeConfig(dir, { baseUrl: sb.url, sources, concurrency: 2, requestsPerMinute: 1e9 });
-  return { dir, counts };
-}
+const workspace = (sb, messages) => generatedWorkspace(sb, { users: 60, groups: 3, membersPerGroup: 10, messages });
 
 test('in a terminal: a bar per phase with rate and ETA; Ctrl+C stops cleanly, shows the cursor again, says how to resume', async () => {
   const sb = await sandbox({ latencyMs: 150 });
@@ -51,12 +46,14 @@ test('in a terminal: a bar per phase with rate and ETA; Ctrl+C stops cleanly, sh
     run.ctrlC();
     const { code, output } = await run.done;
     assert.equal(code, 130, output.slice(-2000));
+    // What the terminal showed, for a failure to be read from the test's output alone.
+    const shown = JSON.stringify(output.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').slice(-3000));
     // Bars, not lines: a finished phase's bar stays with its count; the running one has rate and ETA.
-    assert.match(output, /users {5}█{24} 60\/60 records \| [\d.]+ rec\/s \| 60 imported, 0 rejected \| ETA 0s/);
-    assert.match(output, /messages  [█░]{24} \d+\/3000 records \| [\d.]+ rec\/s \| \d+ imported, 0 rejected \| ETA \d+(s|m\d+s)/);
-    assert.doesNotMatch(output, /\[messages\] started/);
-    assert.match(output, /stopping: finishing the batches in flight/);
-    assert.match(output, /run the same command again to resume/);
+    assert.match(output, /users {5}█{24} 60\/60 records \| [\d.]+ rec\/s \| 60 imported, 0 rejected \| ETA 0s/, shown);
+    assert.match(output, /messages  [█░]{24} \d+\/3000 records \| [\d.]+ rec\/s \| \d+ imported, 0 rejected \| ETA \d+(s|m\d+s)/, shown);
+    assert.doesNotMatch(output, /\[messages\] started/, shown);
+    assert.match(output, /stopping: finishing the batches in flight/, shown);
+    assert.match(output, /run the same command again to resume/, shown);
     // The bars hide the cursor; it is shown again after the last time it was hidden.
     assert.ok(output.lastIndexOf('\x1b[?25h') > output.lastIndexOf('\x1b[?25l'), 'cursor shown again');
     assert.ok(!output.includes(API_KEY));
