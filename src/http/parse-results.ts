@@ -32,9 +32,10 @@ export function parseRecordResults(text: string, sentIds: readonly string[], idF
   const entries = (ranges && resultEntries(text, ranges, sentIds, byLower)) ?? resultEntriesOf(parseJson(text), sentIds);
 
   for (const [key, entry] of entries) {
-    if (!isResult(entry)) continue;
-    const id = matchId(key, entry, idField, byLower);
-    if (id !== undefined) results.set(id, toResult(entry)!);
+    const result = toResult(entry);
+    if (result === undefined) continue;
+    const id = matchId(key, entry as Obj, idField, byLower);
+    if (id !== undefined) results.set(id, result);
   }
   return results;
 }

@@ -36,5 +36,6 @@ export function serialiseBatch(entity: EntityDef, records: readonly MappedRecord
   }
   buffer[at++] = 0x7d; // }
   buffer[at++] = 0x7d;
-  return buffer === scratch ? Buffer.from(buffer.subarray(0, at)) : buffer.subarray(0, at);
+  // Copied out in both cases: a large body's own scratch is sized for the worst case, up to 3x the body.
+  return Buffer.from(buffer.subarray(0, at));
 }

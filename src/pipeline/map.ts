@@ -164,7 +164,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     scratchDotted.length = 0;
     let sawTransient = renames.length > 0;
     if (!allKnown) {
-      // The steps are found again while copying (dotted fields and transient heads below).
+      // The scan above stopped at the first unknown key: the keys after it add their steps here
+      // (ORing a kind in again changes nothing), and dotted fields and transient heads add theirs below.
       for (const key in source) {
         const kinds = kindsOf.get(key);
         if (kinds !== undefined) {

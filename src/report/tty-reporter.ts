@@ -18,7 +18,9 @@ export class TtyReporter implements Reporter {
 
   phaseStarted(entity: EntityName, expected: number | undefined): void {
     this.expected = expected ?? 0;
-    this.spinner = ora({ text: `${entity}: starting`, stream: this.out }).start();
+    // discardStdin off: ora would put the terminal in raw mode while it spins and pass Ctrl+C on itself,
+    // and a Ctrl+C pressed as the spinner stopped was lost (the run went on to the end; seen in the pty test).
+    this.spinner = ora({ text: `${entity}: starting`, stream: this.out, discardStdin: false }).start();
   }
 
   progress(entity: EntityName, c: EntityCounts): void {
