@@ -165,7 +165,7 @@ test('each checkpoint carries the rejects file mark, and writes the rejects line
 });
 
 test("a resume takes out the interrupted run's rejects lines past its mark, and no other line", async () => {
-  const { RejectsWriter } = await import('../dist/pipeline/rejects.js');
+  const { RejectsWriter } = await import('../dist/checkpoint/rejects-file.js');
   const dir = await tempDir('cm-store-');
   const rejectsPath = path.join(dir, 'rejects.ndjson');
   const entry = (line) => ({ entity: 'messages', file: 'm.ndjson', line, code: 'message.text.empty', message: 'no text' });
@@ -211,7 +211,7 @@ test("a resume takes out the interrupted run's rejects lines past its mark, and 
 });
 
 test('a line cut short by a crash is taken out on resume, or ended when there is no mark; the next line starts its own', async () => {
-  const { RejectsWriter } = await import('../dist/pipeline/rejects.js');
+  const { RejectsWriter } = await import('../dist/checkpoint/rejects-file.js');
   const dir = await tempDir('cm-store-');
   const rejectsPath = path.join(dir, 'rejects.ndjson');
   const entry = (line) => ({ entity: 'messages', file: 'm.ndjson', line, code: 'message.text.empty', message: 'no text' });
@@ -239,7 +239,7 @@ test('a line cut short by a crash is taken out on resume, or ended when there is
 });
 
 test('a rejects file that is not a regular file (/dev/null) takes lines and persists without fsync errors', async () => {
-  const { RejectsWriter } = await import('../dist/pipeline/rejects.js');
+  const { RejectsWriter } = await import('../dist/checkpoint/rejects-file.js');
   const writer = await RejectsWriter.open('/dev/null');
   writer.write({ entity: 'users', file: 'u.ndjson', line: 1, code: 'x', message: 'y' });
   await writer.persist();

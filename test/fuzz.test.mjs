@@ -8,7 +8,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { RULES } from '../dist/validate/index.js';
+import { RULES } from '../dist/rules/index.js';
 import { MAPPER_CODES, READER_CODES } from './fixtures-invalid-cases.mjs';
 import { collect, FIXTURES, spawnCli, tempDir, writeConfig } from './helpers.mjs';
 import { mulberry32 } from '../dist/sandbox/index.js';

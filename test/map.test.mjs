@@ -2,7 +2,8 @@
 // Build first: npx tsc -p tsconfig.json
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMapper, toUnixSeconds, KNOWN_FIELDS } from '../dist/pipeline/map.js';
+import { createMapper, KNOWN_FIELDS } from '../dist/pipeline/map/map.js';
+import { toUnixSeconds } from '../dist/entities/timestamps.js';
 import { ENTITIES } from '../dist/entities/index.js';
 
 const record = (value, extra = {}) => ({ kind: 'record', value, file: 'x.csv', line: 7, ordinal: 3, ...extra });

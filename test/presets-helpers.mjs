@@ -3,8 +3,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
-import { createMapper } from '../dist/pipeline/map.js';
-import { ExportIndex, validateRecord } from '../dist/validate/index.js';
+import { createMapper } from '../dist/pipeline/map/map.js';
+import { ExportIndex, validateRecord } from '../dist/rules/index.js';
 import { planPreset } from '../dist/presets/index.js';
 import { FIXTURES, tempDir } from './helpers.mjs';
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openExportTree } from '../dist/presets/export-tree.js';
-import { scanJson } from '../dist/presets/json-scan.js';
+import { openExportTree } from '../dist/presets/shared/export-tree.js';
+import { scanJson } from '../dist/presets/shared/json-scan.js';
 import { tempDir } from './helpers.mjs';
 import { zipFolder } from './presets-helpers.mjs';
 

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { hashId } from '../dist/validate/id-hash.js';
-import { duplicateIdProblem, ExportIndex, IdBloomFilter, suspectDuplicateProblem } from '../dist/validate/index.js';
+import { hashId } from '../dist/rules/id-hash.js';
+import { duplicateIdProblem, ExportIndex, IdBloomFilter, suspectDuplicateProblem } from '../dist/rules/index.js';
 import { exportDir, ndjson, NOW, planExport, TINY_BLOOM_BYTES, validate } from './validate-helpers.mjs';
 
 // Only messages configured: references go unchecked, so each check is about ids alone.

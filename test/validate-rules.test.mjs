@@ -10,7 +10,7 @@ import {
   ID_NEW,
   ID_DUPLICATE,
   ID_CASE_COLLISION,
-} from '../dist/validate/index.js';
+} from '../dist/rules/index.js';
 
 const NOW = 1_700_000_000;
 const ALL = new Set(['users', 'groups', 'members', 'messages']);

@@ -1,12 +1,12 @@
 // validate reads large NDJSON message files with a worker taking every other block
-// (src/pipeline/checked-messages.ts). Whatever the file holds, the result must be the one a single
+// (src/pipeline/validate/checked-messages.ts). Whatever the file holds, the result must be the one a single
 // thread gives: the same problems, in the same order, with the same counts.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { readMessagesWithWorker } from '../dist/pipeline/checked-messages.js';
+import { readMessagesWithWorker } from '../dist/pipeline/validate/checked-messages.js';
 import { exportDir, NOW, planExport, TINY_BLOOM_BYTES, validate } from './validate-helpers.mjs';
 
 /** ~4,000 message lines (about 20 blocks of 64 KB) with a problem of every kind spread over the blocks. */

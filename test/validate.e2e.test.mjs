@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { RULES } from '../dist/validate/index.js';
+import { RULES } from '../dist/rules/index.js';
 import { CASES, MAPPER_CODES, READER_CODES, SCENARIOS } from './fixtures-invalid-cases.mjs';
 import { FIXTURES, ROOT, readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
@@ -100,7 +100,7 @@ test('fixtures/invalid: each expected problem is reported with its rule, file, l
 
 test('every rule code (RULES, the mapper\'s, the readers\') has a fixture that makes validate report it', async () => {
   // Codes the mapper and readers emit, read from the built code, so a new one cannot slip past the table.
-  const built = [path.join(ROOT, 'dist/pipeline/map.js'), path.join(ROOT, 'dist/pipeline/map-steps.js')];
+  const built = [path.join(ROOT, 'dist/pipeline/map/map.js'), path.join(ROOT, 'dist/pipeline/map/map-steps.js')];
   for (const name of await readdir(path.join(ROOT, 'dist/sources'))) if (name.endsWith('.js')) built.push(path.join(ROOT, 'dist/sources', name));
   const scanned = new Set();
   for (const file of built) {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { toUnixSeconds } from '../pipeline/timestamps.js';
+import { toUnixSeconds } from '../entities/timestamps.js';
 
 /** Flag value parsers: a bad value is commander's usage error (exit 2), naming the flag. */
 

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
-import { planSources } from '../pipeline/plan.js';
-import { chooseReporterMode, createReporter } from '../report/reporter.js';
+import { planSources } from '../sources/plan.js';
+import { chooseReporterMode, createReporter } from '../report/create-reporter.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import { printSummary } from './import-command.js';
 import { runCommand } from './run-command.js';
@@ -22,7 +22,7 @@ export function registerDemoCommand(program: Command): void {
 }
 
 async function demoAction(json: boolean): Promise<number> {
-  const [{ startSandbox }, { runImportSession }] = await Promise.all([import('../sandbox/index.js'), import('../pipeline/import-session.js')]);
+  const [{ startSandbox }, { runImportSession }] = await Promise.all([import('../sandbox/index.js'), import('../pipeline/import/import-session.js')]);
   // A service-like pace (150 ms answers, 120 requests a minute) so the progress is there to see.
   const sandbox = await startSandbox({ apiKey: SANDBOX_DEFAULT_API_KEY, latencyMs: 150, requestsPerMinute: 120 });
   const work = await mkdtemp(path.join(tmpdir(), 'chat-migrate-demo-'));

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { ConfigError, ExitCode } from '../errors.js';
-import { runValidate } from '../pipeline/run-validate.js';
-import { chooseReporterMode, createReporter } from '../report/reporter.js';
-import { formatSummaryTable, formatDuration, type ImportSummary } from '../report/summary.js';
+import { runValidate } from '../pipeline/validate/run-validate.js';
+import { chooseReporterMode, createReporter } from '../report/create-reporter.js';
+import type { ImportSummary } from '../pipeline/import/summary.js';
+import { formatSummaryTable, formatDuration } from '../report/summary.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
 import { planRun } from './plan-run.js';
 import { sinceTime } from './arg-parsers.js';
@@ -57,7 +58,7 @@ async function importAction(opts: ImportOptions): Promise<number> {
   let summary: ImportSummary;
   try {
     // The HTTP stack loads only for a run that sends.
-    const { runImportSession } = await import('../pipeline/import-session.js');
+    const { runImportSession } = await import('../pipeline/import/import-session.js');
     summary = await runImportSession({
       config,
       plans,

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { MigrateConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import { planSources, type EntityPlan } from '../pipeline/plan.js';
-import { PRESET_NAMES } from '../presets/context.js';
+import { planSources, type EntityPlan } from '../sources/plan.js';
+import { PRESET_NAMES } from '../presets/shared/context.js';
 
 export interface RunPlan {
   plans: EntityPlan[];

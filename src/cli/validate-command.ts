@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { sinceTime, wholeNumber } from './arg-parsers.js';
 import { ExitCode } from '../errors.js';
-import { runValidate } from '../pipeline/run-validate.js';
+import { runValidate } from '../pipeline/validate/run-validate.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
 import { planRun } from './plan-run.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';

@@ -17,6 +17,9 @@ export interface EntityCounts {
   elapsedMs: number;
 }
 
+/** A run's counts per entity, filled as phases go. */
+export type RunCounts = Partial<Record<EntityName, EntityCounts>>;
+
 export const emptyCounts = (): EntityCounts => ({
   read: 0,
   imported: 0,

@@ -8,19 +8,19 @@
  */
 import { rm } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
-import type { EntityPlan } from '../pipeline/plan.js';
-import { PRESET_NAMES, resolveOptions, type PresetContext, type PresetName, type PresetOptions } from './context.js';
-import { planDiscord } from './discord.js';
-import { openExportTree } from './export-tree.js';
-import { IdCache, IdMapWriter } from './ids.js';
-import { planSendbird } from './sendbird.js';
-import { planSlack } from './slack.js';
-import { planStream } from './stream.js';
-import { planTelegram } from './telegram.js';
+import type { EntityPlan } from '../sources/plan.js';
+import { PRESET_NAMES, resolveOptions, type PresetContext, type PresetName, type PresetOptions } from './shared/context.js';
+import { planDiscord } from './discord/index.js';
+import { openExportTree } from './shared/export-tree.js';
+import { IdCache, IdMapWriter } from './shared/ids.js';
+import { planSendbird } from './sendbird/index.js';
+import { planSlack } from './slack/index.js';
+import { planStream } from './stream/index.js';
+import { planTelegram } from './telegram/index.js';
 
-export { PRESET_NAMES } from './context.js';
-export type { PresetOptions } from './context.js';
-export { toServiceId } from './ids.js';
+export { PRESET_NAMES } from './shared/context.js';
+export type { PresetOptions } from './shared/context.js';
+export { toServiceId } from './shared/ids.js';
 
 const PLANNERS: Record<PresetName, (ctx: PresetContext) => Promise<EntityPlan[]>> = {
   sendbird: planSendbird,

@@ -1,20 +1,6 @@
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts } from '../pipeline/events.js';
-import type { RunCounts } from '../pipeline/run-import.js';
-
-/** The end-of-run report: printed as a table, or as one JSON object with `--json`. */
-export interface ImportSummary {
-  status: 'completed' | 'completed-with-rejects' | 'interrupted' | 'failed';
-  exitCode: number;
-  entities: RunCounts;
-  totals: Omit<EntityCounts, 'elapsedMs'>;
-  elapsedMs: number;
-  checkpoint: string;
-  rejects: string;
-  resumed: boolean;
-  error?: { code: string; message: string };
-  warnings: string[];
-}
+import type { ImportSummary } from '../pipeline/import/summary.js';
 
 const COLUMNS: Array<[keyof EntityCounts, string]> = [
   ['read', 'read'],
@@ -26,12 +12,6 @@ const COLUMNS: Array<[keyof EntityCounts, string]> = [
   ['requests', 'requests'],
   ['retries', 'retries'],
 ];
-
-export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> {
-  const total = { read: 0, imported: 0, alreadyPresent: 0, rejected: 0, skipped: 0, resumed: 0, requests: 0, retries: 0 };
-  for (const c of Object.values(entities)) for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += c![k];
-  return total;
-}
 
 export const formatDuration = (ms: number): string => {
   const s = Math.round(ms / 1000);

@@ -1,4 +1,4 @@
-import type { LocatedProblem, ValidateResult } from '../pipeline/run-validate.js';
+import type { LocatedProblem, ValidateResult } from '../pipeline/validate/validate-result.js';
 
 /** `file:line: entity id: field: message [rule]`, the shape compilers and mmctl use, so editors can jump to it. */
 export function formatProblem(p: LocatedProblem): string {

@@ -1,0 +1,132 @@
+import pLimit from 'p-limit';
+import type { FileProgress } from '../../checkpoint/file-progress.js';
+import type { RejectEntry } from '../../checkpoint/rejects-file.js';
+import type { EntityDef } from '../../entities/index.js';
+import type { MappedRecord } from '../../entities/types.js';
+import type { BatchOutcome, BatchSender } from './send-batch.js';
+
+/**
+ * Rejects a range may hold back before it is sent short: its lines wait in memory for its
+ * acknowledgement, and a file of nothing but bad records must not gather them all.
+ */
+export const MAX_HELD_REJECTS = 1000;
+
+/** What reading a range found besides the records it sends: written and counted when it is acknowledged. */
+export interface HeldOutcomes {
+  rejects: RejectEntry[];
+  skipped: number;
+}
+
+/** A run of ordinals of one source file: every slot in [start, end) is acknowledged with the batch that covers it. */
+export interface BatchRange {
+  progress: FileProgress;
+  start: number;
+  end: number;
+}
+
+/** An answered batch: the sender's outcome (none for an empty range) and what was held for its range. */
+export interface AnsweredBatch {
+  outcome: BatchOutcome | undefined;
+  held: HeldOutcomes;
+  range: BatchRange;
+}
+
+export interface BatcherOptions {
+  entity: EntityDef;
+  sender: BatchSender;
+  batchSize: number;
+  concurrency: number;
+  /** Soft stop: a batch still queued when it fires is not sent (nor acknowledged): the next run reads it again. */
+  stop: AbortSignal;
+  /** Called in the tick a batch is answered, so its rejects and its acknowledgement are written together. */
+  onAnswered(answer: AnsweredBatch): void;
+}
+
+const NOT_SENT = Symbol('not sent');
+
+/**
+ * The batch stage of one phase: gathers records into requests of `batchSize`, sends them with at
+ * most `concurrency` in flight, and holds back reading while twice that many are unsettled (the
+ * back-pressure on the reader). The first failure is kept; the phase stops taking records then.
+ */
+export class Batcher {
+  private batch: MappedRecord[] = [];
+  private held: HeldOutcomes = { rejects: [], skipped: 0 };
+  private readonly limit: ReturnType<typeof pLimit>;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Batches sent and not yet answered: where a suspect duplicate's first record may still be. */
+  private readonly unanswered = new Set<MappedRecord[]>();
+  failure: unknown;
+
+  constructor(private readonly options: BatcherOptions) {
+    this.limit = pLimit(options.concurrency);
+  }
+
+  /** The phase should stop taking records: a batch failed or the run was stopped. */
+  get stopped(): boolean {
+    return this.failure !== undefined || this.options.stop.aborted;
+  }
+
+  fail(error: unknown): void {
+    this.failure ??= error;
+  }
+
+  hold(reject: RejectEntry): void {
+    this.held.rejects.push(reject);
+  }
+
+  holdSkip(): void {
+    this.held.skipped++;
+  }
+
+  /**
+   * Takes a record (or only the slot of one that was held back) whose range ends at `end` in the
+   * file of `progress`; sends the batch once it is full, or once the held rejects reach their limit.
+   */
+  async offer(record: MappedRecord | undefined, progress: FileProgress, rangeStart: number, end: number): Promise<boolean> {
+    if (record !== undefined) this.batch.push(record);
+    if (this.batch.length < this.options.batchSize && this.held.rejects.length < MAX_HELD_REJECTS) return false;
+    await this.dispatch({ progress, start: rangeStart, end });
+    return true;
+  }
+
+  /** Sends what is gathered, covering [start, end) of one file (an empty batch only acknowledges its range). */
+  async dispatch(range: BatchRange): Promise<void> {
+    const records = this.batch;
+    const held = this.held;
+    this.batch = [];
+    this.held = { rejects: [], skipped: 0 };
+    const { entity, sender, stop } = this.options;
+    // Only the request holds a slot of the pool: the checkpoint write (an fsync) must not idle a connection.
+    const send = async (): Promise<BatchOutcome | typeof NOT_SENT> => (stop.aborted ? NOT_SENT : sender.send(entity, records));
+    const sent = records.length > 0 ? this.limit(send) : Promise.resolve(undefined);
+    this.unanswered.add(records);
+    void sent.finally(() => this.unanswered.delete(records)).catch(() => undefined);
+    const task = sent
+      .then((outcome) => (outcome === NOT_SENT ? undefined : this.options.onAnswered({ outcome, held, range })))
+      .catch((err: unknown) => this.fail(err));
+    this.inFlight.add(task);
+    void task.finally(() => this.inFlight.delete(task));
+    while (this.inFlight.size >= this.options.concurrency * 2 && this.failure === undefined) {
+      await Promise.race(this.inFlight);
+    }
+  }
+
+  /** Waits for every batch in flight to be answered (or to fail). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * The first record with `id` (any case) still in the batch being gathered or in one not yet
+   * answered: a message the id filter may have seen before is judged here while the two could
+   * still be stored in either order.
+   */
+  earlierWithId(id: string): MappedRecord | undefined {
+    const lower = id.toLowerCase();
+    for (const batch of [this.batch, ...this.unanswered]) {
+      for (const record of batch) if (record.id.toLowerCase() === lower) return record;
+    }
+    return undefined;
+  }
+}

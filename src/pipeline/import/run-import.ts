@@ -1,0 +1,229 @@
+import type { CheckpointStore } from '../../checkpoint/store.js';
+import type { FileProgress } from '../../checkpoint/file-progress.js';
+import type { EntityName, MappedRecord, SourceItem, SourceProblem, SourceRecord } from '../../entities/types.js';
+import { InterruptedError } from '../../errors.js';
+import { ExportIndex } from '../../rules/index.js';
+import { duplicateIdProblem } from '../../rules/duplicate-problems.js';
+import { checkRecord, hasError } from '../../rules/check-record.js';
+import { emptyCounts, type EntityCounts, type RunCounts, type RunEvents } from '../events.js';
+import { checkFingerprint } from '../../sources/fingerprint.js';
+import { createMapper, mapperOptionsFor } from '../map/map.js';
+import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
+import type { RejectEntry, RejectsWriter } from '../../checkpoint/rejects-file.js';
+import { Batcher, type AnsweredBatch } from './batcher.js';
+import type { BatchOutcome, BatchSender } from './send-batch.js';
+
+export interface ImportRun {
+  plans: EntityPlan[];
+  checkpoint: CheckpointStore;
+  rejects: RejectsWriter;
+  sender: BatchSender;
+  events: RunEvents;
+  batchSize: number;
+  concurrency: number;
+  importSoftDeleted: boolean;
+  sinceSec?: number;
+  nowSec: number;
+  /** Soft stop (first Ctrl+C): take no new batches, let the ones in flight finish. */
+  stop: AbortSignal;
+  /** Count records before each phase, for a progress bar's total (a terminal run; CI needs no ETA). */
+  estimateTotals?: boolean;
+}
+
+/** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
+interface FileCursor {
+  input: RecordInput;
+  progress: FileProgress;
+  /** Start of the next batch's range: every ordinal below it belongs to a range already handed out. */
+  rangeStart: number;
+  nextOrdinal: number;
+}
+
+/**
+ * The import: phases in order (users, groups, members, messages), each read -> map -> check ->
+ * batch -> send -> checkpoint, with at most `concurrency` batches in flight. Returns this run's
+ * counts (filled into `counts` as phases go). Throws the first fatal error (after in-flight batches settle and the checkpoint is saved).
+ */
+export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise<RunCounts> {
+  const configured = new Set(run.plans.map((p) => p.entity.name));
+  // Message ids through the fixed-size filter: memory must not grow with the export (issue 5).
+  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom' });
+  for (const message of index.uncheckedReferences()) run.events.warning(message);
+  for (const plan of run.plans) {
+    counts[plan.entity.name] = emptyCounts();
+    await runPhase(run, plan, index, counts[plan.entity.name]!);
+    if (run.stop.aborted) throw new InterruptedError();
+  }
+  for (const p of index.finish()) run.events.warning(`${p.file}:${p.line}: ${p.entity} ${p.id}: ${p.message} [${p.rule}]`);
+  return counts;
+}
+
+/** Runs one entity's phase, filling `counts` as it goes (so an interrupted run still reports them). */
+async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, counts: EntityCounts): Promise<void> {
+  const { entity } = plan;
+  const started = Date.now();
+  const totals = run.checkpoint.totals(entity.name);
+
+  /**
+   * Acknowledges a range once its batch is answered, writing its rejects in the same tick: the
+   * checkpoint's mark of the rejects file then covers exactly the ranges it acknowledges
+   * (rejects-file.ts). The save is not waited for: writes are spaced out, and a failed one stops the
+   * run all the same.
+   */
+  const settle = ({ outcome, held, range }: AnsweredBatch) => {
+    for (const entry of held.rejects) run.rejects.write(entry);
+    counts.rejected += held.rejects.length;
+    totals.rejected += held.rejects.length;
+    counts.skipped += held.skipped;
+    totals.skipped += held.skipped;
+    if (outcome) addOutcome(outcome);
+    range.progress.ack(range.start, range.end);
+    run.checkpoint.saveSoon().catch((err: unknown) => batcher.fail(err));
+    counts.elapsedMs = Date.now() - started;
+    run.events.progress(entity.name, counts);
+  };
+  const addOutcome = (outcome: BatchOutcome) => {
+    for (const r of outcome.rejected) run.rejects.write(rejectOf(r.record, r.code, r.message));
+    counts.imported += outcome.imported;
+    counts.alreadyPresent += outcome.alreadyPresent;
+    counts.rejected += outcome.rejected.length;
+    counts.requests += outcome.requests;
+    counts.retries += outcome.retries;
+    totals.imported += outcome.imported;
+    totals.alreadyPresent += outcome.alreadyPresent;
+    totals.rejected += outcome.rejected.length;
+  };
+  const batcher = new Batcher({
+    entity,
+    sender: run.sender,
+    batchSize: run.batchSize,
+    concurrency: run.concurrency,
+    stop: run.stop,
+    onAnswered: settle,
+  });
+
+  /**
+   * Counts one item and decides its fate: a record to send, or undefined when it was acknowledged by an
+   * earlier run, is skipped, or is rejected (held, and written when its range is acknowledged).
+   */
+  const admit = (item: SourceItem, cursor: FileCursor, mapper: (r: SourceRecord) => MappedRecord): MappedRecord | undefined => {
+    if (item.kind === 'problem') {
+      if (item.ordinal !== undefined) {
+        counts.read++;
+        cursor.nextOrdinal = item.ordinal + 1;
+        if (cursor.progress.isAcked(item.ordinal)) {
+          counts.resumed++;
+          return undefined;
+        }
+      }
+      batcher.hold(rejectOfProblem(entity.name, item));
+      return undefined;
+    }
+    counts.read++;
+    cursor.nextOrdinal = item.ordinal + 1;
+    const record = mapper(item);
+    const acked = cursor.progress.isAcked(item.ordinal);
+    if (record.skip) {
+      if (acked) counts.resumed++;
+      else batcher.holdSkip();
+      return undefined;
+    }
+    // Checked even when acknowledged before: the index must see every id for references and duplicates.
+    const problems = checkRecord(record, index, run.nowSec);
+    if (acked) {
+      counts.resumed++;
+      return undefined;
+    }
+    if (hasError(problems)) {
+      const first = problems.find((p) => p.severity === 'error')!;
+      batcher.hold({ ...rejectOf(record, first.rule, first.message), field: first.field });
+      return undefined;
+    }
+    if (record.duplicateSuspect && rejectKnownDuplicate(record)) return undefined;
+    return record;
+  };
+
+  /**
+   * A message the id filter may have seen before is sent, and an already-exists answer then marks it
+   * as the duplicate. That holds only once its first record has been answered: while that one is
+   * still gathered or in flight, the two could be stored in either order, so it is judged here.
+   */
+  const rejectKnownDuplicate = (record: MappedRecord): boolean => {
+    const first = batcher.earlierWithId(record.id);
+    if (first === undefined) return false;
+    const p = duplicateIdProblem(entity.name, record.id, first.id === record.id, `${first.file}:${first.line}`);
+    batcher.hold({ ...rejectOf(record, p.rule, p.message), field: p.field });
+    return true;
+  };
+
+  run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
+  for (const input of plan.inputs) {
+    if (batcher.stopped) break;
+    let cursor: FileCursor;
+    try {
+      cursor = await openCursor(run, entity.name, input);
+    } catch (err) {
+      // A file gone since the run began: the batches in flight still settle and the checkpoint is saved.
+      batcher.fail(err);
+      break;
+    }
+    const mapper = createMapper(mapperOptionsFor(entity, plan.source, run));
+    try {
+      reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
+        for (const item of items) {
+          if (batcher.stopped) break reading;
+          const record = admit(item, cursor, mapper);
+          if (await batcher.offer(record, cursor.progress, cursor.rangeStart, cursor.nextOrdinal)) {
+            cursor.rangeStart = cursor.nextOrdinal;
+          }
+        }
+      }
+    } catch (err) {
+      // A file that cannot be read on (gone, unreadable): as above, what is in flight settles and is saved.
+      batcher.fail(err);
+    }
+    // Records read but not dispatched stay unacknowledged: the next run reads them again.
+    if (batcher.stopped) break;
+    await batcher.dispatch({ progress: cursor.progress, start: cursor.rangeStart, end: cursor.nextOrdinal });
+    cursor.progress.data.complete = true;
+  }
+  await batcher.drain();
+  counts.elapsedMs = Date.now() - started;
+  const completed = !batcher.stopped;
+  if (completed) run.checkpoint.markPhaseDone(entity.name);
+  await run.checkpoint.save();
+  run.events.phaseFinished(entity.name, counts, completed);
+  if (batcher.failure !== undefined) throw batcher.failure;
+}
+
+/** The phase's record count when every input can tell it cheaply; otherwise unknown. */
+async function estimatePhase(plan: EntityPlan, signal: AbortSignal): Promise<number | undefined> {
+  let total = 0;
+  for (const input of plan.inputs) {
+    if (!input.estimate) return undefined;
+    total += await input.estimate(signal).catch(() => Number.NaN);
+  }
+  return Number.isFinite(total) ? total : undefined;
+}
+
+async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput): Promise<FileCursor> {
+  let progress = run.checkpoint.fileProgress(entity, input.display);
+  if (input.path) {
+    const { now, rewritten } = await checkFingerprint({ path: input.path, display: input.display }, progress.data.fingerprint);
+    if (rewritten) {
+      run.events.warning(`${input.display} changed in place since the last run: reading it again from the start (records the service already has count as already present)`);
+      progress = run.checkpoint.resetFile(entity, input.display);
+    }
+    progress.data.fingerprint = now;
+  }
+  progress.data.complete = false;
+  return { input, progress, rangeStart: 0, nextOrdinal: 0 };
+}
+
+function rejectOf(record: MappedRecord, code: string, message: string): RejectEntry {
+  return { entity: record.entity, file: record.file, line: record.line, id: record.id, code, message, record: record.source };
+}
+
+function rejectOfProblem(entity: EntityName, p: SourceProblem): RejectEntry {
+  return { entity, file: p.file, line: p.line, code: p.rule, message: p.message };
+}

@@ -1,0 +1,198 @@
+import type { EntityDef } from '../../entities/index.js';
+import type { MappedRecord } from '../../entities/types.js';
+import { InterruptedError, RemoteError } from '../../errors.js';
+import { TransportError, type ImportClient } from '../../http/import-client.js';
+import { parseRecordResults, parseRequestError, type RecordResult } from '../../http/parse-results.js';
+import type { Clock, RateLimiter } from '../../http/rate-limiter.js';
+import { serialiseBatch } from './batch-body.js';
+import { backoffDelay, type RetryPolicy } from '../../http/retry-policy.js';
+
+/** What became of each record of a batch. */
+export interface BatchOutcome {
+  imported: number;
+  alreadyPresent: number;
+  rejected: Array<{ record: MappedRecord; code: string; message: string }>;
+  requests: number;
+  retries: number;
+}
+
+export interface BatchSenderOptions {
+  client: ImportClient;
+  limiter: RateLimiter;
+  policy: RetryPolicy;
+  clock: Clock;
+  /** Aborts requests under way: only the second Ctrl+C or the end of the grace period fires it. */
+  hardStop: AbortSignal;
+  random?: () => number;
+  /**
+   * Asked when the service says a record already exists: undefined counts it as imported (a re-send
+   * after a crash); a problem rejects it instead (the export holds its id twice).
+   */
+  judgeAlreadyExists?: (record: MappedRecord) => { code: string; message: string } | undefined;
+}
+
+/** Whole-request answers that mean the key is wrong: no retry can help. */
+const AUTH_STATUSES = new Set([401, 403]);
+/** 500s in a row on one request before it is split: the service fails a whole request for one bad record. */
+const SPLIT_AFTER = 2;
+/** Records isolated as poison in a row, with no success between, before the run is judged to be failing. */
+const MAX_POISON_IN_A_ROW = 10;
+
+/**
+ * Sends one batch and retries what can be retried: 429 (the limiter pauses everyone), 5xx, timeouts
+ * and dropped connections, with exponential backoff and full jitter. Re-sending is safe because a
+ * record the service already has comes back as already-exists. A batch that keeps failing with 500 is
+ * split in halves until the record that fails it stands alone; that one is rejected.
+ */
+export class BatchSender {
+  private poisonInARow = 0;
+  /** 200 answers so far: a record is judged poison only while other requests succeed. */
+  private okCount = 0;
+
+  constructor(private readonly options: BatchSenderOptions) {}
+
+  async send(entity: EntityDef, records: MappedRecord[]): Promise<BatchOutcome> {
+    const outcome: BatchOutcome = { imported: 0, alreadyPresent: 0, rejected: [], requests: 0, retries: 0 };
+    await this.sendGroup(entity, records, outcome);
+    return outcome;
+  }
+
+  /**
+   * `okBaseline`, for halves of a split batch: the count of 200 answers when the whole batch first
+   * failed. A half's success (the sibling of a poison record) then counts as evidence for the other.
+   */
+  private async sendGroup(entity: EntityDef, records: MappedRecord[], outcome: BatchOutcome, okBaseline = -1): Promise<void> {
+    const { client, limiter, hardStop } = this.options;
+    let pending = records;
+    // Serialised once per set of records: a retry of the same records re-sends the same bytes.
+    let body: Buffer;
+    try {
+      body = serialiseBatch(entity, pending);
+    } catch {
+      pending = this.dropUnserialisable(records, outcome);
+      if (pending.length === 0) return;
+      body = serialiseBatch(entity, pending);
+    }
+    let attempt = 0;
+    let serverErrors = 0;
+    let okCountAtFirstError = okBaseline;
+    for (;;) {
+      if (attempt > 0 || okBaseline >= 0) outcome.retries++;
+      await limiter.acquire(hardStop);
+      if (hardStop.aborted) throw new InterruptedError();
+      outcome.requests++;
+      let response;
+      try {
+        response = await client.post(entity.endpoint, body, hardStop);
+      } catch (err) {
+        if (hardStop.aborted) throw new InterruptedError();
+        if (!(err instanceof TransportError)) throw err;
+        attempt = await this.backoffOrGiveUp(attempt, 0, `${entity.name}: ${err.message}`);
+        continue;
+      }
+      const { status, rate } = response;
+      limiter.observe(rate);
+      if (status === 200) {
+        this.okCount++;
+        pending = this.settle(entity, pending, parseRecordResults(response.text, pending.map((r) => r.id), entity.idField), outcome);
+        if (pending.length === 0) return;
+        body = serialiseBatch(entity, pending);
+        // Records the answer did not mention: send them again, already-exists makes it safe.
+        attempt = await this.backoffOrGiveUp(attempt, 0, `${entity.name}: the service answered without a result for some records`);
+        continue;
+      }
+      const error = parseRequestError(response.text);
+      if (AUTH_STATUSES.has(status)) {
+        throw new RemoteError('REMOTE_AUTH', `the service refused the API key (${status} ${error?.code ?? ''}): check apiKey, appId and region`.replace(' )', ')'));
+      }
+      if (status === 429) {
+        attempt = await this.backoffOrGiveUp(attempt, rate.retryAfterMs ?? 0, `${entity.name}: rate limited (429)`);
+        continue;
+      }
+      const retryable = status >= 500 || status === 408;
+      if (retryable) {
+        serverErrors++;
+        if (okCountAtFirstError < 0) okCountAtFirstError = this.okCount;
+      }
+      if (!retryable || serverErrors >= SPLIT_AFTER) {
+        if (pending.length > 1) {
+          // Both halves at once: the healthy one's success is what lets the other judge its lone record.
+          const half = Math.ceil(pending.length / 2);
+          const baseline = okCountAtFirstError < 0 ? this.okCount : okCountAtFirstError;
+          await Promise.all([
+            this.sendGroup(entity, pending.slice(0, half), outcome, baseline),
+            this.sendGroup(entity, pending.slice(half), outcome, baseline),
+          ]);
+          return;
+        }
+        // Alone and still failing while other requests succeed: this record is what breaks the request.
+        // When nothing succeeds, the service is down, not the record: keep retrying until the budget ends.
+        const othersSucceed = this.okCount > okCountAtFirstError;
+        if (!retryable || (serverErrors > SPLIT_AFTER && othersSucceed)) {
+          this.rejectPoison(pending[0], status, error, outcome);
+          return;
+        }
+      }
+      attempt = await this.backoffOrGiveUp(attempt, rate.retryAfterMs ?? 0, `${entity.name}: HTTP ${status} ${error?.code ?? ''}`.trim());
+    }
+  }
+
+  /**
+   * Records nested too deeply for JSON.stringify (validation catches the fields it walks; this catches
+   * the rest) are rejected rather than failing the whole batch. Only called once a batch failed to serialise.
+   */
+  private dropUnserialisable(records: MappedRecord[], outcome: BatchOutcome): MappedRecord[] {
+    return records.filter((record) => {
+      try {
+        JSON.stringify(record.payload);
+        return true;
+      } catch {
+        outcome.rejected.push({ record, code: 'value.too-deep', message: 'a value is nested too deeply to serialise as JSON' });
+        return false;
+      }
+    });
+  }
+
+  /** Counts settled records; returns the ones with no result. */
+  private settle(entity: EntityDef, pending: MappedRecord[], results: Map<string, RecordResult>, outcome: BatchOutcome): MappedRecord[] {
+    const missing: MappedRecord[] = [];
+    for (const record of pending) {
+      const result = results.get(record.id);
+      if (!result) missing.push(record);
+      else if (result.success) outcome.imported++;
+      else if (entity.alreadyExistsCodes.includes(result.code!)) {
+        const duplicate = this.options.judgeAlreadyExists?.(record);
+        if (duplicate) outcome.rejected.push({ record, ...duplicate });
+        else outcome.alreadyPresent++;
+      }
+      else outcome.rejected.push({ record, code: result.code!, message: result.message! });
+    }
+    if (missing.length < pending.length) this.poisonInARow = 0;
+    return missing;
+  }
+
+  private rejectPoison(record: MappedRecord, status: number, error: { code: string; message: string } | undefined, outcome: BatchOutcome): void {
+    if (++this.poisonInARow > MAX_POISON_IN_A_ROW) {
+      throw new RemoteError('REMOTE_FAILING', `the service failed ${MAX_POISON_IN_A_ROW} records in a row, each alone, with HTTP ${status}: it is failing, not the records`, {
+        hint: 'the checkpoint is saved; run the same command again later to resume',
+      });
+    }
+    outcome.rejected.push({
+      record,
+      code: error?.code ?? `HTTP_${status}`,
+      message: `the service failed this record alone with HTTP ${status}${error?.message ? `: ${error.message}` : ''}`,
+    });
+  }
+
+  private async backoffOrGiveUp(attempt: number, serverAskedMs: number, what: string): Promise<number> {
+    const { policy, clock, hardStop, random } = this.options;
+    if (attempt >= policy.retries) {
+      throw new RemoteError('REMOTE_RETRIES_EXHAUSTED', `${what}; gave up after ${policy.retries} retries`, {
+        hint: 'the checkpoint is saved; run the same command again to resume (raise "retries" for a flaky network)',
+      });
+    }
+    await clock.sleep(backoffDelay(policy, attempt, serverAskedMs, random), hardStop);
+    if (hardStop.aborted) throw new InterruptedError();
+    return attempt + 1;
+  }
+}

@@ -1,0 +1,176 @@
+import { NO_PROBLEMS, type EntityName, type MappedRecord, type Problem } from '../../entities/types.js';
+import type { LocatedProblem, ValidateResult } from './validate-result.js';
+import { ExportIndex } from '../../rules/index.js';
+import { checkRecord, withCross } from '../../rules/check-record.js';
+import { createMapper, mapperOptionsFor } from '../map/map.js';
+import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
+import { readMessagesWithWorker, recordOfChecked, type MessageCheckTask } from './checked-messages.js';
+import type { ResolvedFile } from '../../sources/types.js';
+import { recheckDuplicates } from './recheck-duplicates.js';
+import { isFileAtLeast, WORKER_MIN_BYTES } from '../../sources/worker-threshold.js';
+import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
+
+export interface ValidateOptions {
+  plans: EntityPlan[];
+  nowSec: number;
+  importSoftDeleted: boolean;
+  sinceSec?: number;
+  /** Stop after this many errors (0: never). */
+  maxErrors: number;
+  signal?: AbortSignal;
+  /** Bytes of the message ids' Bloom filter (tests make it tiny to force false positives); see IdBloomFilter. */
+  bloomBytes?: number;
+  /** NDJSON message files from this size on are read with a worker (checked-messages.ts); tests set 0 or Infinity. */
+  messageWorkerMinBytes?: number;
+}
+
+/**
+ * The dry run: the same read -> map -> check path as import, in import order so references resolve
+ * against what came before, with nothing sent. Memory holds id sets (in ExportIndex), not records;
+ * message ids only as a fixed-size Bloom filter, so it stays flat however many messages there are.
+ * When the filter met a muid it may have seen before, the messages are read a second time (ids
+ * only) to tell true duplicates from false positives; a clean export is read once.
+ */
+export async function runValidate(options: ValidateOptions): Promise<ValidateResult> {
+  const configured = new Set(options.plans.map((p) => p.entity.name));
+  const index = new ExportIndex({ configured, nowSec: options.nowSec, messageIds: 'bloom', bloomBytes: options.bloomBytes });
+  const result: ValidateResult = {
+    errors: [],
+    warnings: [],
+    byRule: {},
+    byEntity: {},
+    recordsRead: 0,
+    errorCount: 0,
+    warningCount: 0,
+    stoppedEarly: false,
+    notChecked: index.uncheckedReferences(),
+  };
+  const tally = new ProblemTally(result, options.maxErrors);
+  // Items read so far over all entities: the order key the second reading shares.
+  let seq = -1;
+  let messagesFirstSeq = -1;
+  let lastSuspectSeq = -1;
+
+  outer: for (const plan of options.plans) {
+    const entity = plan.entity;
+    result.byEntity[entity.name] = { records: 0, errors: 0, warnings: 0, skipped: 0 };
+    const entityCounts = result.byEntity[entity.name]!;
+    if (entity.name === 'messages') messagesFirstSeq = seq + 1;
+    for (const input of plan.inputs) {
+      const mapper = createMapper(mapperOptionsFor(entity, plan.source, options));
+      const shared = entity.name === 'messages' && (await sharesWithWorker(input, options));
+      // Two mappers (one a thread) each warn of an unknown field once: the first in file order is kept.
+      const warnedUnknown = shared ? new Set<string>() : undefined;
+      const batches = shared
+        ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal)
+        : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES });
+      for await (const items of batches) {
+        for (const item of items) {
+          if (result.stoppedEarly || options.signal?.aborted) break outer;
+          // Seqs, records and skips counted as recheck-duplicates.ts counts them: its stop's counts replace these.
+          seq++;
+          if (item.kind === 'problem') {
+            if (item.ordinal !== undefined) {
+              result.recordsRead++;
+              entityCounts.records++;
+            }
+            tally.add({ file: item.file, line: item.line, entity: entity.name, rule: item.rule, severity: 'error', message: item.message }, seq);
+            continue;
+          }
+          result.recordsRead++;
+          entityCounts.records++;
+          if (item.kind === 'skipped') {
+            entityCounts.skipped++;
+            continue;
+          }
+          let record: MappedRecord;
+          let problems: readonly Problem[];
+          if (item.kind === 'checked') {
+            record = recordOfChecked(item, input.display, entity.name);
+            problems = withCross(item.before ?? NO_PROBLEMS, index.check(record));
+          } else {
+            record = mapper(item);
+            if (record.skip) {
+              entityCounts.skipped++;
+              continue;
+            }
+            problems = checkRecord(record, index, options.nowSec);
+          }
+          if (record.duplicateSuspect) lastSuspectSeq = seq;
+          for (let i = 0; i < problems.length; i++) {
+            const p = problems[i];
+            if (warnedUnknown !== undefined && p.rule === 'field.unknown') {
+              if (warnedUnknown.has(p.field!)) continue;
+              warnedUnknown.add(p.field!);
+            }
+            tally.add({ file: record.file, line: record.line, entity: entity.name, id: record.id || undefined, ...p }, seq);
+          }
+        }
+      }
+    }
+  }
+  if (lastSuspectSeq >= 0 && !options.signal?.aborted) {
+    // With --max-errors the duplicates may move the stop anywhere up to where the first reading ended.
+    await recheck(options, index, tally, result, messagesFirstSeq, options.maxErrors > 0 ? seq : lastSuspectSeq);
+  }
+  if (!result.stoppedEarly) {
+    for (const p of index.finish()) {
+      tally.add({ file: p.file, line: p.line, entity: p.entity, id: p.id, field: p.field, rule: p.rule, severity: p.severity, message: p.message }, seq + 1);
+    }
+  }
+  return result;
+}
+
+/** A plain NDJSON message file large enough for a worker to pay for itself. */
+async function sharesWithWorker(input: RecordInput, options: ValidateOptions): Promise<boolean> {
+  if (input.file === undefined || input.file.format !== 'ndjson') return false;
+  return isFileAtLeast(input.file.path, options.messageWorkerMinBytes ?? WORKER_MIN_BYTES);
+}
+
+function workerTask(file: ResolvedFile, plan: EntityPlan, options: ValidateOptions): MessageCheckTask {
+  const { map, deletion } = plan.source;
+  return { file, source: { map, deletion }, importSoftDeleted: options.importSoftDeleted, sinceSec: options.sinceSec, nowSec: options.nowSec };
+}
+
+/** The second reading: adds the true duplicates among the suspects, and moves a --max-errors stop they bring forward. */
+async function recheck(
+  options: ValidateOptions,
+  index: ExportIndex,
+  tally: ProblemTally,
+  result: ValidateResult,
+  firstSeq: number,
+  lastSeq: number,
+): Promise<void> {
+  const plan = options.plans.find((p) => p.entity.name === 'messages')!;
+  const dups: LocatedProblem[] = [];
+  const dupSeqs: number[] = [];
+  const stop = await recheckDuplicates({
+    plan,
+    index,
+    importSoftDeleted: options.importSoftDeleted,
+    sinceSec: options.sinceSec,
+    signal: options.signal,
+    firstSeq,
+    lastSeq,
+    errorSeqs: tally.errorSeqs,
+    maxErrors: options.maxErrors,
+    onDuplicate: (at, file, line, id, p) => {
+      const located: LocatedProblem = { file, line, entity: 'messages', id, ...p };
+      tally.countOnly(located);
+      if (dups.length < KEEP_AT_MOST) {
+        dups.push(located);
+        dupSeqs.push(at);
+      }
+    },
+  });
+  if (dups.length === 0) return;
+  tally.mergeErrors(dups, dupSeqs);
+  if (stop !== undefined) tally.dropAfter(stop.seq);
+  tally.orderRules();
+  if (stop === undefined) return;
+  const counts = result.byEntity.messages!;
+  result.recordsRead -= counts.records - stop.records;
+  counts.records = stop.records;
+  counts.skipped = stop.skipped;
+  result.stoppedEarly = true;
+}

@@ -1,0 +1,28 @@
+import type { EntityName, Severity } from '../../entities/types.js';
+
+/** One problem, located. The same shape goes to the text report, the JSON report and tests. */
+export interface LocatedProblem {
+  file: string;
+  line: number;
+  entity: EntityName;
+  id?: string;
+  field?: string;
+  rule: string;
+  severity: Severity;
+  message: string;
+}
+
+export interface ValidateResult {
+  errors: LocatedProblem[];
+  warnings: LocatedProblem[];
+  /** Counts of all problems found, including ones beyond the kept lists. */
+  byRule: Record<string, number>;
+  byEntity: Partial<Record<EntityName, { records: number; errors: number; warnings: number; skipped: number }>>;
+  recordsRead: number;
+  errorCount: number;
+  warningCount: number;
+  /** Set when --max-errors stopped the run early. */
+  stoppedEarly: boolean;
+  /** References that could not be checked because an entity's export is not configured. */
+  notChecked: string[];
+}

@@ -1,0 +1,103 @@
+/**
+ * DiscordChatExporter JSON: one file per channel, `{"guild", "channel", "dateRange", "messages",
+ * "messageCount"}`. The export has no user or member lists: users are the message authors, and a
+ * channel's members are the people who wrote in it. Files are read oldest first (by their first
+ * message), each message by message.
+ */
+import type { JsonObject } from '../../entities/types.js';
+import { InputError } from '../../errors.js';
+import type { EntityPlan } from '../../sources/plan.js';
+import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
+import { discordAuthor, mapDiscordMessage } from './map.js';
+import { byCodeUnit } from '../shared/export-tree.js';
+import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } from '../shared/inputs.js';
+import type { JsonPath } from '../shared/json-scan.js';
+import { mediaUrl, seconds, str } from '../shared/message-parts.js';
+import { People } from '../shared/people.js';
+import { groupRecord, memberRecord } from '../shared/records.js';
+
+const DESCEND = (p: JsonPath) => p.length === 0 || (p.length === 1 && p[0] === 'messages');
+// DMs that stay groups (one voice only), group DMs and private threads; guild channels are public.
+const PRIVATE_KINDS = new Set(['DirectTextChat', 'DirectGroupTextChat', 'GuildPrivateThread']);
+
+interface ChannelFile {
+  rel: string;
+  channel: JsonObject;
+  guild: JsonObject;
+  line: number;
+  /** Authors in order of their first message (source id -> line), for members and DMs. */
+  authors: Map<string, number>;
+  earliest: number;
+  conversation?: Conversation;
+}
+
+export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
+  const files: ChannelFile[] = [];
+  for (const rel of ctx.tree.files.filter((f) => f.toLowerCase().endsWith('.json'))) {
+    const key = await firstKey(ctx, rel);
+    if (key === 'guild' || key === 'channel') files.push({ rel, channel: {}, guild: {}, line: 0, authors: new Map(), earliest: Number.POSITIVE_INFINITY });
+  }
+  if (files.length === 0) throw new InputError('INPUT_NOT_PRESET', 'not a DiscordChatExporter export: no JSON file starting with "guild"', { hint: 'export with DiscordChatExporter --format Json' });
+
+  const people = new People(ctx);
+  for (const f of files) {
+    const where = ctx.tree.where(f.rel);
+    for await (const { value, line, path } of objectsIn(ctx, f.rel, DESCEND)) {
+      if (path[0] === 'guild') f.guild = value;
+      else if (path[0] === 'channel') [f.channel, f.line] = [value, line];
+      else if (path[0] === 'messages') {
+        f.earliest = Math.min(f.earliest, seconds(value.timestamp) ?? f.earliest);
+        // Whoever wrote (or joined: a join event is a membership too) is a member and a user.
+        const author = discordAuthor(value, ctx);
+        if (author !== undefined && !(author.isBot && !ctx.options.includeBots)) {
+          if (!f.authors.has(author.id)) f.authors.set(author.id, line);
+          people.see(author.id, author.person, where, line);
+        }
+        const mapped = mapDiscordMessage(value, { kind: 'group', guid: '' }, ctx);
+        if (mapped.skip === undefined) ctx.idMap.add('messages', str(value.id) ?? '', mapped.value.muid as string);
+      }
+    }
+    const id = channelId(f);
+    const authors = [...f.authors.keys()];
+    // A DM where both people wrote is their user-to-user conversation; with one voice it stays a group.
+    if (f.channel.type === 'DirectTextChat' && authors.length === 2) f.conversation = { kind: 'direct', members: [ctx.uids.of(authors[0]), ctx.uids.of(authors[1])] };
+    else {
+      f.conversation = { kind: 'group', guid: ctx.guids.of(id) };
+      ctx.idMap.add('groups', id, ctx.guids.of(id));
+    }
+  }
+  files.sort((a, b) => a.earliest - b.earliest || byCodeUnit(a.rel, b.rel));
+
+  return plansOf({
+    users: [people.input()],
+    groups: [listInput('discord:channels', files.map((f) => channelEntry(ctx, f)))],
+    // Everyone who wrote in a group channel is a participant; DCE records no roles or join times.
+    members: [
+      listInput(
+        'discord:members-from-messages',
+        files
+          .filter((f) => f.conversation!.kind === 'group')
+          .flatMap((f) => [...f.authors].map(([author, line]) => ({ file: ctx.tree.where(f.rel), line, value: memberRecord({ guid: ctx.guids.of(channelId(f)), uid: ctx.uids.of(author), scope: 'participant' }) }))),
+      ),
+    ],
+    messages: files.map((f) =>
+      fileInput({ ctx, rel: f.rel, display: `discord:${f.rel}`, descend: DESCEND, reportProblems: true, accept: (path) => path[0] === 'messages', map: (m) => [mapDiscordMessage(m, f.conversation!, ctx)] }),
+    ),
+  });
+}
+
+const channelId = (f: ChannelFile): string => str(f.channel.id) ?? f.rel;
+
+function channelEntry(ctx: PresetContext, f: ChannelFile): ListEntry {
+  const c = f.channel;
+  const kind = str(c.type) ?? 'GuildTextChat';
+  const value = groupRecord({
+    guid: ctx.guids.of(channelId(f)),
+    name: str(c.name),
+    fallbackName: channelId(f),
+    type: PRIVATE_KINDS.has(kind) ? 'private' : 'public',
+    icon: mediaUrl(f.guild.iconUrl, ctx.options.mediaBaseUrl),
+    metadata: { discordType: kind, guildId: str(f.guild.id), guildName: str(f.guild.name), category: str(c.category), categoryId: str(c.categoryId), topic: str(c.topic) },
+  });
+  return { value, file: ctx.tree.where(f.rel), line: f.line, skip: f.conversation!.kind === 'direct' ? SKIP.direct : undefined };
+}

@@ -1,0 +1,134 @@
+/**
+ * Source ids -> service ids (uid, guid, muid): one stable transform for every preset.
+ *
+ * The service takes ids of at most 100 characters of letters, digits, `_` and `-`, and lower-cases
+ * them (so `Bob` and `bob` would collide there). The transform:
+ *   1. An id that is already lower case, within the alphabet, at most 100 characters and does not
+ *      end like a transformed id (`--` + 16 base32 characters) is kept as it is.
+ *   2. Any other id becomes a readable head (accents stripped, lower-cased, runs of other characters
+ *      turned into `_`, cut to 82 characters) + `--` + 16 base32 characters of SHA-256 of the
+ *      whole source id (80 bits).
+ * Kept ids (1) never end like transformed ids (2), so the two sets cannot meet; two transformed
+ * ids meet only if SHA-256 collides on 80 bits (about 1 in 10^9 for 10^7 changed ids). The same
+ * source id always gives the same id, so re-runs and incremental imports dedupe on the service.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, rename } from 'node:fs/promises';
+import path from 'node:path';
+import type { EntityName } from '../../entities/types.js';
+
+export const MAX_ID_LENGTH = 100;
+const HASH_CHARS = 16;
+const SEPARATOR = '--';
+const HEAD_CHARS = MAX_ID_LENGTH - HASH_CHARS - SEPARATOR.length;
+const KEEPABLE = /^[a-z0-9_-]+$/;
+const LOOKS_TRANSFORMED = /--[a-z2-7]{16}$/;
+const COMBINING_MARKS = /[\u0300-\u036f]/g;
+const OTHER_CHARS = /[^a-z0-9_-]+/g;
+const EDGE_UNDERSCORES = /^_+|_+$/g;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** The service id for a source id (see the module comment for the rule). */
+export function toServiceId(sourceId: string | number): string {
+  const source = String(sourceId);
+  if (source.length <= MAX_ID_LENGTH && KEEPABLE.test(source) && !LOOKS_TRANSFORMED.test(source)) return source;
+  const head = source
+    .normalize('NFKD')
+    .replace(COMBINING_MARKS, '')
+    .toLowerCase()
+    .replace(OTHER_CHARS, '_')
+    .replace(EDGE_UNDERSCORES, '')
+    .slice(0, HEAD_CHARS);
+  return `${head || 'id'}${SEPARATOR}${hashOf(source)}`;
+}
+
+/** 80 bits of SHA-256 in lower-case base32: 16 characters, all inside the id alphabet. */
+function hashOf(source: string): string {
+  const bytes = createHash('sha256').update(source, 'utf8').digest();
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (let i = 0; out.length < HASH_CHARS; i++) {
+    buffer = (buffer << 8) | bytes[i];
+    bits += 8;
+    while (bits >= 5 && out.length < HASH_CHARS) {
+      bits -= 5;
+      out += BASE32[(buffer >> bits) & 31];
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+/** Memoised transform for ids met again and again (senders, receivers, groups). */
+export class IdCache {
+  private readonly cache = new Map<string, string>();
+
+  of(sourceId: string | number): string {
+    const key = String(sourceId);
+    let id = this.cache.get(key);
+    if (id === undefined) {
+      id = toServiceId(key);
+      this.cache.set(key, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * The id mapping file: NDJSON lines `{"entity","sourceId","id"}` for every user, group and message
+ * a preset creates (members' ids derive from guid and uid). Written to a temporary name and
+ * renamed when complete, so a reader never sees half a file.
+ */
+export class IdMapWriter {
+  private readonly temp: string;
+  private out: WriteStream | undefined;
+  private pending = '';
+  private readonly seen: Record<'users' | 'groups', Set<string>> = { users: new Set(), groups: new Set() };
+
+  constructor(private readonly file: string) {
+    this.temp = `${file}.${process.pid}.tmp`;
+  }
+
+  async open(): Promise<void> {
+    await mkdir(path.dirname(this.file), { recursive: true });
+    this.out = createWriteStream(this.temp, { encoding: 'utf8' });
+    await new Promise<void>((resolve, reject) => {
+      this.out!.once('open', () => resolve());
+      this.out!.once('error', reject);
+    });
+  }
+
+  /** Adds a line; users and groups once per source id. */
+  add(entity: Exclude<EntityName, 'members'>, sourceId: string, id: string): void {
+    if (entity !== 'messages') {
+      const seen = this.seen[entity];
+      if (seen.has(sourceId)) return;
+      seen.add(sourceId);
+    }
+    this.pending += `${JSON.stringify({ entity, sourceId, id })}\n`;
+  }
+
+  /** True when enough is pending that the caller should `await flush()` (a pre-pass asks per record). */
+  get needsFlush(): boolean {
+    return this.pending.length >= 256 * 1024;
+  }
+
+  /** Hands what is pending to the file, waiting while the stream's buffer is full (back-pressure). */
+  async flush(): Promise<void> {
+    const out = this.out;
+    if (out === undefined || this.pending === '') return;
+    const ok = out.write(this.pending);
+    this.pending = '';
+    if (!ok) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    const out = this.out;
+    if (out === undefined) return;
+    await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    await rename(this.temp, this.file);
+  }
+}

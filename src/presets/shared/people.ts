@@ -1,0 +1,107 @@
+/**
+ * Users the messages (and channel lists) refer to but the users file lacks: found in the pre-pass,
+ * kept as one small entry per user (name, avatar, where first seen), then created by their own
+ * input so every sender, receiver, owner and member exists before the messages that need them.
+ * The system user joins them when an admin/system/service message is sent.
+ */
+import type { SourceItem } from '../../entities/types.js';
+import type { RecordInput } from '../../sources/plan.js';
+import type { PresetContext } from './context.js';
+import { recordItem } from './read-pieces.js';
+import { userRecord } from './records.js';
+
+export interface SeenPerson {
+  name?: string;
+  avatar?: string;
+  isBot?: boolean;
+  /** Anything else the messages tell of the user, for metadata (kept small). */
+  metadata?: Record<string, unknown>;
+}
+
+interface Entry {
+  person: SeenPerson;
+  file: string;
+  line: number;
+}
+
+export class People {
+  /** Source ids the users file holds. */
+  private readonly listed = new Set<string>();
+  /** Service uids of every user that will exist (listed or found), for the system user's check. */
+  private readonly uids = new Set<string>();
+  private readonly found = new Map<string, Entry>();
+  private systemFile: { file: string; line: number } | undefined;
+
+  constructor(private readonly ctx: PresetContext) {}
+
+  /** A user of the users file; written to the id map. Returns its uid. */
+  list(sourceId: string): string {
+    const uid = this.ctx.uids.of(sourceId);
+    this.listed.add(sourceId);
+    this.uids.add(uid);
+    this.ctx.idMap.add('users', sourceId, uid);
+    return uid;
+  }
+
+  /** A user of the users file that is not imported (a bot with includeBots off): never created from messages either. */
+  listSkipped(sourceId: string): void {
+    this.listed.add(sourceId);
+  }
+
+  isListed(sourceId: string): boolean {
+    return this.listed.has(sourceId);
+  }
+
+  /** A user some record needs; created unless listed. Later sightings only fill what is missing. */
+  see(sourceId: string, person: SeenPerson, file: string, line: number): string {
+    const uid = this.ctx.uids.of(sourceId);
+    if (this.listed.has(sourceId)) return uid;
+    const entry = this.found.get(sourceId);
+    if (entry === undefined) {
+      this.found.set(sourceId, { person: { ...person }, file, line });
+      this.uids.add(uid);
+      this.ctx.idMap.add('users', sourceId, uid);
+    } else {
+      entry.person.name ??= person.name;
+      entry.person.avatar ??= person.avatar;
+    }
+    return uid;
+  }
+
+  /** The system user sends a message; remembered so it is created (unless a real user has its uid). */
+  useSystem(file: string, line: number): string {
+    this.systemFile ??= { file, line };
+    return this.ctx.options.systemUser;
+  }
+
+  get foundCount(): number {
+    return this.found.size;
+  }
+
+  /** The input creating the found users (first-seen order) and the system user. */
+  input(): RecordInput {
+    const ctx = this.ctx;
+    const found = [...this.found];
+    const system = this.systemFile !== undefined && !this.uids.has(ctx.options.systemUser) ? this.systemFile : undefined;
+    return {
+      display: `${ctx.preset}:users-from-messages`,
+      async *read(): AsyncGenerator<SourceItem> {
+        let ordinal = 0;
+        for (const [sourceId, { person, file, line }] of found) {
+          const value = userRecord({
+            uid: ctx.uids.of(sourceId),
+            name: person.name,
+            fallbackName: sourceId,
+            avatar: person.avatar,
+            metadata: { ...person.metadata, isBot: person.isBot || undefined, sourceId, from: 'messages' },
+          });
+          yield recordItem(value, file, line, ordinal++);
+        }
+        if (system !== undefined) {
+          const value = userRecord({ uid: ctx.options.systemUser, fallbackName: 'System', metadata: { from: 'preset', role: 'system' } });
+          yield recordItem(value, system.file, system.line, ordinal++);
+        }
+      },
+    };
+  }
+}

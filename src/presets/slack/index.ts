@@ -1,0 +1,129 @@
+/**
+ * Slack workspace export (folder or .zip): users.json, channels.json (public), groups.json
+ * (private), mpims.json (multi-person DMs), dms.json (DMs), and one folder per conversation of
+ * per-day files (`general/2016-01-14.json`, DMs' folders named by their id). Index files are small
+ * and read as they are needed; day files are read one at a time, record by record.
+ */
+import path from 'node:path';
+import { InputError } from '../../errors.js';
+import type { RecordInput } from '../../sources/plan.js';
+import type { EntityPlan } from '../../sources/plan.js';
+import { byCodeUnit } from '../shared/export-tree.js';
+import type { Conversation, PresetContext } from '../shared/context.js';
+import { fileInput, objectsIn, plansOf, TOP_ARRAY } from '../shared/inputs.js';
+import { People } from '../shared/people.js';
+import { mapSlackMessage, type SlackChannel } from './messages.js';
+import { slackGroupInputs, slackMemberInputs, slackUsersInput, type SlackConversation } from './indexes.js';
+import { str } from '../shared/message-parts.js';
+
+/** Index files and what their conversations become. */
+export const SLACK_INDEXES = [
+  { file: 'channels.json', kind: 'public' },
+  { file: 'groups.json', kind: 'private' },
+  { file: 'mpims.json', kind: 'private' },
+  { file: 'dms.json', kind: 'direct' },
+] as const;
+
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.json$/;
+
+export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
+  const base = findBase(ctx.tree.files);
+  const at = (name: string) => (base === '' ? name : `${base}/${name}`);
+  const has = new Set(ctx.tree.files);
+  const people = new People(ctx);
+
+  // Users first: messages and member lists then only add who users.json lacks.
+  const botUsers = new Set<string>();
+  if (has.has(at('users.json'))) {
+    for await (const { value } of objectsIn(ctx, at('users.json'), TOP_ARRAY)) {
+      const id = str(value.id);
+      if (id === undefined) continue;
+      if (value.is_bot === true) botUsers.add(id);
+      if (value.is_bot === true && !ctx.options.includeBots) people.listSkipped(id);
+      else people.list(id);
+    }
+  }
+
+  const conversations = new Map<string, SlackConversation>();
+  for (const index of SLACK_INDEXES) {
+    const rel = at(index.file);
+    if (!has.has(rel)) continue;
+    for await (const { value, line } of objectsIn(ctx, rel, TOP_ARRAY)) {
+      const id = str(value.id);
+      if (id === undefined) continue;
+      const members = Array.isArray(value.members) ? value.members.map(String) : [];
+      const folder = index.kind === 'direct' ? id : (str(value.name) ?? id);
+      const where = ctx.tree.where(rel);
+      for (const m of members) if (!(botUsers.has(m) && !ctx.options.includeBots)) people.see(m, {}, where, line);
+      const creator = str(value.creator);
+      if (creator !== undefined && index.kind !== 'direct') people.see(creator, {}, where, line);
+      const direct = index.kind === 'direct' && members.length >= 1 && members.length <= 2;
+      const conversation: Conversation = direct
+        ? { kind: 'direct', members: [ctx.uids.of(members[0]), ctx.uids.of(members[1] ?? members[0])] }
+        : { kind: 'group', guid: ctx.guids.of(id) };
+      if (!direct) ctx.idMap.add('groups', id, ctx.guids.of(id));
+      // A DM with a bot that is not imported has nobody to receive its messages.
+      const withSkippedBot = direct && !ctx.options.includeBots && members.some((m) => botUsers.has(m));
+      conversations.set(folder, { sourceId: id, conversation, indexFile: index.file, withSkippedBot });
+    }
+  }
+
+  // Day files, oldest day first, then by folder: messages go out oldest first.
+  const days = ctx.tree.files
+    .map((rel) => ({ rel, inside: base === '' ? rel : rel.slice(base.length + 1) }))
+    .map(({ rel, inside }) => ({ rel, inside, parts: inside.split('/') }))
+    .filter(({ parts }) => parts.length === 2 && DAY_FILE.test(parts[1]))
+    .sort((a, b) => byCodeUnit(a.parts[1], b.parts[1]) || byCodeUnit(a.parts[0], b.parts[0]));
+
+  const orphans: string[] = [];
+  const messageInputs: RecordInput[] = [];
+  for (const day of days) {
+    const folder = day.parts[0];
+    let known = conversations.get(folder);
+    if (known === undefined) {
+      // A folder no index file lists: a private group named after it (the least exposure).
+      known = { sourceId: folder, conversation: { kind: 'group', guid: ctx.guids.of(folder) }, indexFile: undefined };
+      conversations.set(folder, known);
+      orphans.push(folder);
+      ctx.idMap.add('groups', folder, ctx.guids.of(folder));
+    }
+    const channel: SlackChannel = { sourceId: known.sourceId, conversation: known.conversation, botUsers, withSkippedBot: known.withSkippedBot === true };
+    const where = ctx.tree.where(day.rel);
+    for await (const { value, line } of objectsIn(ctx, day.rel, TOP_ARRAY)) {
+      const mapped = mapSlackMessage(value, channel, ctx);
+      if (mapped.skip !== undefined) continue;
+      if (mapped.sender !== undefined) people.see(mapped.sender.sourceId, mapped.sender.person, where, line);
+      ctx.idMap.add('messages', `${channel.sourceId}:${str(value.ts) ?? ''}`, mapped.value.muid as string);
+    }
+    messageInputs.push(
+      fileInput({
+        ctx,
+        rel: day.rel,
+        display: `slack:${day.inside}`,
+        descend: TOP_ARRAY,
+        reportProblems: true,
+        map: (value) => [mapSlackMessage(value, channel, ctx)],
+      }),
+    );
+  }
+
+  const indexes = SLACK_INDEXES.filter((i) => has.has(at(i.file))).map((i) => ({ ...i, rel: at(i.file) }));
+  return plansOf({
+    users: [...(has.has(at('users.json')) ? [slackUsersInput(ctx, at('users.json'))] : []), people.input()],
+    groups: slackGroupInputs(ctx, indexes, orphans, days),
+    members: slackMemberInputs(ctx, indexes, botUsers),
+    messages: messageInputs,
+  });
+}
+
+/** The folder holding users.json / channels.json: the export's root, or the one folder a zip wraps it in. */
+function findBase(files: readonly string[]): string {
+  const anchors = files.filter((f) => ['users.json', 'channels.json'].includes(path.posix.basename(f)));
+  if (anchors.length === 0) {
+    throw new InputError('INPUT_NOT_PRESET', 'not a Slack export: no users.json or channels.json found', {
+      hint: 'point --from at the unzipped export folder or the .zip Slack gave you',
+    });
+  }
+  const dirs = anchors.map((f) => path.posix.dirname(f)).sort((a, b) => a.length - b.length || byCodeUnit(a, b));
+  return dirs[0] === '.' ? '' : dirs[0];
+}

@@ -1,0 +1,125 @@
+/**
+ * One Slack message (an element of a per-day file) -> a message record. Used twice with the same
+ * result: by the pre-pass (to learn which senders must exist) and by the input's read().
+ */
+import type { JsonObject } from '../../entities/types.js';
+import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
+import { toServiceId } from '../shared/ids.js';
+import { attachment, compact, seconds, str, type Attachment } from '../shared/message-parts.js';
+import { isObject } from '../shared/read-pieces.js';
+import { messageRecord } from '../shared/records.js';
+import type { SeenPerson } from '../shared/people.js';
+
+const JOIN_LEAVE = new Set(['channel_join', 'channel_leave', 'group_join', 'group_leave']);
+const MENTION = /<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g;
+
+export interface SlackChannel {
+  /** Slack's channel id (or the folder name when no index file lists the folder). */
+  sourceId: string;
+  conversation: Conversation;
+  /** User ids Slack marks `is_bot` in users.json. */
+  botUsers: ReadonlySet<string>;
+  /** A DM with a bot user that is not imported (includeBots off): its messages are skipped as `bot`. */
+  withSkippedBot: boolean;
+}
+
+export interface SlackMapped {
+  value: JsonObject;
+  skip?: string;
+  /** Who sent it (source id) and what the message tells of them; undefined when nobody did. */
+  sender?: { sourceId: string; person: SeenPerson };
+}
+
+export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: PresetContext): SlackMapped {
+  const { includeBots, includeJoinLeave } = ctx.options;
+  const subtype = str(m.subtype);
+  const ts = str(m.ts) ?? '';
+  const comment = isObject(m.comment) ? m.comment : undefined;
+  const botProfile = isObject(m.bot_profile) ? m.bot_profile : undefined;
+  const userId = str(m.user) ?? str(comment?.user);
+  const botId = str(m.bot_id);
+  const isBot = subtype === 'bot_message' || (botId !== undefined && userId === undefined) || (userId !== undefined && channel.botUsers.has(userId));
+  const senderId = userId ?? botId;
+  const profile = isObject(m.user_profile) ? m.user_profile : undefined;
+  const icons = isObject(m.icons) ? m.icons : isObject(botProfile?.icons) ? (botProfile.icons as JsonObject) : undefined;
+  const person: SeenPerson = {
+    name: str(profile?.real_name) ?? str(profile?.display_name) ?? str(m.username) ?? str(botProfile?.name),
+    avatar: str(profile?.image_72) ?? str(icons?.image_72) ?? str(icons?.image_48),
+    isBot: isBot || undefined,
+    metadata: compact({ slackName: str(profile?.name), botId }),
+  };
+
+  const { attachments, unavailable } = filesOf(m, subtype);
+  const text = str(m.text) ?? '';
+  const rich = Array.isArray(m.attachments) ? m.attachments.filter(isObject) : [];
+  const richText = rich
+    .map((a) => [str(a.pretext), str(a.title), str(a.text) ?? str(a.fallback)].filter(Boolean).join('\n'))
+    .filter(Boolean)
+    .join('\n\n');
+  const threadTs = str(m.thread_ts);
+  const edited = isObject(m.edited) ? m.edited : undefined;
+  const mentions = [...new Set([...text.matchAll(MENTION)].map((x) => ctx.uids.of(x[1])))];
+  const metadata = {
+    subtype,
+    threadParent: threadTs !== undefined && threadTs !== ts ? toServiceId(`${channel.sourceId}:${threadTs}`) : undefined,
+    replyCount: typeof m.reply_count === 'number' ? m.reply_count : undefined,
+    reactions: Array.isArray(m.reactions)
+      ? m.reactions.filter(isObject).map((r) => compact({ name: str(r.name), count: r.count, users: Array.isArray(r.users) ? r.users.map((u) => ctx.uids.of(String(u))) : undefined }))
+      : undefined,
+    edited: edited ? compact({ by: str(edited.user) && ctx.uids.of(String(edited.user)), at: seconds(edited.ts) }) : undefined,
+    mentions,
+    botId,
+    username: isBot ? str(m.username) : undefined,
+    slackAttachments: rich.map((a) => compact({ title: str(a.title), titleLink: str(a.title_link), text: str(a.text), fallback: str(a.fallback), imageUrl: str(a.image_url), fromUrl: str(a.from_url) })),
+    fileComment: subtype === 'file_comment' && isObject(m.file) ? compact({ fileId: str(m.file.id), fileName: str(m.file.name) }) : undefined,
+    filesUnavailable: unavailable,
+  };
+
+  let skip: string | undefined;
+  if (subtype !== undefined && JOIN_LEAVE.has(subtype) && !includeJoinLeave) skip = SKIP.joinLeave;
+  else if ((isBot || channel.withSkippedBot) && !includeBots) skip = SKIP.bot;
+  else if (senderId === undefined) skip = SKIP.noSender;
+
+  const built = messageRecord({
+    muid: toServiceId(`${channel.sourceId}:${ts}`),
+    sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
+    conversation: channel.conversation,
+    sentAt: seconds(ts),
+    text: text.trim() !== '' ? text : (richText || str(comment?.comment)),
+    attachments,
+    placeholder: unavailable.length > 0 ? `[file: ${unavailable.map((f) => f.name ?? f.id).join(', ')}]` : undefined,
+    metadata,
+    // A tombstone is a deleted thread parent Slack keeps so the replies still hang somewhere.
+    deletedAt: subtype === 'tombstone' ? seconds(ts) : undefined,
+  });
+  const out: SlackMapped = { value: built.value };
+  skip ??= built.skip;
+  if (skip !== undefined) out.skip = skip;
+  if (senderId !== undefined) out.sender = { sourceId: senderId, person };
+  return out;
+}
+
+/**
+ * `files` (current exports) or `file` (older ones); a file comment's `file` is the file commented
+ * on, not an upload, so it is no attachment. Slack's file URLs carry a `t=` access token in
+ * exports: it is stripped, so the token does not spread to everyone who can read the message.
+ */
+function filesOf(m: JsonObject, subtype: string | undefined): { attachments: Attachment[]; unavailable: Array<{ id?: string; name?: string }> } {
+  const files = Array.isArray(m.files) ? m.files.filter(isObject) : isObject(m.file) && subtype !== 'file_comment' ? [m.file] : [];
+  const attachments: Attachment[] = [];
+  const unavailable: Array<{ id?: string; name?: string }> = [];
+  for (const f of files) {
+    const a = attachment({ url: stripToken(str(f.url_private) ?? str(f.permalink_public)), name: str(f.name) ?? str(f.title), mimeType: f.mimetype, extension: f.filetype, size: f.size });
+    if (a !== undefined) attachments.push(a);
+    else unavailable.push(compact({ id: str(f.id), name: str(f.name) ?? str(f.title), mode: str(f.mode) }) as { id?: string; name?: string });
+  }
+  return { attachments, unavailable };
+}
+
+function stripToken(url: string | undefined): string | undefined {
+  if (url === undefined || !URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (!parsed.searchParams.has('t')) return url;
+  parsed.searchParams.delete('t');
+  return parsed.toString();
+}

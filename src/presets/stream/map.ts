@@ -1,0 +1,167 @@
+/**
+ * Stream's user, channel, member and message objects -> records. The same functions serve the
+ * import format (ids as strings: `user`, `created_by`) and the channel export (embedded objects:
+ * `user: {id, name, ...}`).
+ */
+import type { JsonObject } from '../../entities/types.js';
+import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
+import { toServiceId } from '../shared/ids.js';
+import { attachment, compact, mimeOf, seconds, str, type Attachment } from '../shared/message-parts.js';
+import { isObject } from '../shared/read-pieces.js';
+import { groupRecord, memberRecord, messageRecord, userRecord } from '../shared/records.js';
+
+export interface StreamChannel {
+  key: string;
+  type: string;
+  id: string;
+  /** Member ids when the channel is distinct (`member_ids`, or a `!members-` id's member list). */
+  distinctMembers?: string[];
+  createdAt?: number;
+  conversation: Conversation;
+}
+
+export interface ReactionSeen {
+  type: string;
+  user?: string;
+  at?: number;
+}
+
+/** Stream ids one level deep: `"u1"` or `{"id": "u1", ...}`. */
+export const idOf = (v: unknown): string | undefined => str(v) ?? (isObject(v) ? str(v.id) : undefined);
+
+/** `type:id`, or for a distinct channel without id its type and sorted member ids (how Stream tells it apart). */
+export function channelKey(type: string | undefined, id: string | undefined, memberIds: unknown): string | undefined {
+  const t = type ?? 'messaging';
+  if (id !== undefined) return `${t}:${id}`;
+  if (!Array.isArray(memberIds) || memberIds.length === 0) return undefined;
+  return `${t}:!members-${memberIds.map(String).sort().join(',')}`;
+}
+
+// Stream's own channel types that anyone may read; the rest (messaging, team, custom ones) are private.
+const PUBLIC_TYPES = new Set(['livestream', 'gaming']);
+const USER_FIELDS = new Set(['id', 'name', 'image', 'role', 'teams', 'created_at', 'updated_at', 'deactivated_at', 'deleted_at', 'last_active', 'online', 'banned', 'invisible', 'language', 'push_notifications', 'channel_mutes', 'user_mutes']);
+const MESSAGE_FIELDS = new Set(['id', 'text', 'html', 'type', 'user', 'attachments', 'latest_reactions', 'own_reactions', 'reaction_counts', 'reaction_scores', 'reaction_groups', 'reply_count', 'deleted_reply_count', 'cid', 'created_at', 'updated_at', 'deleted_at', 'shadowed', 'mentioned_users', 'mentioned_users_ids', 'silent', 'pinned', 'pinned_at', 'pinned_by', 'pinned_by_id', 'pin_expires', 'parent_id', 'show_in_channel', 'quoted_message_id', 'quoted_message', 'channel_id', 'channel_type', 'channel_member_ids', 'i18n', 'command', 'args', 'thread_participants']);
+
+const extras = (o: JsonObject, known: ReadonlySet<string>): JsonObject | undefined => {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(o)) if (!known.has(k)) out[k] = v;
+  return Object.keys(out).length > 0 ? out : undefined;
+};
+
+export function mapStreamUser(u: JsonObject, ctx: PresetContext): JsonObject {
+  const id = idOf(u) ?? '';
+  return userRecord({
+    uid: ctx.uids.of(id),
+    name: str(u.name),
+    fallbackName: id,
+    avatar: u.image,
+    createdAt: seconds(u.created_at),
+    lastActiveAt: seconds(u.last_active),
+    deactivatedAt: seconds(u.deactivated_at) ?? seconds(u.deleted_at),
+    metadata: { role: str(u.role), teams: u.teams, language: str(u.language), custom: extras(u, USER_FIELDS) },
+  });
+}
+
+export function mapStreamChannel(c: JsonObject, channel: StreamChannel, ctx: PresetContext): { value: JsonObject; skip?: string } {
+  const value = groupRecord({
+    guid: channel.conversation.kind === 'group' ? channel.conversation.guid : ctx.guids.of(channel.key),
+    name: str(c.name),
+    fallbackName: channel.id,
+    type: PUBLIC_TYPES.has(channel.type) ? 'public' : 'private',
+    owner: idOf(c.created_by) && ctx.uids.of(idOf(c.created_by)!),
+    icon: c.image,
+    createdAt: channel.createdAt,
+    metadata: { streamType: channel.type, streamId: channel.id, team: str(c.team), frozen: c.frozen === true || undefined, disabled: c.disabled === true || undefined },
+  });
+  return channel.conversation.kind === 'direct' ? { value, skip: SKIP.direct } : { value };
+}
+
+export function mapStreamMember(m: JsonObject, channel: StreamChannel, ctx: PresetContext): { value: JsonObject; skip?: string } {
+  const role = str(m.role);
+  const channelRole = str(m.channel_role);
+  const scope =
+    role === 'owner' || role === 'admin' || channelRole === 'channel_admin'
+      ? 'admin'
+      : channelRole === 'channel_moderator' || role === 'moderator' || m.is_moderator === true
+        ? 'moderator'
+        : 'participant';
+  const joined = seconds(m.created_at);
+  const value = memberRecord({
+    guid: channel.conversation.kind === 'group' ? channel.conversation.guid : ctx.guids.of(channel.key),
+    uid: ctx.uids.of(idOf(m.user_id) ?? idOf(m.user) ?? ''),
+    scope,
+    isBanned: m.banned === true,
+    // The service refuses a join before the group's creation; Stream can record the member first.
+    joinedAt: joined !== undefined && channel.createdAt !== undefined ? Math.max(joined, channel.createdAt) : joined,
+  });
+  return channel.conversation.kind === 'direct' ? { value, skip: SKIP.direct } : { value };
+}
+
+export function mapStreamMessage(m: JsonObject, channel: StreamChannel, reactions: ReactionSeen[] | undefined, ctx: PresetContext): { value: JsonObject; skip?: string; senderId?: string } {
+  const type = str(m.type) ?? 'regular';
+  const senderId = type === 'system' ? undefined : idOf(m.user);
+  const links: JsonObject[] = [];
+  const files: Attachment[] = [];
+  for (const a of Array.isArray(m.attachments) ? m.attachments.filter(isObject) : []) {
+    const url = str(a.asset_url) ?? str(a.image_url) ?? (a.type === 'giphy' ? str(a.thumb_url) : undefined);
+    const file = a.og_scrape_url === undefined ? attachment({ url, name: str(a.title) ?? str(a.fallback), mimeType: a.mime_type ?? kindMime(str(a.type), url), size: a.file_size }) : undefined;
+    if (file !== undefined) files.push(file);
+    else links.push(compact({ url: str(a.og_scrape_url) ?? str(a.title_link) ?? url, title: str(a.title), text: str(a.text), type: str(a.type) }));
+  }
+  // When the export has no time for a message, its first reaction says it existed by then.
+  const reacted = reactions?.map((r) => r.at).filter((t): t is number => t !== undefined).sort((a, b) => a - b)[0];
+  const sentAt = seconds(m.created_at) ?? reacted ?? channel.createdAt;
+  const sentAtFrom = seconds(m.created_at) !== undefined ? undefined : reacted !== undefined ? 'first-reaction' : channel.createdAt !== undefined ? 'channel-created' : undefined;
+  const mentions = (Array.isArray(m.mentioned_users) ? m.mentioned_users : Array.isArray(m.mentioned_users_ids) ? m.mentioned_users_ids : []).map(idOf).filter((x): x is string => x !== undefined);
+  const deleted = type === 'deleted' || seconds(m.deleted_at) !== undefined;
+  const built = messageRecord({
+    muid: toServiceId(str(m.id) ?? ''),
+    sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
+    conversation: channel.conversation,
+    sentAt,
+    text: str(m.text),
+    attachments: files,
+    metadata: {
+      streamType: type === 'regular' ? undefined : type,
+      parentId: str(m.parent_id) && toServiceId(String(m.parent_id)),
+      showInChannel: m.show_in_channel === true || undefined,
+      quotedMessageId: str(m.quoted_message_id) && toServiceId(String(m.quoted_message_id)),
+      reactions: reactionSummary(m, reactions, ctx),
+      mentions: mentions.map((id) => ctx.uids.of(id)),
+      pinned: m.pinned === true || m.pinned_at ? true : undefined,
+      links,
+      sentAtFrom,
+      custom: extras(m, MESSAGE_FIELDS),
+    },
+    deletedAt: deleted ? (seconds(m.deleted_at) ?? seconds(m.updated_at) ?? sentAt) : undefined,
+  });
+  let skip = built.skip;
+  if (type === 'error' || type === 'ephemeral') skip = SKIP.ephemeral;
+  else if (type !== 'system' && senderId === undefined) skip = SKIP.noSender;
+  const out: { value: JsonObject; skip?: string; senderId?: string } = { value: built.value };
+  if (skip !== undefined) out.skip = skip;
+  if (senderId !== undefined) out.senderId = senderId;
+  return out;
+}
+
+function kindMime(kind: string | undefined, url: string | undefined): string | undefined {
+  if (kind !== 'image' && kind !== 'video' && kind !== 'audio' && kind !== 'giphy') return undefined;
+  const known = mimeOf(url?.split(/[?#]/)[0].split('/').pop()?.split('.').pop());
+  if (known !== undefined) return known;
+  return kind === 'video' ? 'video/mp4' : kind === 'audio' ? 'audio/mpeg' : kind === 'giphy' ? 'image/gif' : 'image/jpeg';
+}
+
+/** Per reaction type: count and who (the export's latest_reactions, or the import file's reaction items). */
+function reactionSummary(m: JsonObject, seen: ReactionSeen[] | undefined, ctx: PresetContext): JsonObject[] | undefined {
+  const list: ReactionSeen[] = seen ?? (Array.isArray(m.latest_reactions) ? m.latest_reactions.filter(isObject).map((r) => ({ type: str(r.type) ?? '', user: idOf(r.user_id) ?? idOf(r.user) })) : []);
+  const counts = isObject(m.reaction_counts) ? m.reaction_counts : {};
+  const byType = new Map<string, { count: number; users: string[] }>();
+  for (const r of list) {
+    const entry = byType.get(r.type) ?? { count: 0, users: [] };
+    entry.count++;
+    if (r.user !== undefined) entry.users.push(ctx.uids.of(r.user));
+    byType.set(r.type, entry);
+  }
+  for (const [t, n] of Object.entries(counts)) if (typeof n === 'number') byType.set(t, { count: n, users: byType.get(t)?.users ?? [] });
+  return byType.size === 0 ? undefined : [...byType].map(([t, e]) => compact({ type: t, count: e.count, users: e.users }));
+}

@@ -1,0 +1,21 @@
+import { LineReporter } from './line-reporter.js';
+import type { Reporter } from './reporter.js';
+
+export type ReporterMode = 'tty' | 'lines' | 'quiet';
+
+/**
+ * TTY bars when a person watches; plain lines in CI or a pipe (no spinners, no escape codes), and on a
+ * terminal that reports no size (`script`, some CI and editor ptys): there ora's spinner, unable to
+ * count its lines, wrote clearing codes without end (a bare spinner: 5.3 MB in half a second).
+ */
+export function chooseReporterMode(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): ReporterMode {
+  const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
+  return stream.isTTY && !ci && (stream.columns ?? 0) > 0 ? 'tty' : 'lines';
+}
+
+/** The terminal UI packages load only when a terminal shows them: validate and CI runs start faster. */
+export async function createReporter(mode: ReporterMode, stream: NodeJS.WriteStream): Promise<Reporter> {
+  if (mode === 'tty') return new (await import('./tty-reporter.js')).TtyReporter(stream);
+  if (mode === 'lines') return new LineReporter(stream);
+  return { phaseStarted() {}, progress() {}, phaseFinished() {}, warning() {}, info() {}, close() {} };
+}
