@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { FileProgress } from '../dist/checkpoint/file-progress.js';
 import { parseRecordResults } from '../dist/http/parse-results.js';
 import { RateLimiter } from '../dist/http/rate-limiter.js';
-import { backoffDelay, parseRetryAfter } from '../dist/http/retry-policy.js';
+import { backoffDelay, classifyStatus, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../dist/http/retry-policy.js';
 
 function fakeClock() {
   let now = 1_000_000;
@@ -107,4 +107,15 @@ test('progress: out-of-order acknowledgements raise the watermark only where the
   assert.equal(p.data.watermark, 200);
   assert.deepEqual(p.data.acked, []);
   assert.equal(p.ackedCount(), 200);
+});
+
+test('the retry policy is data: statuses classified from its lists, and a changed list changes the answer', () => {
+  const kinds = [200, 400, 401, 403, 404, 408, 413, 429, 500, 502, 503, 599].map((s) => classifyStatus(DEFAULT_RETRY_POLICY, s));
+  assert.deepEqual(kinds, [
+    'refused', 'refused', 'auth', 'auth', 'refused', 'server-error', 'refused', 'rate-limited',
+    'server-error', 'server-error', 'server-error', 'server-error',
+  ]);
+  const strict = { ...DEFAULT_RETRY_POLICY, serverErrorStatuses: [], rateLimitStatuses: [429, 420] };
+  assert.equal(classifyStatus(strict, 408), 'refused');
+  assert.equal(classifyStatus(strict, 420), 'rate-limited');
 });

@@ -2,7 +2,7 @@
 // Build first: npx tsc -p tsconfig.json
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMapper, KNOWN_FIELDS } from '../dist/pipeline/map/map.js';
+import { createMapper } from '../dist/pipeline/map/map.js';
 import { toUnixSeconds } from '../dist/entities/timestamps.js';
 import { ENTITIES } from '../dist/entities/index.js';
 
@@ -33,7 +33,8 @@ test('toUnixSeconds: seconds, milliseconds, numeric strings, Slack ts, ISO-8601'
   }
 });
 
-test('KNOWN_FIELDS follows the contract table', () => {
+test('the entities\' fields follow the contract table', () => {
+  const KNOWN_FIELDS = Object.fromEntries(Object.values(ENTITIES).map((e) => [e.name, e.fields]));
   assert.ok(KNOWN_FIELDS.users.includes('deactivatedAt'));
   assert.ok(KNOWN_FIELDS.groups.includes('description'));
   assert.ok(KNOWN_FIELDS.members.includes('memberId'));

@@ -21,6 +21,35 @@ export interface EntityDef {
   idOf(payload: JsonObject): string;
   /** Codes with which the service says the record is already there: counted as imported. */
   alreadyExistsCodes: readonly string[];
+  /**
+   * Top-level fields in the contract (import-api.md's table); the mapper drops others with a warning.
+   * Groups also take `description`, which the service's groups have though the table leaves it out;
+   * messages take only the table's fields (no updatedAt/editedAt).
+   */
+  fields: readonly string[];
+  /** Fields that hold an id or a reference to one. */
+  idFields: readonly string[];
+  /**
+   * Objects and arrays below the top level that a CSV's dotted column (`data.metadata`) carries as
+   * JSON text. Only paths the contract types as objects/arrays: parsing any JSON-looking string would
+   * turn a message text of "[1]" into an array.
+   */
+  nestedStructuredFields: readonly string[];
+  /** The other records this one points at. */
+  references: readonly Reference[];
+}
+
+export type ReferenceKind = 'memberGroup' | 'memberUser' | 'groupOwner' | 'messageSender' | 'receiverUser' | 'receiverGroup';
+
+/** A field that names a record of another entity, and the details object that may stand in for that record. */
+export interface Reference {
+  kind: ReferenceKind;
+  field: string;
+  target: 'users' | 'groups';
+  /** An object carrying the referenced record's own fields (with its id), accepted in its place. */
+  details: string;
+  /** The reference holds only when this field has this value (a message's receiver by receiverType). */
+  when?: { field: string; value: string };
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
@@ -36,6 +65,10 @@ export const users: EntityDef = {
   booleanFields: [],
   idOf: (p) => str(p.uid),
   alreadyExistsCodes: ['ERR_UID_ALREADY_EXISTS'],
+  fields: ['uid', 'name', 'avatar', 'link', 'role', 'createdAt', 'lastActiveAt', 'deactivatedAt', 'metadata', 'tags'],
+  idFields: ['uid'],
+  nestedStructuredFields: [],
+  references: [],
 };
 
 export const groups: EntityDef = {
@@ -49,6 +82,13 @@ export const groups: EntityDef = {
   booleanFields: [],
   idOf: (p) => str(p.guid),
   alreadyExistsCodes: ['ERR_GUID_ALREADY_EXISTS'],
+  fields: [
+    'guid', 'name', 'type', 'description', 'icon', 'password', 'owner', 'createdAt', 'metadata', 'tags',
+    'groupOwnerDetails',
+  ],
+  idFields: ['guid', 'owner'],
+  nestedStructuredFields: [],
+  references: [{ kind: 'groupOwner', field: 'owner', target: 'users', details: 'groupOwnerDetails' }],
 };
 
 export const members: EntityDef = {
@@ -62,6 +102,13 @@ export const members: EntityDef = {
   booleanFields: ['isBanned'],
   idOf: (p) => `${str(p.guid)}_member_${str(p.uid)}`,
   alreadyExistsCodes: ['ERR_ALREADY_JOINED'],
+  fields: ['memberId', 'guid', 'uid', 'scope', 'isBanned', 'joinedAt', 'groupDetails', 'userDetails'],
+  idFields: ['guid', 'uid'],
+  nestedStructuredFields: [],
+  references: [
+    { kind: 'memberGroup', field: 'guid', target: 'groups', details: 'groupDetails' },
+    { kind: 'memberUser', field: 'uid', target: 'users', details: 'userDetails' },
+  ],
 };
 
 export const messages: EntityDef = {
@@ -82,6 +129,26 @@ export const messages: EntityDef = {
   booleanFields: [],
   idOf: (p) => str(p.muid),
   alreadyExistsCodes: ['ERR_IMPORT_MUID_ALREADY_EXISTS'],
+  fields: [
+    'muid', 'sender', 'receiverType', 'receiver', 'sentAt', 'category', 'type', 'data', 'tags',
+    'deliveredAt', 'readAt', 'senderUserDetails', 'receiverUserDetails', 'receiverGroupDetails', 'mentionedUserDetails',
+  ],
+  idFields: ['muid', 'sender', 'receiver'],
+  nestedStructuredFields: [
+    'data.metadata', 'data.attachments', 'data.customData', 'data.custome_data', 'data.interactiveData',
+    'data.interactiveData.formFields',
+  ],
+  references: [
+    { kind: 'messageSender', field: 'sender', target: 'users', details: 'senderUserDetails' },
+    {
+      kind: 'receiverUser', field: 'receiver', target: 'users', details: 'receiverUserDetails',
+      when: { field: 'receiverType', value: 'user' },
+    },
+    {
+      kind: 'receiverGroup', field: 'receiver', target: 'groups', details: 'receiverGroupDetails',
+      when: { field: 'receiverType', value: 'group' },
+    },
+  ],
 };
 
 export const ENTITIES: Readonly<Record<EntityName, EntityDef>> = { users, groups, members, messages };

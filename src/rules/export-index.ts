@@ -1,4 +1,4 @@
-import { ENTITIES } from '../entities/index.js';
+import { ENTITIES, type ReferenceKind } from '../entities/index.js';
 import { NO_PROBLEMS, type EntityName, type JsonObject, type MappedRecord, type Problem } from '../entities/types.js';
 import { duplicateIdProblem } from './duplicate-problems.js';
 import { IdBloomFilter } from './id-bloom.js';
@@ -12,17 +12,22 @@ export { duplicateIdProblem, suspectDuplicateProblem } from './duplicate-problem
 /** Above this many members the service stops updating a group's conversations and unread counts. */
 export const LARGE_GROUP_MEMBERS = 300;
 
-type RefKind = 'memberGroup' | 'memberUser' | 'groupOwner' | 'messageSender' | 'receiverUser' | 'receiverGroup';
+type RefKind = ReferenceKind;
+
+/** What to say when a kind of reference goes unchecked (its target entity has no source). */
+const UNCHECKED: Record<RefKind, string> = {
+  groupOwner: 'Group owners were not checked: no users source is configured.',
+  memberGroup: "Members' groups (guid) were not checked: no groups source is configured.",
+  memberUser: "Members' users (uid) were not checked: no users source is configured.",
+  messageSender: 'Message senders were not checked: no users source is configured.',
+  receiverUser: 'Receivers of messages to users were not checked: no users source is configured.',
+  receiverGroup: 'Receivers of messages to groups were not checked: no groups source is configured.',
+};
 
 /** Each kind of reference: which entity holds it, which it points at, and what to say when it goes unchecked. */
-const REFS: ReadonlyArray<{ kind: RefKind; from: EntityName; to: EntityName; unchecked: string }> = [
-  { kind: 'groupOwner', from: 'groups', to: 'users', unchecked: 'Group owners were not checked: no users source is configured.' },
-  { kind: 'memberGroup', from: 'members', to: 'groups', unchecked: "Members' groups (guid) were not checked: no groups source is configured." },
-  { kind: 'memberUser', from: 'members', to: 'users', unchecked: "Members' users (uid) were not checked: no users source is configured." },
-  { kind: 'messageSender', from: 'messages', to: 'users', unchecked: 'Message senders were not checked: no users source is configured.' },
-  { kind: 'receiverUser', from: 'messages', to: 'users', unchecked: 'Receivers of messages to users were not checked: no users source is configured.' },
-  { kind: 'receiverGroup', from: 'messages', to: 'groups', unchecked: 'Receivers of messages to groups were not checked: no groups source is configured.' },
-];
+const REFS = Object.values(ENTITIES).flatMap((entity) =>
+  entity.references.map((ref) => ({ kind: ref.kind, from: entity.name, to: ref.target, unchecked: UNCHECKED[ref.kind] })),
+);
 
 export interface ExportIndexOptions {
   configured: ReadonlySet<EntityName>;

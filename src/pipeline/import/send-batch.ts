@@ -5,7 +5,7 @@ import { TransportError, type ImportClient } from '../../http/import-client.js';
 import { parseRecordResults, parseRequestError, type RecordResult } from '../../http/parse-results.js';
 import type { Clock, RateLimiter } from '../../http/rate-limiter.js';
 import { serialiseBatch } from './batch-body.js';
-import { backoffDelay, type RetryPolicy } from '../../http/retry-policy.js';
+import { backoffDelay, classifyStatus, type RetryPolicy } from '../../http/retry-policy.js';
 
 /** What became of each record of a batch. */
 export interface BatchOutcome {
@@ -31,10 +31,6 @@ export interface BatchSenderOptions {
   judgeAlreadyExists?: (record: MappedRecord) => { code: string; message: string } | undefined;
 }
 
-/** Whole-request answers that mean the key is wrong: no retry can help. */
-const AUTH_STATUSES = new Set([401, 403]);
-/** 500s in a row on one request before it is split: the service fails a whole request for one bad record. */
-const SPLIT_AFTER = 2;
 /** Records isolated as poison in a row, with no success between, before the run is judged to be failing. */
 const MAX_POISON_IN_A_ROW = 10;
 
@@ -102,19 +98,22 @@ export class BatchSender {
         continue;
       }
       const error = parseRequestError(response.text);
-      if (AUTH_STATUSES.has(status)) {
+      const kind = classifyStatus(this.options.policy, status);
+      if (kind === 'auth') {
         throw new RemoteError('REMOTE_AUTH', `the service refused the API key (${status} ${error?.code ?? ''}): check apiKey, appId and region`.replace(' )', ')'));
       }
-      if (status === 429) {
-        attempt = await this.backoffOrGiveUp(attempt, rate.retryAfterMs ?? 0, `${entity.name}: rate limited (429)`);
+      if (kind === 'rate-limited') {
+        attempt = await this.backoffOrGiveUp(attempt, rate.retryAfterMs ?? 0, `${entity.name}: rate limited (${status})`);
         continue;
       }
-      const retryable = status >= 500 || status === 408;
+      // The service fails a whole request for one bad record: split it after a few server failures in a row.
+      const { splitAfter } = this.options.policy;
+      const retryable = kind === 'server-error';
       if (retryable) {
         serverErrors++;
         if (okCountAtFirstError < 0) okCountAtFirstError = this.okCount;
       }
-      if (!retryable || serverErrors >= SPLIT_AFTER) {
+      if (!retryable || serverErrors >= splitAfter) {
         if (pending.length > 1) {
           // Both halves at once: the healthy one's success is what lets the other judge its lone record.
           const half = Math.ceil(pending.length / 2);
@@ -128,7 +127,7 @@ export class BatchSender {
         // Alone and still failing while other requests succeed: this record is what breaks the request.
         // When nothing succeeds, the service is down, not the record: keep retrying until the budget ends.
         const othersSucceed = this.okCount > okCountAtFirstError;
-        if (!retryable || (serverErrors > SPLIT_AFTER && othersSucceed)) {
+        if (!retryable || (serverErrors > splitAfter && othersSucceed)) {
           this.rejectPoison(pending[0], status, error, outcome);
           return;
         }

@@ -34,33 +34,6 @@ export function mapperOptionsFor(
   return { entity, map: source.map, deletion: source.deletion, importSoftDeleted: run.importSoftDeleted, sinceSec: run.sinceSec };
 }
 
-/**
- * Top-level fields of each entity in the contract (import-api.md's table). Everything else is
- * dropped with a warning. Groups also take `description`, which the service's groups have though
- * the table leaves it out; messages take only the table's fields (no updatedAt/editedAt).
- */
-export const KNOWN_FIELDS: Record<EntityName, readonly string[]> = {
-  users: ['uid', 'name', 'avatar', 'link', 'role', 'createdAt', 'lastActiveAt', 'deactivatedAt', 'metadata', 'tags'],
-  groups: ['guid', 'name', 'type', 'description', 'icon', 'password', 'owner', 'createdAt', 'metadata', 'tags', 'groupOwnerDetails'],
-  members: ['memberId', 'guid', 'uid', 'scope', 'isBanned', 'joinedAt', 'groupDetails', 'userDetails'],
-  messages: [
-    'muid', 'sender', 'receiverType', 'receiver', 'sentAt', 'category', 'type', 'data', 'tags',
-    'deliveredAt', 'readAt', 'senderUserDetails', 'receiverUserDetails', 'receiverGroupDetails', 'mentionedUserDetails',
-  ],
-};
-
-/**
- * Objects and arrays below the top level that a CSV's dotted column (`data.metadata`) carries as
- * JSON text. Only paths the contract types as objects/arrays: parsing any JSON-looking string would
- * turn a message text of "[1]" into an array.
- */
-const NESTED_STRUCTURED: Record<EntityName, readonly string[]> = {
-  users: [],
-  groups: [],
-  members: [],
-  messages: ['data.metadata', 'data.attachments', 'data.customData', 'data.custome_data', 'data.interactiveData', 'data.interactiveData.formFields'],
-};
-
 const DELETED_AT_PATH = ['data', 'metadata', 'deletedAt'];
 
 /** A `map` entry: move the value at `source` to `target`. */
@@ -69,26 +42,18 @@ interface Rename {
   source: string[];
 }
 
-/** Fields that hold an id or a reference to one. */
-const ID_FIELDS: Record<EntityName, readonly string[]> = {
-  users: ['uid'],
-  groups: ['guid', 'owner'],
-  members: ['guid', 'uid'],
-  messages: ['muid', 'sender', 'receiver'],
-};
-
 /** One mapper per source file: unknown fields are reported once per mapper. */
 export function createMapper(options: MapperOptions): (item: SourceRecord) => MappedRecord {
   const entity = options.entity;
   const idField = entity.idField;
   // Only the entity's own id fields: looking up absent names walks the prototype chain per record.
-  const idFields = ID_FIELDS[entity.name];
+  const idFields = entity.idFields;
   // The contract's fields, each with the steps that may apply to it.
-  const kindsOf = fieldKinds(KNOWN_FIELDS[entity.name], { ...entity, idFields });
+  const kindsOf = fieldKinds(entity.fields, { ...entity, idFields });
   const renames: Rename[] = Object.entries(options.map ?? {})
     .filter(([target, source]) => target !== source)
     .map(([target, source]) => ({ target: target.split('.'), source: source.split('.') }));
-  const nestedStructured = NESTED_STRUCTURED[entity.name].map((path) => path.split('.'));
+  const nestedStructured = entity.nestedStructuredFields.map((path) => path.split('.'));
   // All nested paths of an entity share one head (messages: data); undefined when there are none.
   const nestedHead = nestedStructured[0]?.[0];
   const isMessages = entity.name === 'messages';

@@ -12,6 +12,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { SourceConfig } from '../../config/types.js';
+import { ENTITIES } from '../../entities/index.js';
 import { NO_PROBLEMS, type EntityName, type JsonObject, type MappedRecord, type Problem, type SourceItem } from '../../entities/types.js';
 import { CorruptGzipError, readBlocks, type Block } from '../../sources/read-blocks.js';
 import { ndjsonBlockItems } from '../../sources/read-ndjson.js';
@@ -139,12 +140,9 @@ export function fromColumns(c: CheckedColumns): CheckedSlot[] {
 }
 
 /** The fields ExportIndex.check reads of a message; of a details object only the id it compares. */
-const REF_FIELDS = ['sender', 'receiverType', 'receiver'] as const;
-const DETAILS = [
-  ['senderUserDetails', 'uid'],
-  ['receiverUserDetails', 'uid'],
-  ['receiverGroupDetails', 'guid'],
-] as const;
+const MESSAGE_REFERENCES = ENTITIES.messages.references;
+const REF_FIELDS = [...new Set(MESSAGE_REFERENCES.flatMap((r) => (r.when ? [r.field, r.when.field] : [r.field])))];
+const DETAILS = MESSAGE_REFERENCES.map((r) => [r.details, ENTITIES[r.target].idField] as const);
 
 export function messageRefs(payload: JsonObject): JsonObject {
   const refs: JsonObject = {};
