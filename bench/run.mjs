@@ -13,6 +13,7 @@ import { ensureDataset } from './generate.mjs';
 import { measureFormats } from './format-runs.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
 import { formatTable, mb, num, pct } from './table.mjs';
+import { renderPerformanceDoc } from './performance-doc.mjs';
 
 const FORMATS = ['ndjson', 'csv', 'json'];
 const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive'];
@@ -30,6 +31,7 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(BENCH, 'results.json') },
+    doc: { type: 'string' },
     'quiet-wait': { type: 'string', default: '20' },
     help: { type: 'boolean', default: false },
   },
@@ -37,6 +39,7 @@ const { values: opts } = parseArgs({
 if (opts.help) {
   process.stdout.write(`usage: npm run bench -- [--scale 0.1] [--messages-3m] [--rate 1200] [--latency-ms 150]
   [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--repeat 3] [--only ${SECTIONS.join(',')}] [--profile] [--out file]
+  [--doc file]  the page rendered from the results (default docs/performance.md with the default --out, else <out>.md)
   [--quiet-wait 20]  seconds to wait before each measurement for other processes to leave the CPUs idle (0: don't)\n`);
   process.exit(0);
 }
@@ -286,10 +289,18 @@ if (codeAtEnd.distBuiltAt !== code.distBuiltAt || codeAtEnd.commit !== code.comm
   renameSync(tmp, opts.out);
   process.stdout.write(`\nwarning: the code changed during the run (now commit ${codeAtEnd.commit}, dist built ${codeAtEnd.distBuiltAt}): rows may mix versions\n`);
 }
+// The page follows its results file: a run written elsewhere (--out) leaves the committed page alone.
+const defaultOut = path.resolve(opts.out) === path.join(BENCH, 'results.json');
+const docPath = opts.doc
+  ?? (defaultOut ? path.join(ROOT, 'docs', 'performance.md') : `${opts.out.replace(/\.json$/, '')}.md`);
+writeFileSync(`${docPath}.tmp`, renderPerformanceDoc(results));
+renameSync(`${docPath}.tmp`, docPath);
 const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);
 if (noisy.length > 0) {
   process.stdout.write(`\nnote: other processes used >= 10% of the CPUs during ${noisy.map((i) => `${i.label} (${pct(i.others, 0)})`).join(', ')}; those figures are low. Re-run on a quiet machine.\n`);
 }
 const failed = rows.filter((r) => r.pass === false).length;
-process.stdout.write(`\n${failed === 0 ? 'all targets met' : `${failed} target(s) missed`}; results in ${path.relative(process.cwd(), opts.out)}\n`);
+const verdict = failed === 0 ? 'all targets met' : `${failed} target(s) missed`;
+const shown = (file) => path.relative(process.cwd(), file);
+process.stdout.write(`\n${verdict}; results in ${shown(opts.out)}, page in ${shown(docPath)}\n`);
 process.exitCode = failed === 0 ? 0 : 1;

@@ -4,7 +4,7 @@
  * index files and makes one pre-pass over its messages (streaming, keeping id sets and one entry per
  * user the users file lacks), writes the id mapping file, and returns EntityPlans whose inputs read
  * the export again, file by file and record by record, in the API's own field names.
- * The layouts and field-by-field mapping are in the README, section Presets.
+ * The layouts and field-by-field mapping are in docs/presets.md and docs/presets/<name>.md.
  */
 import { rm } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 
 /**
  * Files from this size on get a worker. Why 8 MB: a worker takes ~50 ms to its first rows and a heap
- * of its own, and saves about a fifth of the reading time (README, Design notes), so it pays only on
+ * of its own, and saves about a fifth of the reading time (docs/design-notes.md), so it pays only on
  * files whose reading lasts well beyond that start; below this line (a few tens of thousands of
  * records) one thread is as fast and a small export does not pay the second heap.
  */

@@ -1,0 +1,71 @@
+import type { RuleInfo } from './rules.js';
+import { RULES } from './rules.js';
+
+// docs/validate-rules.md is this function's output (scripts/gen-docs.mjs writes it, and `npm test`
+// fails when the committed page differs), so the rules table cannot drift from RULE_TABLE again.
+
+const HEADER = '<!-- Generated from src/rules/rules-doc.ts and src/rules/rules.ts by scripts/gen-docs.mjs:\n'
+  + '     edit those, then run `npm run build && node scripts/gen-docs.mjs`. -->';
+
+/** What validate does and how it reports; the input.* and field.* codes live in the readers, so they are prose. */
+const INTRO = `# validate: checks and rules
+
+\`chat-migrate validate\` (or \`import --dry-run\`) runs the import's read, map and check stages over the
+whole export and sends nothing. It streams: memory holds id sets for the reference checks (a compact
+hashed index of about 24 bytes an id for users, groups and members; message ids, the ones that grow
+with the export, in a fixed 16 MB Bloom filter), never records. It reads the entities in import order, so each
+reference is checked against what came before: member -> group and user, group owner -> user, message
+sender -> user, message receiver -> user or group (by \`receiverType\`). A reference is checked only when
+that entity's export is configured; otherwise one note says it could not be. A reference to a record
+that is not in the export is accepted when the record carries the matching details object
+(\`senderUserDetails\`, \`groupOwnerDetails\`, ...), because the service creates the target from it.
+
+\`\`\`
+Errors (2):
+  users.csv:14: user Bob: uid: duplicate uid bob; first seen at users.csv:3 [id.duplicate]
+  messages.ndjson:812: message m812: data.text: a text message needs non-empty data.text [message.text.empty]
+Warnings (1):
+  groups.json:40: group g7: more than 300 members (412): no conversation or unread-count updates [group.large]
+\`\`\`
+
+Text: one line a problem, \`file:line: entity id: field: message [rule]\`, errors and warnings apart,
+then counts per rule and per entity. \`--json\`: one document with \`problems\` (file, line, entity, id,
+field, rule, severity, message), \`byRule\`, \`byEntity\`, \`recordsRead\`, \`errorCount\`, \`warningCount\`,
+\`stoppedEarly\`, \`notChecked\`. \`--max-errors N\` stops early and says so. Exit 0 without errors
+(warnings allowed), 3 with errors. \`import\` runs the same checks on every record and never sends one
+that fails: it goes to the rejects file with its rule as \`code\`, and the run goes on; \`import --strict\`
+refuses to start while there are errors.
+
+Malformed input is reported with its place and, where the format allows, the rest of the file is still
+checked: a CSV row with the wrong number of columns (\`input.csv-columns\`), an unterminated quote
+(\`input.csv-syntax\`, ends the file), a JSON syntax error (\`input.json-syntax\`; in NDJSON only that line),
+a line that is not an object (\`input.not-object\`), a JSON document of the wrong shape
+(\`input.json-shape\`), invalid UTF-8 (\`input.utf8\`, that record), an empty file (\`input.empty-file\`), a
+corrupt gzip (\`input.gzip\`), a broken CSV header (\`input.csv-header\`). The mapper adds \`field.json\` (a
+JSON-text cell that is not JSON), \`field.conflict\` (a dotted column that collides with a value) and
+\`field.unknown\` (warning, once per file).
+`;
+
+const RULES_INTRO = `## Rules
+
+Every rule code \`validate\` (and \`import\`) can report for a record, with its entity and severity. Codes
+are stable: scripts may filter on them. Errors stop a record from being sent; warnings do not.`;
+
+/** A table cell: a pipe inside a description would end the cell early. */
+const cell = (text: string): string => text.replace(/\|/g, '\\|');
+
+function ruleRow(rule: RuleInfo): string {
+  return `| \`${rule.code}\` | ${rule.entity} | ${rule.severity} | ${cell(rule.description)} |`;
+}
+
+/** The whole Markdown of docs/validate-rules.md. */
+export function renderRulesDoc(): string {
+  const warnings = RULES.filter((r) => r.severity === 'warning').length;
+  const counts = `${RULES.length} rules: ${RULES.length - warnings} errors, ${warnings} warnings.`;
+  const table = [
+    '| rule | entity | severity | what it checks |',
+    '|---|---|---|---|',
+    ...RULES.map(ruleRow),
+  ];
+  return [HEADER, '', INTRO, RULES_INTRO, '', counts, '', ...table, ''].join('\n');
+}
