@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import type { KeyKind } from '../config/keys.js';
 import { toUnixSeconds } from '../entities/timestamps.js';
 
 /** Flag value parsers: a bad value is commander's usage error (exit 2), naming the flag. */
@@ -8,7 +9,8 @@ export const wholeNumber =
   (value: string): number => {
     const n = Number(value);
     if (value.trim() === '' || !Number.isInteger(n) || n < min) {
-      throw new InvalidArgumentError(`must be a whole number${min > 0 ? ` of at least ${min}` : min === 0 ? ' (0 or more)' : ''}`);
+      const range = min > 0 ? ` of at least ${min}` : min === 0 ? ' (0 or more)' : '';
+      throw new InvalidArgumentError(`must be a whole number${range}`);
     }
     return n;
   };
@@ -30,4 +32,13 @@ export const sinceTime = (value: string): number => {
   const sec = toUnixSeconds(/^\d+$/.test(value) ? Number(value) : value);
   if (sec === undefined) throw new InvalidArgumentError('must be a date (ISO-8601) or UNIX time');
   return sec;
+};
+
+/**
+ * The parser of a config key's flag, by the key's kind. A whole number takes any value from 0 here: the
+ * key's own range is checked with the other layers, so the message is the same wherever the value came from.
+ */
+export const CONFIG_FLAG_PARSERS: Partial<Record<KeyKind, (value: string) => unknown>> = {
+  int: wholeNumber(0),
+  rate: requestsPerMinute,
 };

@@ -2,7 +2,8 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { cosmiconfig, getDefaultSearchPlaces } from 'cosmiconfig';
 import { ConfigError } from '../errors.js';
-import { checkConfigLayer, DEFAULTS, type MigrateConfig } from './schema.js';
+import { CONFIG_KEY_NAMES, DEFAULTS, specOf, type MigrateConfig } from './keys.js';
+import { checkConfigLayer, valueFromText } from './schema.js';
 
 const MODULE_NAME = 'migrate';
 
@@ -27,13 +28,6 @@ export interface LoadedConfig {
   warnings: string[];
 }
 
-const ENV_KEYS = {
-  MIGRATE_APP_ID: 'appId',
-  MIGRATE_REGION: 'region',
-  MIGRATE_API_KEY: 'apiKey',
-  MIGRATE_BASE_URL: 'baseUrl',
-} as const;
-
 /** Merges defaults < config file < environment < flags, checking each layer; resolves paths. */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const warnings: string[] = [];
@@ -41,11 +35,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const fileLayer = found ? checkConfigLayer(found.config ?? {}, found.display) : {};
   const baseDir = found ? path.dirname(found.filepath) : options.cwd;
 
-  const envLayer: Record<string, string> = {};
-  for (const [name, key] of Object.entries(ENV_KEYS)) {
-    const value = options.env[name];
-    if (value !== undefined && value !== '') envLayer[key] = value;
-  }
+  const envLayer = checkConfigLayer(readEnvLayer(options.env), 'the environment');
   const flagLayer = checkConfigLayer(options.flags, 'command-line flags');
 
   if (found && typeof fileLayer.apiKey === 'string') {
@@ -59,15 +49,34 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   }
 
   const merged = { ...DEFAULTS, sources: {}, ...fileLayer, ...envLayer, ...flagLayer } as Partial<MigrateConfig>;
-  merged.checkpoint = path.resolve(flagLayer.checkpoint ? options.cwd : baseDir, merged.checkpoint!);
-  merged.rejects = path.resolve(flagLayer.rejects ? options.cwd : baseDir, merged.rejects!);
+  // A relative path in a flag means the working directory; anywhere else, the config file's folder.
+  const values = merged as Record<string, unknown>;
+  for (const key of CONFIG_KEY_NAMES) {
+    const value = values[key];
+    if (specOf(key).kind !== 'path' || typeof value !== 'string') continue;
+    values[key] = path.resolve(flagLayer[key] === undefined ? baseDir : options.cwd, value);
+  }
   // validate and status work offline: a target is checked when given, and needed only to send.
   const hasTarget = Boolean(merged.baseUrl || (merged.appId && merged.region));
   merged.baseUrl = options.requireApiKey || hasTarget ? resolveBaseUrl(merged) : '';
   if (options.requireApiKey && !merged.apiKey) {
-    throw new ConfigError('CONFIG_MISSING_API_KEY', 'apiKey is missing: set MIGRATE_API_KEY (preferred), or "apiKey" in the config file');
+    throw new ConfigError(
+      'CONFIG_MISSING_API_KEY',
+      'apiKey is missing: set MIGRATE_API_KEY (preferred), or "apiKey" in the config file',
+    );
   }
   return { config: merged as MigrateConfig, baseDir, file: found?.filepath, warnings };
+}
+
+/** The keys whose table entry names an environment variable; an empty variable is unset. */
+function readEnvLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const layer: Record<string, unknown> = {};
+  for (const key of CONFIG_KEY_NAMES) {
+    const { env: name, kind } = specOf(key);
+    const text = name === undefined ? undefined : env[name];
+    if (text !== undefined && text !== '') layer[key] = valueFromText(kind, text);
+  }
+  return layer;
 }
 
 async function findConfigFile(options: LoadConfigOptions) {
@@ -113,7 +122,8 @@ export function resolveBaseUrl(config: Partial<MigrateConfig>): string {
   if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
     throw new ConfigError(
       'CONFIG_INSECURE_URL',
-      `"baseUrl" uses plain http to ${url.hostname}: the API key would travel unencrypted. Use https:// (http is allowed only for a loopback sandbox)`,
+      `"baseUrl" uses plain http to ${url.hostname}: the API key would travel unencrypted. ` +
+        'Use https:// (http is allowed only for a loopback sandbox)',
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {

@@ -1,0 +1,202 @@
+/**
+ * The one table of config keys. Everything else about a key is derived from its entry here: the
+ * `MigrateConfig` type, DEFAULTS, the checks of each layer, the environment layer, the commander
+ * flags, `.migrate.config.example.json` and docs/configuration.md. Adding a key is adding an entry.
+ */
+import type { SourcesConfig } from './types.js';
+import { EXAMPLE_SOURCES } from './sources-schema.js';
+
+/** The hosted service's documented limits (import-api.md "Limits"). */
+export const MAX_BATCH_SIZE = 50;
+export const DEFAULT_REQUESTS_PER_MINUTE = 60;
+
+/** How a value is checked; string, path and url are all non-empty strings (URLs are checked when used). */
+export type KeyKind = 'string' | 'path' | 'url' | 'int' | 'bool' | 'rate' | 'sources';
+/** The commands that read the config; each accepts every key, and uses the ones its entries name. */
+export type CommandName = 'import' | 'validate' | 'status';
+
+/** The sections of the reference page, in its order. */
+export const KEY_GROUPS = {
+  connection: { title: 'Connection', note: 'Where to import, and the key to do it with.' },
+  sources: { title: 'Sources', note: 'What is read. The shape of `sources` is below the tables.' },
+  checkpoint: { title: 'Checkpoint and rejects', note: 'Where progress and refused records are kept.' },
+  sending: { title: 'Sending', note: 'How requests are made.' },
+  presets: {
+    title: 'Presets',
+    note:
+      'Read an export as another system wrote it. Keep the same options when resuming a run: ' +
+      'they decide which records exist.',
+  },
+} as const;
+export type KeyGroup = keyof typeof KEY_GROUPS;
+
+/** What one entry may say. The table `satisfies` it, so its literal types stay for the derived types. */
+export interface KeySpec {
+  kind: KeyKind;
+  group: KeyGroup;
+  /** One line, for `--help` and the reference page. */
+  help: string;
+  /** More for the reference page only. */
+  doc?: string;
+  commands: readonly CommandName[];
+  /** Applied by the loader beneath the config file. */
+  default?: string | number | boolean;
+  /** The reference page's and --help's default when the loader works it out instead. */
+  shownDefault?: string;
+  /** The loader always sets it, though it has no plain default. */
+  alwaysSet?: true;
+  /** The example file's value when it is not the default (null shows the key unset). */
+  example?: unknown;
+  env?: `MIGRATE_${string}`;
+  /** commander spelling, e.g. `--batch-size <n>`. */
+  flag?: `--${string}`;
+  /** A bool flag sets the key to this (`--skip-bots` sets includeBots to false); default true. */
+  flagSets?: boolean;
+  /** --help text when the flag says something else than the key (an inverting flag). */
+  flagHelp?: string;
+  /** int: the smallest value (default 1); above it, at most `max` (`maxWhy` says whose limit). */
+  min?: number;
+  max?: number;
+  maxWhy?: string;
+  /** Never printed; --help steers it to the environment. */
+  secret?: true;
+}
+
+const IMPORT = ['import'] as const;
+const READ = ['import', 'validate'] as const;
+
+export const CONFIG_KEYS = {
+  appId: {
+    kind: 'string', group: 'connection', commands: IMPORT, env: 'MIGRATE_APP_ID', flag: '--app-id <id>',
+    help: 'app id; with region it builds the base URL', example: '12345abcde',
+  },
+  region: {
+    kind: 'string', group: 'connection', commands: IMPORT, env: 'MIGRATE_REGION', flag: '--region <region>',
+    help: 'region: us, eu, in', example: 'us',
+  },
+  apiKey: {
+    kind: 'string', group: 'connection', commands: IMPORT, env: 'MIGRATE_API_KEY', flag: '--api-key <key>',
+    secret: true, help: 'the REST API key',
+    doc: 'Prefer the environment; a config file holding it that others can read draws a warning.',
+    example: '<your REST API key, or leave out and set MIGRATE_API_KEY>',
+  },
+  baseUrl: {
+    kind: 'url', group: 'connection', commands: IMPORT, env: 'MIGRATE_BASE_URL', flag: '--base-url <url>',
+    alwaysSet: true, shownDefault: 'https://<appId>.api-<region>.cometchat.io',
+    help: 'service base URL: https://, or http:// to a loopback sandbox',
+    doc:
+      'The tool appends `/v3.0/data_import/<entity>`. Any other `http://` is refused: ' +
+      'the key would travel in clear.',
+    example: 'https://12345abcde.api-us.cometchat.io',
+  },
+  sources: {
+    kind: 'sources', group: 'sources', commands: READ, alwaysSet: true, example: EXAMPLE_SOURCES,
+    help: 'one source per entity (users, groups, members, messages): its files and how to read them (below)',
+  },
+  importSoftDeleted: {
+    kind: 'bool', group: 'sources', commands: READ, default: false, flag: '--import-soft-deleted',
+    help: 'import soft-deleted messages (deletion time kept in data.metadata.deletedAt)',
+  },
+  checkpoint: {
+    kind: 'path', group: 'checkpoint', commands: ['import', 'status'], default: '.migrate-checkpoint.json',
+    flag: '--checkpoint <file>', help: 'checkpoint file: the progress of the run', doc: 'A CI job caches it.',
+  },
+  rejects: {
+    kind: 'path', group: 'checkpoint', commands: READ, default: 'migrate-rejects.ndjson', flag: '--rejects <file>',
+    help: 'rejects file: refused records, NDJSON, appended across runs',
+    doc: 'With a preset, the id mapping file `migrate-ids.ndjson` is written beside it.',
+  },
+  checkpointIntervalMs: {
+    kind: 'int', min: 0, group: 'checkpoint', commands: IMPORT, default: 200, flag: '--checkpoint-interval-ms <n>',
+    help: 'shortest time between checkpoint writes while batches are answered; 0: after every batch',
+  },
+  batchSize: {
+    kind: 'int', min: 1, max: MAX_BATCH_SIZE, maxWhy: "the service's limit per request", group: 'sending',
+    commands: IMPORT, default: MAX_BATCH_SIZE, flag: '--batch-size <n>',
+    help: `records per request, at most ${MAX_BATCH_SIZE}`,
+  },
+  concurrency: {
+    kind: 'int', min: 1, group: 'sending', commands: IMPORT, default: 4, flag: '--concurrency <n>',
+    help: 'requests in flight',
+  },
+  requestsPerMinute: {
+    kind: 'rate', group: 'sending', commands: IMPORT, default: DEFAULT_REQUESTS_PER_MINUTE,
+    flag: '--requests-per-minute <n>',
+    help:
+      'client-side rate limit, or "auto": learn it from the service\'s X-Rate-Limit headers, ' +
+      `starting at ${DEFAULT_REQUESTS_PER_MINUTE}`,
+  },
+  retries: {
+    kind: 'int', min: 0, group: 'sending', commands: IMPORT, default: 8, flag: '--retries <n>',
+    help: 'retries per request for 429, 5xx, timeouts and network errors',
+  },
+  timeoutMs: {
+    kind: 'int', min: 1, group: 'sending', commands: IMPORT, default: 30_000, flag: '--timeout-ms <n>',
+    help: 'request timeout, in milliseconds',
+  },
+  preset: {
+    kind: 'string', group: 'presets', commands: READ, flag: '--preset <name>', example: null,
+    help: 'read an export as its system wrote it: sendbird, stream, slack, discord, telegram',
+    doc: 'With `preset` and `from` set, `sources` is not used.',
+  },
+  from: {
+    kind: 'path', group: 'presets', commands: READ, flag: '--from <path>', example: null,
+    help: 'the export folder, .zip or file for the preset',
+  },
+  systemUser: {
+    kind: 'string', group: 'presets', commands: READ, default: 'system', flag: '--system-user <uid>',
+    help: 'uid that sends admin/system/service messages; created when used',
+  },
+  includeBots: {
+    kind: 'bool', group: 'presets', commands: READ, default: true, flag: '--skip-bots', flagSets: false,
+    help: 'import bot users and bot messages; false skips them with reason bot (Slack, Discord)',
+    flagHelp: 'skip bot users and bot messages (counted as skipped)',
+  },
+  includeJoinLeave: {
+    kind: 'bool', group: 'presets', commands: READ, default: false, flag: '--include-join-leave',
+    help: 'import join/leave events as messages; else they are skipped as join-leave',
+  },
+  mediaBaseUrl: {
+    kind: 'url', group: 'presets', commands: READ, flag: '--media-base-url <url>', example: null,
+    help: "where the export's media files were uploaded: relative media paths become attachment URLs under it",
+  },
+} as const satisfies Record<string, KeySpec>;
+
+export type KeyTable = typeof CONFIG_KEYS;
+export type ConfigKey = keyof KeyTable;
+export const CONFIG_KEY_NAMES = Object.keys(CONFIG_KEYS) as ConfigKey[];
+
+/** A key's entry, seen through the general shape (the table's literal types lack the optional fields). */
+export const specOf = (key: ConfigKey): KeySpec => CONFIG_KEYS[key];
+
+/** The default as the reference page and --help show it, if there is one to show. */
+export const shownDefaultOf = (spec: KeySpec): string | undefined =>
+  spec.shownDefault ?? (spec.default === undefined ? undefined : String(spec.default));
+
+/** The value each kind holds once checked. */
+export interface KindValues {
+  string: string;
+  path: string;
+  url: string;
+  int: number;
+  bool: boolean;
+  rate: number | 'auto';
+  sources: SourcesConfig;
+}
+export type ValueOf<K extends ConfigKey> = KindValues[KeyTable[K]['kind']];
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type DefaultKey = { [K in ConfigKey]: KeyTable[K] extends { default: unknown } ? K : never }[ConfigKey];
+type SetKey = {
+  [K in ConfigKey]: KeyTable[K] extends { default: unknown } | { alwaysSet: true } ? K : never;
+}[ConfigKey];
+
+/** The settings a run uses, after file, environment and flags are merged and checked. */
+export type MigrateConfig = Simplify<
+  { [K in SetKey]: ValueOf<K> } & { [K in Exclude<ConfigKey, SetKey>]?: ValueOf<K> }
+>;
+
+/** The loader's bottom layer. */
+export const DEFAULTS = Object.fromEntries(
+  CONFIG_KEY_NAMES.filter((key) => specOf(key).default !== undefined).map((key) => [key, specOf(key).default]),
+) as { readonly [K in DefaultKey]: ValueOf<K> };
