@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { requestsPerMinute, wholeNumber } from './arg-parsers.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import { registerSecret } from './run-command.js';
