@@ -70,6 +70,7 @@ export function lastJson(result, what) {
 /**
  * Starts `chat-migrate sandbox` in its own process and resolves once it listens.
  * Returns { url, stats(), stop() }; stop() resolves with the sandbox process's peak RSS report.
+ * @param {{ requestsPerMinute?: number, latencyMs?: number, nodeFlags?: string[] }} [options]
  */
 export async function startSandboxChild({ requestsPerMinute, latencyMs, nodeFlags = [] } = {}) {
   mkdirSync(RUN_DIR, { recursive: true });
@@ -104,9 +105,10 @@ export async function startSandboxChild({ requestsPerMinute, latencyMs, nodeFlag
   });
   return {
     url,
+    /** @returns {Promise<import('../dist/sandbox/types.js').SandboxStats>} */
     async stats() {
       const res = await fetch(`${url}/__sandbox/stats`);
-      return res.json();
+      return /** @type {any} */ (await res.json());
     },
     async stop() {
       child.kill('SIGTERM');
@@ -136,6 +138,7 @@ export async function machineBusy(ms = 500) {
 /**
  * Other processes share this machine (tests, builds): waits up to `maxMs` for the CPUs to be
  * mostly idle before a measurement, and returns the busy share seen last, for the record.
+ * @param {{ threshold?: number, maxMs?: number, log?: (line: string) => void }} [options]
  */
 export async function waitForQuiet({ threshold = 0.15, maxMs = 60_000, log = () => {} } = {}) {
   const until = Date.now() + maxMs;

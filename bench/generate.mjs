@@ -157,6 +157,7 @@ function writeMessages(dir, params, formats) {
 /**
  * Returns the files of a data set, generating it when absent or made with other parameters.
  * params: { users, groups, members, messages, formats: ['ndjson','csv','json'], seed? }
+ * @param {(line: string) => void} [log]
  */
 export function ensureDataset(params, log = () => {}) {
   const p = { seed: 42, ...params, formats: [...params.formats].sort() };

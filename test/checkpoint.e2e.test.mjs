@@ -154,7 +154,9 @@ test('each checkpoint carries the rejects file mark, and writes the rejects line
       return { path: 'r.ndjson', bytes, run: 'r1', before: 'b' };
     },
     // What a reader of the checkpoint could see while the companion was being put on disk.
-    persist: async () => seenAtPersist.push((await readCheckpoint(file))?.rejects?.bytes),
+    persist: async () => {
+      seenAtPersist.push((await readCheckpoint(file))?.rejects?.bytes);
+    },
   });
   bytes = 10;
   await store.save();
@@ -168,6 +170,7 @@ test("a resume takes out the interrupted run's rejects lines past its mark, and 
   const { RejectsWriter } = await import('../dist/checkpoint/rejects-file.js');
   const dir = await tempDir('cm-store-');
   const rejectsPath = path.join(dir, 'rejects.ndjson');
+  /** @type {(line: number) => import('../dist/checkpoint/rejects-file.js').RejectEntry} */
   const entry = (line) => ({ entity: 'messages', file: 'm.ndjson', line, code: 'message.text.empty', message: 'no text' });
   const lines = async () => (await readFile(rejectsPath, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l).line);
   const crashedRun = async () => {
@@ -214,6 +217,7 @@ test('a line cut short by a crash is taken out on resume, or ended when there is
   const { RejectsWriter } = await import('../dist/checkpoint/rejects-file.js');
   const dir = await tempDir('cm-store-');
   const rejectsPath = path.join(dir, 'rejects.ndjson');
+  /** @type {(line: number) => import('../dist/checkpoint/rejects-file.js').RejectEntry} */
   const entry = (line) => ({ entity: 'messages', file: 'm.ndjson', line, code: 'message.text.empty', message: 'no text' });
   const writer = await RejectsWriter.open(rejectsPath);
   writer.write(entry(1));

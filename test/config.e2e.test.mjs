@@ -21,6 +21,7 @@ test('--help lists the commands and --version prints the version', async () => {
 
 test('an unknown key, a wrong type, a missing key or a plain-http remote URL is a clear error naming the key', async () => {
   const dir = await tempDir();
+  /** @type {[object, RegExp][]} */
   const cases = [
     [{ sources: { users: { path: 'u.csv' } }, baseUrl: 'http://127.0.0.1:9', batchSzie: 10 }, /"batchSzie" is not a known key/],
     [{ sources: { users: { path: 'u.csv' } }, baseUrl: 'http://127.0.0.1:9', batchSize: '50' }, /"batchSize" must be a whole number/],

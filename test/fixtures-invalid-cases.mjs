@@ -28,7 +28,12 @@ export const SCENARIOS = {
 
 const E = 'error';
 const W = 'warning';
+/**
+ * @typedef {{ scenario: string, rule: string, file: string, line: number, entity: string, severity: string,
+ *   id?: string, field?: string, knownBug?: string, currently?: 'missing' | 'extra' }} Case
+ */
 const at = (scenario, rule, file, line, entity, id, field, severity = E, extra = {}) => {
+  /** @type {Case} */
   const c = { scenario, rule, file, line, entity, severity, ...extra };
   if (id !== undefined) c.id = id;
   if (field !== undefined) c.field = field;

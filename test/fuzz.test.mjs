@@ -126,7 +126,7 @@ const KINDS = {
     if (s.ext === 'ndjson') return Buffer.concat([s.bytes, Buffer.from(form === 3 ? `${nested(DEPTH)}\n` : `${record}\n`)]);
     return Buffer.from(form === 3 ? `[${nested(DEPTH)}]` : `[${record}]`);
   },
-  'deep-field': (r, s) => {
+  'deep-field': (_r, s) => {
     // deep nesting where the rules serialise it: value.too-deep, once a crash
     const deep = nested(DEPTH);
     const rec = { users: `{"uid":"df1","name":"D","metadata":{"x":${deep}}}`, messages: `{"muid":"df1","sender":"u001","receiverType":"user","receiver":"u002","sentAt":1600000000,"type":"text","data":{"text":"t","x":${deep}}}` };

@@ -12,10 +12,18 @@ export const FIXTURES = path.join(ROOT, 'fixtures');
 /** A key long and odd enough that finding it anywhere in output is a real leak, not a coincidence. */
 export const API_KEY = 'sk_test_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 
+/** @typedef {Omit<import('../dist/sandbox/index.js').SandboxHandle, 'records'> & { records(): any }} TestSandbox */
+
 export async function tempDir(prefix = 'cm-test-') {
   return mkdtemp(path.join(tmpdir(), prefix));
 }
 
+/**
+ * A sandbox on port 0 that takes the tests' key. Its `records()` is typed `any` here: tests read the
+ * stored JSON field by field, where the handle's type says only "an object, or true".
+ * @param {Partial<import('../dist/sandbox/index.js').SandboxOptions>} [options]
+ * @returns {Promise<TestSandbox>}
+ */
 export function sandbox(options = {}) {
   return startSandbox({ apiKey: API_KEY, port: 0, ...options });
 }
@@ -33,7 +41,11 @@ export async function writeConfig(dir, config) {
   await writeFile(path.join(dir, '.migrate.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
 }
 
-/** Spawns the built CLI; the key comes from the environment, as the README recommends. */
+/**
+ * Spawns the built CLI; the key comes from the environment, as the README recommends.
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: Record<string, string | undefined>, apiKey?: string }} [options]
+ */
 export function spawnCli(args, { cwd, env = {}, apiKey = API_KEY } = {}) {
   return spawn(process.execPath, [BIN, ...args], {
     cwd,
@@ -42,7 +54,11 @@ export function spawnCli(args, { cwd, env = {}, apiKey = API_KEY } = {}) {
   });
 }
 
-/** Runs the CLI to the end; resolves with exit code (or signal) and output. */
+/**
+ * Runs the CLI to the end; resolves with exit code (or signal) and output.
+ * @param {string[]} args
+ * @param {Parameters<typeof spawnCli>[1]} [options]
+ */
 export function runCli(args, options = {}) {
   const child = spawnCli(args, options);
   return collect(child);

@@ -68,7 +68,7 @@ test('"auto" starts at the documented 60 a minute and learns the limit from X-Ra
 });
 
 test('backoff is exponential with full jitter, capped, and never shorter than the server asked', () => {
-  const policy = { retries: 8, baseDelayMs: 500, maxDelayMs: 30_000 };
+  const policy = { ...DEFAULT_RETRY_POLICY, retries: 8, baseDelayMs: 500, maxDelayMs: 30_000 };
   assert.equal(backoffDelay(policy, 0, 0, () => 0.999), 499);
   assert.equal(backoffDelay(policy, 3, 0, () => 0.5), 2000);
   assert.equal(backoffDelay(policy, 20, 0, () => 0.999), 29_970);

@@ -22,7 +22,7 @@ test('imports every fixture record exactly once, in the contract shapes', async 
     assert.ok(stats.maxRecordsInARequest <= 50);
     const records = sb.records();
     // members: keyed <guid>_member_<uid>, memberId filled in; timestamps as integer seconds
-    const member = records.members['g01_member_u001'];
+    const member = records.members.g01_member_u001;
     assert.equal(member.memberId, 'g01_member_u001');
     assert.equal(member.joinedAt, 1600200000);
     // users from CSV: JSON-text fields became objects and arrays, BOM dropped from the first header

@@ -32,7 +32,7 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|new URL\(\s*)['"](\
 /** Every module of `dir` (relative paths, `.ts`) and the modules it imports, static, dynamic or as a worker. */
 export function importGraph(dir) {
   const graph = new Map();
-  for (const rel of readdirSync(dir, { recursive: true })) {
+  for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     if (!rel.endsWith('.ts')) continue;
     const text = readFileSync(path.join(dir, rel), 'utf8');
     const targets = new Set();

@@ -6,6 +6,7 @@ import { createMapper } from '../dist/pipeline/map/map.js';
 import { toUnixSeconds } from '../dist/entities/timestamps.js';
 import { ENTITIES } from '../dist/entities/index.js';
 
+/** @type {(value: Record<string, unknown>, extra?: object) => import('../dist/entities/types.js').SourceRecord} */
 const record = (value, extra = {}) => ({ kind: 'record', value, file: 'x.csv', line: 7, ordinal: 3, ...extra });
 const mapOne = (entity, value, options = {}, extra = {}) => createMapper({ entity: ENTITIES[entity], ...options })(record(value, extra));
 const rules = (mapped) => mapped.problems.map((p) => p.rule);
@@ -148,7 +149,7 @@ test('deletion markers: permanent and soft skips; deletedAt/deleted never sent',
   const custom = { softField: 'meta.removed_ts', permanentField: 'state', permanentValue: 'purged' };
   assert.equal(mapOne('messages', { ...base, state: 'purged' }, { deletion: custom }).skip, 'permanently-deleted');
   const nested = mapOne('messages', { ...base, meta: { removed_ts: '1700000600' } }, { deletion: custom, importSoftDeleted: true });
-  assert.deepEqual(nested.payload.data.metadata, { deletedAt: 1700000600 });
+  assert.deepEqual(/** @type {any} */ (nested.payload).data.metadata, { deletedAt: 1700000600 });
   assert.ok(!('meta' in nested.payload));
   assert.deepEqual(nested.problems, []);
 });

@@ -82,6 +82,7 @@ test('random objects and random corruptions of them: a split always agrees with 
 });
 
 test('record results read fast agree with the whole-text parse, also for odd answers', () => {
+  /** @type {[object, string[], string][]} */
   const answers = [
     // a record whose id is "data" in the flat shape
     [{ data: { data: { success: true }, u2: { success: false, error: { code: 'E', message: 'm' } } } }, ['data', 'u2'], 'uid'],

@@ -13,6 +13,8 @@ const CONCURRENCY = 4;
  * resumes to the end, checks every record is stored once and every rejected one is in the rejects file
  * once, and returns the kills that landed and the records the sandbox was sent again. `spoil` may break
  * records of the export: it returns how many are to be rejected, and lowers `counts` to match.
+ * @param {{ seed: number, kills: number, config?: object, faults?: object, latencyMs?: number,
+ *   killWindowMs?: [number, number], spoil?: (dir: string, counts: any) => Promise<number> }} options
  */
 async function killAndResume({ seed, kills: attempts, config = {}, faults, spoil, latencyMs = 15, killWindowMs }) {
   const random = mulberry32(seed); // seeded, so a failure can be replayed

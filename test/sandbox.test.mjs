@@ -11,12 +11,23 @@ const KEY = 'test-key-7f3a91';
 const T0 = 1_700_000_000; // UNIX seconds
 const fixedClock = (seconds = T0 + 86_400) => () => seconds * 1000;
 
+/**
+ * @param {import('node:test').TestContext} t
+ * @param {Partial<import('../dist/sandbox/index.js').SandboxOptions>} [options]
+ * @returns {Promise<import('./helpers.mjs').TestSandbox>}
+ */
 async function sandbox(t, options = {}) {
   const s = await startSandbox({ apiKey: KEY, ...options });
   t.after(() => s.close());
   return s;
 }
 
+/**
+ * @param {{ url: string }} s
+ * @param {string} entity
+ * @param {unknown} body
+ * @param {{ key?: string | null, contentType?: string, version?: string, signal?: AbortSignal }} [options]
+ */
 async function post(s, entity, body, { key = KEY, contentType = 'application/json', version = 'v3.0', signal } = {}) {
   const headers = { 'content-type': contentType };
   if (key !== null) headers.apikey = key;
@@ -73,7 +84,7 @@ test('auth: missing and wrong keys get 401 with distinct codes, and the key is n
     body: JSON.stringify(usersBody(user('u1'))),
   });
   assert.equal(res.status, 200);
-  assert.equal((await res.json()).data.u1.success, true);
+  assert.equal(/** @type {any} */ (await res.json()).data.u1.success, true);
 
   const stats = s.stats();
   assert.equal(stats.byStatus['401'], 2);
@@ -129,6 +140,7 @@ test('already-exists codes for groups, members and messages', async (t) => {
 
 test('per-record validation for users and groups', async (t) => {
   const s = await sandbox(t, { now: fixedClock() });
+  /** @type {[string, string, object, string][]} */
   const cases = [
     ['users', 'bad id!', user('bad id!'), 'ERR_IMPORT_INVALID_USER_FORMAT'],
     ['users', 'u1', { uid: 'u1' }, 'ERR_IMPORT_INVALID_USER_FORMAT'],
@@ -165,6 +177,7 @@ test('per-record validation for members, including ERR_IMPORT_INVALID_JOINEDAT',
   const s = await sandbox(t, { now: fixedClock(now) });
   await post(s, 'groups', { groups: { G1: { guid: 'G1', name: 'General', type: 'public', createdAt: T0 } } });
   const m = (extra = {}) => ({ guid: 'g1', uid: 'u1', ...extra });
+  /** @type {[string, object, string][]} */
   const cases = [
     ['g1_member_u1', m({ scope: 'owner' }), 'ERR_IMPORT_INVALID_MEMBER_FORMAT'],
     ['g1_member_u1', m({ isBanned: 'yes' }), 'ERR_IMPORT_INVALID_MEMBER_FORMAT'],
@@ -192,6 +205,7 @@ test('per-record validation for members, including ERR_IMPORT_INVALID_JOINEDAT',
 test('per-record validation for messages, including ERR_EMPTY_MESSAGE_TEXT and the 10 KB data limit', async (t) => {
   const s = await sandbox(t, { now: fixedClock() });
   const F = 'ERR_IMPORT_INVALID_MESSAGE_FORMAT';
+  /** @type {[string, object, string][]} */
   const cases = [
     ['m1', message('m1', { receiverType: 'channel' }), F],
     ['m2', message('m2', { sentAt: undefined }), F],
@@ -316,7 +330,8 @@ test('fault dropConnection: fetch rejects, nothing stored, the server lives on',
   const s = await sandbox(t, { faults: { dropConnection: 1 } });
   await assert.rejects(post(s, 'users', usersBody(user('u1'))), TypeError);
   await assert.rejects(post(s, 'users', usersBody(user('u2'))), TypeError);
-  const stats = await (await fetch(`${s.url}/__sandbox/stats`)).json();
+  /** @type {import('../dist/sandbox/index.js').SandboxStats} */
+  const stats = /** @type {any} */ (await (await fetch(`${s.url}/__sandbox/stats`)).json());
   assert.equal(stats.faults.drop, 2);
   assert.equal(stats.requests, 2);
   assert.deepEqual(stats.byStatus, {});

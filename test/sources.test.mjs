@@ -20,6 +20,7 @@ async function file(name, content, extra = {}) {
   return resolved;
 }
 
+/** @returns {Promise<any[]>} items of either kind: each test reads the fields of the kind it expects */
 async function read(resolved, options) {
   const items = [];
   for await (const item of readSourceFile(resolved, options)) items.push(item);
@@ -162,13 +163,13 @@ test('invalid UTF-8: the record is a problem at its line; reading continues', as
 });
 
 test('empty files: 0 bytes, whitespace, BOM only, empty .gz', async () => {
-  for (const [name, content] of [
+  for (const [name, content] of /** @type {[string, string | Buffer][]} */ ([
     ['e1.ndjson', ''],
     ['e2.csv', '\n\n  \n'],
     ['e3.json', '\ufeff  \n'],
     ['e4.json.gz', ''],
     ['e5.csv.gz', gzipSync('')],
-  ]) {
+  ])) {
     assert.deepEqual(shape(await read(await file(name, content))), [[1, undefined, 'input.empty-file']], name);
   }
 });

@@ -8,11 +8,16 @@ import { API_KEY, BIN, generatedWorkspace, runCli, sandbox, waitFor } from './he
 /** Output beyond this is a flood, not progress: the run is stopped and the test fails. */
 const MAX_OUTPUT = 2 * 1024 * 1024;
 
-/** Runs the CLI in a pseudo-terminal of `cols` x `rows` (0 x 0 when not given); `ctrlC()` presses the key. */
+/**
+ * Runs the CLI in a pseudo-terminal of `cols` x `rows` (0 x 0 when not given); `ctrlC()` presses the key.
+ * @param {string[]} args
+ * @param {{ cwd: string, cols?: number, rows?: number }} options
+ */
 function inTerminal(args, { cwd, cols, rows }) {
   const quote = (word) => `'${word.replaceAll("'", "'\\''")}'`;
   const size = cols ? `stty cols ${cols} rows ${rows}; ` : '';
   const command = `${size}exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, MIGRATE_API_KEY: API_KEY, TERM: 'xterm' };
   delete env.CI; // a person at a terminal, even when the tests run in CI
   delete env.NO_COLOR;

@@ -11,8 +11,10 @@ import { duplicateIdProblem, ExportIndex, IdBloomFilter, suspectDuplicateProblem
 import { exportDir, ndjson, NOW, planExport, TINY_BLOOM_BYTES, validate } from './validate-helpers.mjs';
 
 // Only messages configured: references go unchecked, so each check is about ids alone.
+/** @type {Set<import('../dist/entities/types.js').EntityName>} */
 const MESSAGES = new Set(['messages']);
 
+/** @returns {import('../dist/entities/types.js').MappedRecord} */
 function message(muid, line, extra = {}) {
   const payload = { muid, sender: 'u1', receiverType: 'group', receiver: 'g1', category: 'message', type: 'text', sentAt: 1_600_000_000, data: { text: 'hi' } };
   return { entity: 'messages', payload, id: muid, source: {}, file: 'messages.ndjson', line, ordinal: line - 1, problems: [], ...extra };
@@ -68,6 +70,7 @@ test('ExportIndex bloom mode: check marks later muids as suspects instead of rep
   assert.equal(index.recheckMessageId(message('m1', 5, { skip: 'before-since' })), undefined);
 
   // Users, groups and members stay exact: references need them, and they are few.
+  /** @type {(uid: string, line: number) => import('../dist/entities/types.js').MappedRecord} */
   const user = (uid, line) => ({ entity: 'users', payload: { uid, name: uid }, id: uid, source: {}, file: 'users.csv', line, ordinal: 0, problems: [] });
   assert.deepEqual(index.check(user('u1', 2)), []);
   assert.equal(index.check(user('u1', 3))[0].message, 'duplicate uid u1; first seen at users.csv:2');
@@ -76,7 +79,9 @@ test('ExportIndex bloom mode: check marks later muids as suspects instead of rep
 test('ExportIndex bloom mode: false positives of a full filter vanish in the second reading', () => {
   const index = new ExportIndex({ configured: MESSAGES, nowSec: NOW, messageIds: 'bloom', bloomBytes: TINY_BLOOM_BYTES });
   const ids = Array.from({ length: 300 }, (_, i) => `m${i}`);
-  ids.forEach((id, i) => index.check(message(id, i + 1)));
+  ids.forEach((id, i) => {
+    index.check(message(id, i + 1));
+  });
   assert.ok(index.suspectCount > 10, `suspects: ${index.suspectCount}`);
   assert.deepEqual(ids.map((id, i) => index.recheckMessageId(message(id, i + 1))).filter(Boolean), []);
 });

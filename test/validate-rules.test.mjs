@@ -13,6 +13,7 @@ import {
 } from '../dist/rules/index.js';
 
 const NOW = 1_700_000_000;
+/** @type {Set<import('../dist/entities/types.js').EntityName>} */
 const ALL = new Set(['users', 'groups', 'members', 'messages']);
 const F = 'data.interactiveData.formFields';
 const SEVERITY = new Map(RULES.map((r) => [r.code, r.severity]));
@@ -64,7 +65,12 @@ const BASE = {
 };
 const ID_FIELD = { users: 'uid', groups: 'guid', messages: 'muid' };
 
-/** A mapped record of `entity` built from the valid base, changed by `edit`. */
+/**
+ * A mapped record of `entity` built from the valid base, changed by `edit`.
+ * @param {string} entity
+ * @param {(payload: any) => void} [edit]
+ * @param {object} [extra]
+ */
 function rec(entity, edit = () => {}, extra = {}) {
   const payload = structuredClone(BASE[entity]);
   edit(payload);

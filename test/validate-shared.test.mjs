@@ -13,6 +13,7 @@ import { exportDir, NOW, planExport, TINY_BLOOM_BYTES, validate } from './valida
 function messageLines() {
   const lines = [];
   for (let i = 0; i < 4000; i++) {
+    /** @type {Record<string, any>} */
     const m = { muid: `m${i}`, sender: `u${i % 50}`, receiverType: 'group', receiver: `g${i % 10}`, sentAt: 1_600_000_000 + i, type: 'text', data: { text: `message ${i} ${'x'.repeat(200)}` } };
     if (i % 397 === 5) { lines.push('{"muid": "broken'); continue; }
     if (i % 501 === 7) { lines.push('[1, 2]'); continue; }

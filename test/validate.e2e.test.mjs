@@ -65,7 +65,9 @@ test('fixtures/invalid: each expected problem is reported with its rule, file, l
     }
     const notChecked = expect.notChecked ?? [];
     assert.equal(report.notChecked.length, notChecked.length, `${scenario}: notChecked ${JSON.stringify(report.notChecked)}`);
-    notChecked.forEach((re, i) => assert.match(report.notChecked[i], re));
+    notChecked.forEach((re, i) => {
+      assert.match(report.notChecked[i], re);
+    });
 
     const errors = report.problems.filter((p) => p.severity === 'error');
     assert.equal(report.errorCount, errors.length, `${scenario}: errorCount`);

@@ -1,7 +1,7 @@
 import type { JsonObject, Problem } from '../entities/types.js';
 import { isCalendarDate, isTimeZone } from './calendar.js';
 import { problem } from './rules.js';
-import { isAbsent, isAbsoluteUrl, isBlank, isObject, typeName } from './values.js';
+import { isAbsent, isAbsoluteUrl, isObject, typeName } from './values.js';
 
 /**
  * Interactive message form elements, as the table in service-spec.md ("Interactive message form

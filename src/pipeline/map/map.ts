@@ -11,7 +11,7 @@ import { toUnixSeconds } from '../../entities/timestamps.js';
 import { conflict, dropTransient, fillIdFromKey, isDeletionMark, parseJsonText } from './map-steps.js';
 import { ALL_STEPS, BOOLEAN, NUMERIC_ID, STRUCTURED, TIMESTAMP, fieldKinds, isUnixSeconds, stepsFor } from './field-work.js';
 import type { EntityDef } from '../../entities/index.js';
-import { NO_PROBLEMS, type EntityName, type JsonObject, type MappedRecord, type Problem, type SourceRecord } from '../../entities/types.js';
+import { NO_PROBLEMS, type JsonObject, type MappedRecord, type Problem, type SourceRecord } from '../../entities/types.js';
 import type { DeletionMarkers } from '../../config/types.js';
 
 export interface MapperOptions {

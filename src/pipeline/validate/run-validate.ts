@@ -1,4 +1,4 @@
-import { NO_PROBLEMS, type EntityName, type MappedRecord, type Problem } from '../../entities/types.js';
+import { NO_PROBLEMS, type MappedRecord, type Problem } from '../../entities/types.js';
 import type { LocatedProblem, ValidateResult } from './validate-result.js';
 import { ExportIndex } from '../../rules/index.js';
 import { checkRecord, withCross } from '../../rules/check-record.js';

@@ -3,7 +3,7 @@
  * and the id mapping file. Also the two shapes a conversation can take on the service.
  */
 import type { ExportTree } from './export-tree.js';
-import { IdCache, IdMapWriter } from './ids.js';
+import type { IdCache, IdMapWriter } from './ids.js';
 
 export const PRESET_NAMES = ['sendbird', 'stream', 'slack', 'discord', 'telegram'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];

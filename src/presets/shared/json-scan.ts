@@ -178,7 +178,7 @@ export async function* scanJson(chunks: AsyncIterable<Buffer | string>, descend:
         continue;
       }
       // A value starts (top-level, array element or object member).
-      if (top !== undefined && top.array && c === 0x5d && top.index === 0) {
+      if (top?.array && c === 0x5d && top.index === 0) {
         stack.pop();
         afterValue();
         i++;
@@ -216,7 +216,7 @@ export async function* scanJson(chunks: AsyncIterable<Buffer | string>, descend:
     for (const hit of out) yield hit;
     throw error;
   }
-  if (capture !== undefined && capture.scalar && stack.length === 0) {
+  if (capture?.scalar && stack.length === 0) {
     out.push({ path: capture.path, text: capture.parts.join(''), line: capture.line });
     capture = undefined;
     done = true;

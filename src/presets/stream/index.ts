@@ -76,7 +76,7 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
   }
   for (const [holder, list] of memberLists) {
     const channel = known.channels.get(known.holders.get(holder) ?? '');
-    if (channel !== undefined && channel.id.startsWith(DISTINCT_ID) && channel.distinctMembers === undefined) channel.distinctMembers = list;
+    if (channel?.id.startsWith(DISTINCT_ID) && channel.distinctMembers === undefined) channel.distinctMembers = list;
   }
   // A distinct channel of exactly two people is their user-to-user conversation.
   for (const channel of known.channels.values()) {
