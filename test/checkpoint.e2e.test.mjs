@@ -77,17 +77,19 @@ test('an unwritable checkpoint or rejects path is fatal before anything is sent'
   const sb = await sandbox();
   try {
     const dir = await fixtureWorkspace(sb.url);
-    const missingDir = path.join(dir, 'no', 'such', 'dir', 'state.json');
-    const run = await runCli(['import', '--checkpoint', missingDir], { cwd: dir });
+    // A missing folder is created (a first run); a file where a folder should be cannot be.
+    await writeFile(path.join(dir, 'no'), 'a file');
+    const underFile = path.join(dir, 'no', 'such', 'dir', 'state.json');
+    const run = await runCli(['import', '--checkpoint', underFile], { cwd: dir });
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /lock file|checkpoint/);
+    assert.match(run.stderr, /lock file .* is a file, not a folder/);
     noStack(run.stderr);
     const blocked = path.join(dir, 'blocked');
     await mkdir(blocked);
     // A directory as the rejects path: unwritable for every user, root included (root ignores file modes).
     const run2 = await runCli(['import', '--rejects', blocked], { cwd: dir });
     assert.equal(run2.code, 1);
-    assert.match(run2.stderr, /cannot write the rejects file .*blocked: EISDIR/);
+    assert.match(run2.stderr, /cannot write the rejects file .*blocked: is a folder, not a file \(EISDIR\)/);
     assert.equal(sb.stats().requests, 0);
   } finally {
     await sb.close();

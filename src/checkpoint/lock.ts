@@ -1,6 +1,7 @@
 import { open, readFile, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { CheckpointError } from '../errors.js';
+import { fsReason, makeFolderFor, STATE_FILE_MODE } from './state-files.js';
 
 interface LockInfo {
   pid: number;
@@ -28,9 +29,12 @@ export class CheckpointLock {
   constructor(readonly path: string) {}
 
   async acquire(): Promise<void> {
+    await makeFolderFor(this.path).catch((err: unknown) => {
+      throw this.unwritable(err);
+    });
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        const handle = await open(this.path, 'wx', 0o600);
+        const handle = await open(this.path, 'wx', STATE_FILE_MODE);
         const info: LockInfo = { pid: process.pid, host: hostname(), startedAt: new Date().toISOString() };
         await handle.writeFile(JSON.stringify(info));
         await handle.close();
@@ -38,9 +42,7 @@ export class CheckpointLock {
         return;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code !== 'EEXIST') {
-          throw new CheckpointError('CHECKPOINT_UNWRITABLE', `cannot create the lock file ${this.path}: ${code ?? String(err)}`);
-        }
+        if (code !== 'EEXIST') throw this.unwritable(err);
         const owner = await this.readOwner();
         if (owner && owner.host === hostname() && !isAlive(owner.pid)) {
           await unlink(this.path).catch(() => undefined);
@@ -65,6 +67,10 @@ export class CheckpointLock {
     if (!this.held) return;
     this.held = false;
     await unlink(this.path).catch(() => undefined);
+  }
+
+  private unwritable(err: unknown): CheckpointError {
+    return new CheckpointError('CHECKPOINT_UNWRITABLE', `cannot create the lock file ${this.path}: ${fsReason(err)}`);
   }
 
   private async readOwner(): Promise<LockInfo | undefined> {

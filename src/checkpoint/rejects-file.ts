@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { EntityName, JsonObject } from '../entities/types.js';
 import type { CheckpointCompanion, CompanionMark } from './store.js';
 import { CheckpointError } from '../errors.js';
+import { fsReason, makeFolderFor, STATE_FILE_MODE } from './state-files.js';
 
 /** One line of the rejects file: enough to find the record, fix it and replay it. */
 export interface RejectEntry {
@@ -61,9 +62,10 @@ export class RejectsWriter implements CheckpointCompanion {
   static async open(path: string, resumeMark?: CompanionMark): Promise<RejectsWriter> {
     let handle: FileHandle | undefined;
     try {
+      await makeFolderFor(path);
       const existing = await stat(path).catch(() => undefined);
       const resumed = existing?.isFile() && resumeMark?.path === path ? await dropUnacknowledged(path, existing.size, resumeMark) : { dropped: 0 };
-      handle = await open(path, 'a', 0o600);
+      handle = await open(path, 'a', STATE_FILE_MODE);
       const opened = await handle.stat();
       if (!opened.isFile()) return new RejectsWriter(path, handle, false, 0, Buffer.alloc(0), resumed);
       let size = opened.size;
@@ -137,7 +139,7 @@ export class RejectsWriter implements CheckpointCompanion {
 
 function unwritable(path: string, err: unknown): CheckpointError {
   if (err instanceof CheckpointError) return err;
-  return new CheckpointError('REJECTS_UNWRITABLE', `cannot write the rejects file ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  return new CheckpointError('REJECTS_UNWRITABLE', `cannot write the rejects file ${path}: ${fsReason(err)}`);
 }
 
 const hashOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
@@ -190,7 +192,8 @@ async function replaceTail(path: string, bytes: number, tail: string): Promise<v
   const tmp = `${path}.tmp-${process.pid}`;
   try {
     const head = bytes > 0 ? createReadStream(path, { start: 0, end: bytes - 1 }) : Readable.from([]);
-    await pipeline(head, createWriteStream(tmp, { mode: 0o600 }));
+    // The rename gives the rejects file the temp file's mode.
+    await pipeline(head, createWriteStream(tmp, { mode: STATE_FILE_MODE }));
     await withFile(tmp, 'a', async (handle) => {
       await handle.appendFile(tail);
       await handle.sync();

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { CheckpointError } from '../errors.js';
 import type { EntityName } from '../entities/types.js';
 import { FileProgress, type FileProgressData } from './file-progress.js';
+import { fsReason, makeFolderFor, STATE_FILE_MODE } from './state-files.js';
 
 export const CHECKPOINT_VERSION = 1;
 
@@ -229,7 +230,10 @@ const renameFile = promisify(fs.rename);
 async function writeAtomically(target: string, text: string, syncDirectory: boolean): Promise<void> {
   const tmp = `${target}.tmp-${process.pid}`;
   try {
-    const fd = await openFd(tmp, 'w', 0o600);
+    // The first write of a run may go into a folder that does not exist yet (a fresh CI cache).
+    if (syncDirectory) await makeFolderFor(target);
+    // The rename gives the checkpoint the temp file's mode.
+    const fd = await openFd(tmp, 'w', STATE_FILE_MODE);
     try {
       const bytes = Buffer.from(text, 'utf8');
       for (let done = 0; done < bytes.length; ) {
@@ -242,8 +246,7 @@ async function writeAtomically(target: string, text: string, syncDirectory: bool
     await renameFile(tmp, target);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
-    const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new CheckpointError('CHECKPOINT_UNWRITABLE', `cannot write the checkpoint ${target}: ${code}`);
+    throw new CheckpointError('CHECKPOINT_UNWRITABLE', `cannot write the checkpoint ${target}: ${fsReason(err)}`);
   }
   // The first rename is durable only once the directory entry is on disk. Later ones replace that
   // entry: should the OS crash before one reaches the disk, the previous checkpoint is still there,

@@ -5,7 +5,8 @@ import { chooseReporterMode, createReporter } from '../report/create-reporter.js
 import type { ImportSummary } from '../pipeline/import/summary.js';
 import { formatSummaryTable, formatDuration } from '../report/summary.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
-import { planRun } from './plan-run.js';
+import type { MigrateConfig } from '../config/schema.js';
+import { planRun, type RunPlan } from './plan-run.js';
 import { sinceTime } from './arg-parsers.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { redact, runCommand } from './run-command.js';
@@ -32,7 +33,17 @@ export function registerImportCommand(program: Command): void {
 async function importAction(opts: ImportOptions): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const { plans, sourcesIdentity } = await planRun(config, baseDir);
+  const plan = await planRun(config, baseDir, { writeIdMap: !opts.dryRun });
+  try {
+    return await importPlan(opts, config, plan);
+  } finally {
+    // Once committed there is nothing to discard; before, the migration's id map stays as it was.
+    await plan.idMap?.discard();
+  }
+}
+
+async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunPlan): Promise<number> {
+  const { plans, sourcesIdentity, idMap } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
 
   if (opts.dryRun || opts.strict) {
@@ -63,6 +74,7 @@ async function importAction(opts: ImportOptions): Promise<number> {
       config,
       plans,
       sourcesIdentity,
+      idMap,
       fresh: Boolean(opts.fresh),
       sinceSec: opts.since,
       events: reporter,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { idMapPathOf } from '../checkpoint/state-files.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { planSources, type EntityPlan } from '../sources/plan.js';
@@ -8,29 +9,37 @@ export interface RunPlan {
   plans: EntityPlan[];
   /** What the checkpoint remembers of the sources: the configured paths or preset, not today's file list. */
   sourcesIdentity: unknown;
+  /**
+   * A preset's id mapping file, written aside: the import commits it once it holds the checkpoint
+   * of its migration, and discards it otherwise. Absent without a preset or without `writeIdMap`.
+   */
+  idMap?: { path: string; commit(): Promise<void>; discard(): Promise<void> };
 }
 
-/** The phases of a run: from `sources`, or from a preset reading an export as its system wrote it. */
-export async function planRun(config: MigrateConfig, baseDir: string): Promise<RunPlan> {
+/**
+ * The phases of a run: from `sources`, or from a preset reading an export as its system wrote it.
+ * Only an import that sends writes a preset's id map (`writeIdMap`): validate and --dry-run write
+ * none, so they never touch a finished import's map.
+ */
+export async function planRun(config: MigrateConfig, baseDir: string, { writeIdMap = false } = {}): Promise<RunPlan> {
   if (config.preset) {
     if (!(PRESET_NAMES as readonly string[]).includes(config.preset)) {
       throw new ConfigError('CONFIG_INVALID', `"preset" must be one of ${PRESET_NAMES.join(', ')}, not "${config.preset}"`);
     }
     if (!config.from) throw new ConfigError('CONFIG_INVALID', `--preset ${config.preset} needs --from <export folder or file>`);
     const from = path.resolve(baseDir, config.from);
-    const idMapFile = path.join(path.dirname(config.rejects), 'migrate-ids.ndjson');
-    const { planPreset } = await import('../presets/index.js');
-    return {
-      plans: await planPreset(config.preset, from, {
-        cwd: baseDir,
-        idMapFile,
-        systemUser: config.systemUser,
-        includeBots: config.includeBots,
-        includeJoinLeave: config.includeJoinLeave,
-        mediaBaseUrl: config.mediaBaseUrl,
-      }),
-      sourcesIdentity: { preset: config.preset, from },
-    };
+    const idMapFile = writeIdMap ? idMapPathOf(config.checkpoint) : undefined;
+    const { preparePreset } = await import('../presets/index.js');
+    const prepared = await preparePreset(config.preset, from, {
+      cwd: baseDir,
+      idMapFile,
+      systemUser: config.systemUser,
+      includeBots: config.includeBots,
+      includeJoinLeave: config.includeJoinLeave,
+      mediaBaseUrl: config.mediaBaseUrl,
+    });
+    const idMap = idMapFile === undefined ? undefined : { path: idMapFile, ...prepared.idMap };
+    return { plans: prepared.plans, sourcesIdentity: { preset: config.preset, from }, idMap };
   }
   const identity = Object.fromEntries(Object.entries(config.sources).map(([k, v]) => [k, { path: v!.path, format: v!.format }]));
   return { plans: await planSources(config.sources, baseDir), sourcesIdentity: identity };

@@ -99,12 +99,14 @@ export const CONFIG_KEYS = {
   },
   checkpoint: {
     kind: 'path', group: 'checkpoint', commands: ['import', 'status'], default: '.migrate-checkpoint.json',
-    flag: '--checkpoint <file>', help: 'checkpoint file: the progress of the run', doc: 'A CI job caches it.',
+    flag: '--checkpoint <file>', help: 'checkpoint file: the progress of the run',
+    doc: 'Missing folders are created; a CI job caches its folder. With a preset, the id mapping file is written ' +
+      'beside it, named after it: `.migrate-checkpoint.ids.ndjson`.',
   },
   rejects: {
     kind: 'path', group: 'checkpoint', commands: READ, default: 'migrate-rejects.ndjson', flag: '--rejects <file>',
     help: 'rejects file: refused records, NDJSON, appended across runs',
-    doc: 'With a preset, the id mapping file `migrate-ids.ndjson` is written beside it.',
+    doc: 'Missing folders are created.',
   },
   checkpointIntervalMs: {
     kind: 'int', min: 0, group: 'checkpoint', commands: IMPORT, default: 200, flag: '--checkpoint-interval-ms <n>',

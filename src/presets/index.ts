@@ -2,11 +2,10 @@
  * Presets: an export exactly as another chat system wrote it -> the four entities, with no
  * hand-written mapping (`--preset slack --from ./export`). Each preset reads the export's small
  * index files and makes one pre-pass over its messages (streaming, keeping id sets and one entry per
- * user the users file lacks), writes the id mapping file, and returns EntityPlans whose inputs read
- * the export again, file by file and record by record, in the API's own field names.
+ * user the users file lacks), writes the id mapping file aside, and returns EntityPlans whose inputs
+ * read the export again, file by file and record by record, in the API's own field names.
  * The layouts and field-by-field mapping are in docs/presets.md and docs/presets/<name>.md.
  */
-import { rm } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
 import type { EntityPlan } from '../sources/plan.js';
 import { PRESET_NAMES, resolveOptions, type PresetContext, type PresetName, type PresetOptions } from './shared/context.js';
@@ -30,7 +29,18 @@ const PLANNERS: Record<PresetName, (ctx: PresetContext) => Promise<EntityPlan[]>
   telegram: planTelegram,
 };
 
-export async function planPreset(name: string, from: string, options: PresetOptions): Promise<EntityPlan[]> {
+/** A preset's plans, and its id mapping file written aside until the run puts it in place. */
+export interface PreparedPreset {
+  plans: EntityPlan[];
+  /** `commit` replaces the id map with this run's; `discard` leaves the one there untouched. */
+  idMap: { commit(): Promise<void>; discard(): Promise<void> };
+}
+
+/**
+ * Plans an export. Without `idMapFile` no id map is written (validate). `import` commits the map
+ * only once it holds the checkpoint of its migration, so a run that is refused replaces nothing.
+ */
+export async function preparePreset(name: string, from: string, options: PresetOptions): Promise<PreparedPreset> {
   if (!(PRESET_NAMES as readonly string[]).includes(name)) {
     throw new ConfigError('CONFIG_INVALID', `unknown preset "${name}": use one of ${PRESET_NAMES.join(', ')}`);
   }
@@ -47,11 +57,17 @@ export async function planPreset(name: string, from: string, options: PresetOpti
   };
   try {
     const plans = await PLANNERS[ctx.preset](ctx);
-    await idMap.close();
-    return plans;
+    await idMap.finish();
+    return { plans, idMap: { commit: () => idMap.commit(), discard: () => idMap.discard() } };
   } catch (error) {
-    await idMap.close().catch(() => undefined);
-    await rm(options.idMapFile, { force: true }).catch(() => undefined);
+    await idMap.discard();
     throw error;
   }
+}
+
+/** Plans an export and puts its id map in place at once (tests, tools that plan without sending). */
+export async function planPreset(name: string, from: string, options: PresetOptions): Promise<EntityPlan[]> {
+  const { plans, idMap } = await preparePreset(name, from, options);
+  await idMap.commit();
+  return plans;
 }

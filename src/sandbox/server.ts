@@ -199,7 +199,8 @@ class Sandbox {
         this.server.closeAllConnections();
       });
       if (this.config.dumpFile) {
-        await writeFile(this.config.dumpFile, JSON.stringify(this.store.snapshot()), 'utf8');
+        // The stored records are someone's chat export: 0600, like every file the tool creates.
+        await writeFile(this.config.dumpFile, JSON.stringify(this.store.snapshot()), { encoding: 'utf8', mode: 0o600 });
       }
     })();
     return this.closing;

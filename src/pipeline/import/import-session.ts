@@ -18,6 +18,8 @@ export interface ImportSessionOptions {
   plans: EntityPlan[];
   /** What identifies the sources in the checkpoint (the configured paths, not the files they match today). */
   sourcesIdentity: unknown;
+  /** A preset's id map written aside: put in place once this run holds its checkpoint, before sending. */
+  idMap?: { commit(): Promise<void> };
   fresh: boolean;
   sinceSec?: number;
   events: RunEvents;
@@ -29,7 +31,8 @@ export interface ImportSessionOptions {
 
 /**
  * One `import` from start to summary: takes the checkpoint lock, opens checkpoint and rejects file
- * (both must be writable before anything is sent), runs the phases, and always saves and unlocks.
+ * (both must be writable before anything is sent; their folders are created), puts the preset's id
+ * map in place, runs the phases, and always saves and unlocks.
  */
 export async function runImportSession(options: ImportSessionOptions): Promise<ImportSummary> {
   const { config } = options;
@@ -64,6 +67,8 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     // Before the first save, so that every checkpoint of this run carries the rejects file's mark.
     checkpoint.keepInStep(rejects);
     await checkpoint.save();
+    // Here the checkpoint is locked, writable and this migration's: the id map becomes this run's.
+    await options.idMap?.commit();
     const { dropped, leftWhole } = rejects.resumed;
     if (dropped > 0) {
       events.info(`${config.rejects}: took out ${dropped} line(s) the interrupted run wrote for records it had not acknowledged; they are read and checked again`);

@@ -8,11 +8,11 @@ import type { IdCache, IdMapWriter } from './ids.js';
 export const PRESET_NAMES = ['sendbird', 'stream', 'slack', 'discord', 'telegram'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
-/** Options of `planPreset`; all but cwd and idMapFile optional. */
+/** Options of `planPreset`; all but cwd optional. */
 export interface PresetOptions {
   cwd: string;
-  /** Where the id mapping file (source id -> new id) is written. */
-  idMapFile: string;
+  /** Where the id mapping file (source id -> new id) is written; none without it. */
+  idMapFile?: string;
   /** uid that sends admin/system/service messages; created as a user when used. Default `system`. */
   systemUser?: string;
   /** Import bot users and bot messages. Default true; when false they are skipped with reason `bot`. */

@@ -14,9 +14,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, rename } from 'node:fs/promises';
-import path from 'node:path';
+import { rename, rm } from 'node:fs/promises';
+import { fsReason, makeFolderFor, STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import type { EntityName } from '../../entities/types.js';
+import { CheckpointError } from '../../errors.js';
 
 export const MAX_ID_LENGTH = 100;
 const HASH_CHARS = 16;
@@ -78,30 +79,39 @@ export class IdCache {
 
 /**
  * The id mapping file: NDJSON lines `{"entity","sourceId","id"}` for every user, group and message
- * a preset creates (members' ids derive from guid and uid). Written to a temporary name and
- * renamed when complete, so a reader never sees half a file.
+ * a preset creates (members' ids derive from guid and uid). Written to a temporary name beside it
+ * (mode 0600) while the preset plans; `commit` renames it into place, so a reader never sees half a
+ * file and a run that does not get to send (locked, another migration's checkpoint) replaces nothing.
+ * Without a file (validate) the lines go nowhere.
  */
 export class IdMapWriter {
-  private readonly temp: string;
+  private readonly temp: string | undefined;
   private out: WriteStream | undefined;
   private pending = '';
   private readonly seen: Record<'users' | 'groups', Set<string>> = { users: new Set(), groups: new Set() };
 
-  constructor(private readonly file: string) {
-    this.temp = `${file}.${process.pid}.tmp`;
+  constructor(private readonly file?: string) {
+    this.temp = file === undefined ? undefined : `${file}.${process.pid}.tmp`;
   }
 
   async open(): Promise<void> {
-    await mkdir(path.dirname(this.file), { recursive: true });
-    this.out = createWriteStream(this.temp, { encoding: 'utf8' });
-    await new Promise<void>((resolve, reject) => {
-      this.out!.once('open', () => resolve());
-      this.out!.once('error', reject);
-    });
+    if (this.temp === undefined) return;
+    const temp = this.temp;
+    try {
+      await makeFolderFor(temp);
+      this.out = createWriteStream(temp, { encoding: 'utf8', mode: STATE_FILE_MODE });
+      await new Promise<void>((resolve, reject) => {
+        this.out!.once('open', () => resolve());
+        this.out!.once('error', reject);
+      });
+    } catch (err) {
+      throw this.unwritable(err);
+    }
   }
 
   /** Adds a line; users and groups once per source id. */
   add(entity: Exclude<EntityName, 'members'>, sourceId: string, id: string): void {
+    if (this.temp === undefined) return;
     if (entity !== 'messages') {
       const seen = this.seen[entity];
       if (seen.has(sourceId)) return;
@@ -124,11 +134,35 @@ export class IdMapWriter {
     if (!ok) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
 
-  async close(): Promise<void> {
+  /** Writes the rest and closes the temporary file; the map is complete but not yet in place. */
+  async finish(): Promise<void> {
     await this.flush();
     const out = this.out;
     if (out === undefined) return;
+    this.out = undefined;
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-    await rename(this.temp, this.file);
+  }
+
+  /** Puts the finished map in place, replacing the previous run's. */
+  async commit(): Promise<void> {
+    if (this.temp === undefined || this.file === undefined) return;
+    await rename(this.temp, this.file).catch((err: unknown) => {
+      throw this.unwritable(err);
+    });
+  }
+
+  /** Takes out the temporary file: the map is not this run's to put in place. */
+  async discard(): Promise<void> {
+    await this.finish().catch(() => undefined);
+    if (this.temp !== undefined) await rm(this.temp, { force: true }).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.finish();
+    await this.commit();
+  }
+
+  private unwritable(err: unknown): CheckpointError {
+    return new CheckpointError('IDMAP_UNWRITABLE', `cannot write the id mapping file ${this.file}: ${fsReason(err)}`);
   }
 }
