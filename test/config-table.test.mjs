@@ -50,7 +50,9 @@ test('each flag lands on its key in the flags layer (--skip-bots sets includeBot
 });
 
 test('the layer check refuses an unknown key, checks every key of the table and accepts the example', () => {
-  assert.throws(() => checkConfigLayer({ batchSzie: 10 }, 'f'), /f: "batchSzie" is not a known key \(known: appId, /);
+  // A near miss is named (issue 13: did-you-mean); a key near none lists the known ones.
+  assert.throws(() => checkConfigLayer({ batchSzie: 10 }, 'f'), /f: "batchSzie" is not a known key; did you mean "batchSize"\?/);
+  assert.throws(() => checkConfigLayer({ colour: 10 }, 'f'), /f: "colour" is not a known key \(known: appId, /);
   assert.throws(() => checkConfigLayer({ toString: 'x' }, 'f'), /"toString" is not a known key/);
   assert.throws(() => checkConfigLayer({ ['__proto__']: {} }, 'f'), /"__proto__" is not a known key/);
   for (const key of CONFIG_KEY_NAMES) {

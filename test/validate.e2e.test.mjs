@@ -224,7 +224,8 @@ test('--max-errors with a value that is not a whole number is a usage error', as
   for (const value of ['abc', '2x', '0']) {
     const run = await validateIn('records', ['--json', '--max-errors', value]);
     assert.equal(run.code, 2, `--max-errors ${value}: exit ${run.code}`);
-    assert.equal(run.stdout, '');
+    // --json answers even a usage error with one JSON document (issue 13).
+    assert.deepEqual(Object.keys(JSON.parse(run.stdout)), ['error']);
     assert.match(run.stderr, /--max-errors.*must be a whole number/);
   }
 });

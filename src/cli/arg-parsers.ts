@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
-import type { KeyKind } from '../config/keys.js';
+import type { KeySpec } from '../config/keys.js';
+import { intProblem } from '../config/schema.js';
 import { toUnixSeconds } from '../entities/timestamps.js';
 
 /** Flag value parsers: a bad value is commander's usage error (exit 2), naming the flag. */
@@ -35,10 +36,21 @@ export const sinceTime = (value: string): number => {
 };
 
 /**
- * The parser of a config key's flag, by the key's kind. A whole number takes any value from 0 here: the
- * key's own range is checked with the other layers, so the message is the same wherever the value came from.
+ * The parser of a config key's flag, by the key's entry in the table: a value out of the key's range is
+ * commander's usage error (exit 2) naming the flag, in the words the layer check uses for a config file.
  */
-export const CONFIG_FLAG_PARSERS: Partial<Record<KeyKind, (value: string) => unknown>> = {
-  int: wholeNumber(0),
-  rate: requestsPerMinute,
-};
+export function configFlagParser(spec: KeySpec): ((value: string) => unknown) | undefined {
+  switch (spec.kind) {
+    case 'int':
+      return (value: string): number => {
+        const n = value.trim() === '' ? NaN : Number(value);
+        const problem = intProblem(spec, n);
+        if (problem !== undefined) throw new InvalidArgumentError(`It ${problem}.`);
+        return n;
+      };
+    case 'rate':
+      return requestsPerMinute;
+    default:
+      return undefined;
+  }
+}

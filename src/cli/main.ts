@@ -4,6 +4,7 @@ import { ExitCode } from '../errors.js';
 import { registerDemoCommand } from './demo-command.js';
 import { keepHeapSmall } from './heap-budget.js';
 import { registerImportCommand } from './import-command.js';
+import { printJsonError } from './run-command.js';
 import { registerSandboxCommand } from './sandbox-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerValidateCommand } from './validate-command.js';
@@ -29,12 +30,27 @@ program.hook('preAction', (_program, action) => {
   if (action.name() !== 'sandbox') keepHeapSmall();
 });
 
+/** Whether --json was given: the command line could not be parsed, so its words are looked at as they are. */
+function wantsJson(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
+}
+
+/** commander's `commander.invalidArgument` as `USAGE_INVALID_ARGUMENT`. */
+const usageCode = (code: string) =>
+  `USAGE_${code.replace(/^commander\./, '').replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) {
     // Help and --version are not errors; everything else commander throws is a usage error.
     process.exitCode = err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    // commander has printed the error on stderr; a --json run still answers with one document on stdout.
+    if (err.exitCode !== 0 && wantsJson(process.argv.slice(2))) {
+      const message = err.message.replace(/^error: /, '').replaceAll('\n', ' ');
+      printJsonError({ code: usageCode(err.code), message, exitCode: ExitCode.usage });
+    }
   } else {
     throw err;
   }

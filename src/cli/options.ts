@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { CONFIG_FLAG_PARSERS } from './arg-parsers.js';
+import { configFlagParser } from './arg-parsers.js';
 import {
   CONFIG_KEY_NAMES,
   shownDefaultOf,
@@ -36,7 +36,7 @@ function configOption(spec: KeySpec & { flag: string }): Option {
   const shown = spec.kind === 'bool' ? undefined : shownDefaultOf(spec);
   if (shown !== undefined) help += ` (default ${shown})`;
   const option = new Option(spec.flag, help);
-  const parse = CONFIG_FLAG_PARSERS[spec.kind];
+  const parse = configFlagParser(spec);
   return parse ? option.argParser(parse) : option;
 }
 

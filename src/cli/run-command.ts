@@ -1,3 +1,5 @@
+import { Command } from 'commander';
+import { ConfigProblemsError } from '../config/problems.js';
 import { ExitCode, MigrationError } from '../errors.js';
 
 /** Secrets that must never reach the terminal, even inside an error message from a dependency. */
@@ -13,21 +15,50 @@ export function redact(text: string): string {
   return out;
 }
 
+/** The `error` of the one JSON document a `--json` run prints when it fails. */
+export interface JsonError {
+  code: string;
+  message: string;
+  exitCode: number;
+  hint?: string;
+  /** Each config problem, when there were several. */
+  problems?: string[];
+}
+
+/** Prints `{"error": {...}}` on stdout: a `--json` run answers with one document, whatever went wrong. */
+export function printJsonError(error: JsonError, stdout: NodeJS.WritableStream = process.stdout): void {
+  stdout.write(redact(`${JSON.stringify({ error })}\n`));
+}
+
 /**
  * The one place that turns an error into words and an exit code. A MigrationError prints its message
  * (and hint), never a stack trace; anything else is a bug, reported as such with its message only
- * (set CHAT_MIGRATE_DEBUG=1 for the stack).
+ * (set CHAT_MIGRATE_DEBUG=1 for the stack). With `json`, the same error is also one JSON document on stdout.
  */
-export function reportFatal(err: unknown, stderr: NodeJS.WritableStream, env: NodeJS.ProcessEnv): number {
+export function reportFatal(
+  err: unknown,
+  stderr: NodeJS.WritableStream,
+  env: NodeJS.ProcessEnv,
+  json = false,
+): number {
   if (err instanceof MigrationError) {
     const where = err.location?.file ? `${err.location.file}${err.location.line ? `:${err.location.line}` : ''}: ` : '';
-    stderr.write(redact(`error: ${where}${err.message} [${err.code}]\n`));
+    // The code goes on the first line; the lines after it (one per config problem) follow as they are.
+    const [first, ...rest] = err.message.split('\n');
+    stderr.write(redact(`error: ${where}${first} [${err.code}]\n${rest.map((l) => `${l}\n`).join('')}`));
     if (err.hint) stderr.write(redact(`  ${err.hint}\n`));
+    if (json) {
+      const several = err instanceof ConfigProblemsError && err.problems.length > 1;
+      const problems = several ? err.problems.map((p) => p.message) : undefined;
+      const { code, exitCode, hint } = err;
+      printJsonError({ code, message: `${where}${err.message}`, exitCode, hint, problems });
+    }
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
   stderr.write(redact(`error: unexpected failure: ${message}\n  this is a bug in chat-migrate; please report it with the command you ran\n`));
   if (env.CHAT_MIGRATE_DEBUG && err instanceof Error && err.stack) stderr.write(redact(`${err.stack}\n`));
+  if (json) printJsonError({ code: 'UNEXPECTED', message, exitCode: ExitCode.fatal });
   return ExitCode.fatal;
 }
 
@@ -38,7 +69,9 @@ export function runCommand<A extends unknown[]>(action: (...args: A) => Promise<
     try {
       code = await action(...args);
     } catch (err) {
-      code = reportFatal(err, process.stderr, process.env);
+      // commander passes the command last: its --json decides whether the error is also printed as JSON.
+      const command = args.findLast((a): a is Command => a instanceof Command);
+      code = reportFatal(err, process.stderr, process.env, Boolean(command?.opts().json));
     }
     process.exitCode = code;
   };

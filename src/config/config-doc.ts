@@ -6,6 +6,7 @@ import { ENTITY_ORDER } from '../entities/types.js';
 import {
   CONFIG_KEY_NAMES,
   KEY_GROUPS,
+  KNOWN_REGIONS,
   shownDefaultOf,
   specOf,
   type ConfigKey,
@@ -45,8 +46,13 @@ key in \`package.json\`; or given with \`--config FILE\`. Layers, each overridin
 defaults < config file < environment < flags. The environment variables are
 ${envVars.map(code).join(', ')}.
 
-Every layer is checked key by key before anything is read or sent: an unknown key, a wrong type or a
-missing key is an error that names the key. Relative paths in a config file resolve from the file's
+Every layer is checked key by key before anything is read or sent, and every problem is reported at
+once, one per line, naming the layer and the key: an unknown key (with the nearest known one:
+\`"batchSzie" is not a known key; did you mean "batchSize"?\`, in \`sources\` too), a wrong type, a
+missing key, a \`region\` other than ${KNOWN_REGIONS.map(code).join(', ')}. A file that is not valid JSON or
+YAML is reported with its line and column (\`.migrate.config.json:4:3: invalid JSON: expected ',' or '}'
+after property value\`). A bad flag value is a usage error naming the flag (exit 2); the same value in
+a config file is a config error (exit 1). Relative paths in a config file resolve from the file's
 folder; in flags, from the working directory.
 
 \`.migrate.config.example.json\` shows every key; \`null\` leaves a key unset, and the keys \`//\`,

@@ -9,6 +9,8 @@ import { EXAMPLE_SOURCES } from './sources-schema.js';
 /** The hosted service's documented limits (import-api.md "Limits"). */
 export const MAX_BATCH_SIZE = 50;
 export const DEFAULT_REQUESTS_PER_MINUTE = 60;
+/** The hosted service's regions (the vendor's OpenAPI file, `servers[].variables.region.enum`). */
+export const KNOWN_REGIONS = ['us', 'eu', 'in'] as const;
 
 /** How a value is checked; string, path and url are all non-empty strings (URLs are checked when used). */
 export type KeyKind = 'string' | 'path' | 'url' | 'int' | 'bool' | 'rate' | 'sources';
@@ -72,7 +74,8 @@ export const CONFIG_KEYS = {
   },
   region: {
     kind: 'string', group: 'connection', commands: IMPORT, env: 'MIGRATE_REGION', flag: '--region <region>',
-    help: 'region: us, eu, in', example: 'us',
+    help: `region: ${KNOWN_REGIONS.join(', ')}`, example: 'us',
+    doc: 'Any other region is an error, or only a warning when `baseUrl` is set (the region is then not used).',
   },
   apiKey: {
     kind: 'string', group: 'connection', commands: IMPORT, env: 'MIGRATE_API_KEY', flag: '--api-key <key>',
@@ -85,8 +88,8 @@ export const CONFIG_KEYS = {
     alwaysSet: true, shownDefault: 'https://<appId>.api-<region>.cometchat.io',
     help: 'service base URL: https://, or http:// to a loopback sandbox',
     doc:
-      'The tool appends `/v3.0/data_import/<entity>`. Any other `http://` is refused: ' +
-      'the key would travel in clear.',
+      'The tool appends `/v3.0/data_import/<entity>`. Any other `http://` is refused by import: ' +
+      'the key would travel in clear (validate, which sends nothing, only warns).',
     example: 'https://12345abcde.api-us.cometchat.io',
   },
   sources: {

@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { cosmiconfig, getDefaultSearchPlaces } from 'cosmiconfig';
 import { ConfigError } from '../errors.js';
+import { findConfigFile, type FoundConfigFile } from './config-file.js';
 import { CONFIG_KEY_NAMES, DEFAULTS, specOf, type MigrateConfig } from './keys.js';
-import { checkConfigLayer, valueFromText } from './schema.js';
-
-const MODULE_NAME = 'migrate';
+import { ConfigProblems } from './problems.js';
+import { collectConfigLayer, valueFromText } from './schema.js';
+import { checkTarget } from './target.js';
 
 export interface LoadConfigOptions {
   cwd: string;
@@ -14,7 +14,10 @@ export interface LoadConfigOptions {
   env: NodeJS.ProcessEnv;
   /** Settings given as flags; they win over the environment and the file. */
   flags: Record<string, unknown>;
-  /** import needs a key and a target; validate and status work offline without either. */
+  /**
+   * import sends: it needs a key and a target, and refuses plain http off loopback. validate and
+   * status work offline without either, and only warn of a target import would refuse.
+   */
   requireApiKey: boolean;
 }
 
@@ -28,15 +31,30 @@ export interface LoadedConfig {
   warnings: string[];
 }
 
-/** Merges defaults < config file < environment < flags, checking each layer; resolves paths. */
+const ENV = 'the environment';
+const FLAGS = 'command-line flags';
+
+/**
+ * Merges defaults < config file < environment < flags, checking each layer; resolves paths. Every
+ * problem found in any layer is thrown at once, as one ConfigError (a ConfigProblemsError).
+ */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const warnings: string[] = [];
-  const found = await findConfigFile(options);
-  const fileLayer = found ? checkConfigLayer(found.config ?? {}, found.display) : {};
+  const problems = new ConfigProblems();
+  let found: FoundConfigFile | undefined;
+  let fileRead = true;
+  try {
+    found = await findConfigFile(options.cwd, options.configFile);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    // The environment and the flags are still checked; what the file would have set is not known.
+    problems.add('config', err.message, err.code);
+    fileRead = false;
+  }
+  const fileLayer = found ? collectConfigLayer(found.config ?? {}, found.display, problems) : {};
   const baseDir = found ? path.dirname(found.filepath) : options.cwd;
-
-  const envLayer = checkConfigLayer(readEnvLayer(options.env), 'the environment');
-  const flagLayer = checkConfigLayer(options.flags, 'command-line flags');
+  const envLayer = collectConfigLayer(readEnvLayer(options.env), ENV, problems);
+  const flagLayer = collectConfigLayer(options.flags, FLAGS, problems);
 
   if (found && typeof fileLayer.apiKey === 'string') {
     const mode = statSync(found.filepath).mode;
@@ -56,15 +74,19 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     if (specOf(key).kind !== 'path' || typeof value !== 'string') continue;
     values[key] = path.resolve(flagLayer[key] === undefined ? baseDir : options.cwd, value);
   }
-  // validate and status work offline: a target is checked when given, and needed only to send.
-  const hasTarget = Boolean(merged.baseUrl || (merged.appId && merged.region));
-  merged.baseUrl = options.requireApiKey || hasTarget ? resolveBaseUrl(merged) : '';
-  if (options.requireApiKey && !merged.apiKey) {
-    throw new ConfigError(
-      'CONFIG_MISSING_API_KEY',
-      'apiKey is missing: set MIGRATE_API_KEY (preferred), or "apiKey" in the config file',
-    );
+  if (fileRead) {
+    const layerOf = (key: keyof MigrateConfig) =>
+      key in flagLayer ? FLAGS : key in envLayer ? ENV : (found?.display ?? 'the config file');
+    merged.baseUrl = checkTarget(merged, { sends: options.requireApiKey, layerOf, problems, warnings });
+    if (options.requireApiKey && !merged.apiKey && !problems.touches('apiKey')) {
+      problems.add(
+        'apiKey',
+        'apiKey is missing: set MIGRATE_API_KEY (preferred), or "apiKey" in the config file',
+        'CONFIG_MISSING_API_KEY',
+      );
+    }
   }
+  problems.throwIfAny();
   return { config: merged as MigrateConfig, baseDir, file: found?.filepath, warnings };
 }
 
@@ -77,57 +99,4 @@ function readEnvLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
     if (text !== undefined && text !== '') layer[key] = valueFromText(kind, text);
   }
   return layer;
-}
-
-async function findConfigFile(options: LoadConfigOptions) {
-  const explorer = cosmiconfig(MODULE_NAME, {
-    // The product's documented file name is not among cosmiconfig's defaults (STACK.md).
-    searchPlaces: ['.migrate.config.json', ...getDefaultSearchPlaces(MODULE_NAME)],
-    searchStrategy: 'none',
-  });
-  try {
-    const result = options.configFile
-      ? await explorer.load(path.resolve(options.cwd, options.configFile))
-      : await explorer.search(options.cwd);
-    if (!result) return undefined;
-    return { ...result, display: path.relative(options.cwd, result.filepath) || result.filepath };
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const where = options.configFile ?? 'the config file';
-    if (e.code === 'ENOENT') throw new ConfigError('CONFIG_NOT_FOUND', `config file not found: ${where}`);
-    // cosmiconfig's parse errors name the file and position; keep its first line only.
-    const first = String(e.message ?? e).split('\n')[0];
-    throw new ConfigError('CONFIG_UNREADABLE', `cannot read ${where}: ${first}`);
-  }
-}
-
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-
-/** The service URL: `baseUrl`, else built from appId and region. Only https, or http to a loopback sandbox. */
-export function resolveBaseUrl(config: Partial<MigrateConfig>): string {
-  let raw = config.baseUrl;
-  if (!raw) {
-    if (!config.appId || !config.region) {
-      throw new ConfigError('CONFIG_MISSING_TARGET', 'set appId and region (or baseUrl) to say where to import');
-    }
-    raw = `https://${config.appId}.api-${config.region}.cometchat.io`;
-  }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('CONFIG_INVALID', `"baseUrl" is not a valid URL: ${raw}`);
-  }
-  if (url.username || url.password) throw new ConfigError('CONFIG_INVALID', '"baseUrl" must not carry credentials');
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
-    throw new ConfigError(
-      'CONFIG_INSECURE_URL',
-      `"baseUrl" uses plain http to ${url.hostname}: the API key would travel unencrypted. ` +
-        'Use https:// (http is allowed only for a loopback sandbox)',
-    );
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigError('CONFIG_INVALID', `"baseUrl" must be an https:// URL, not ${url.protocol}`);
-  }
-  return url.toString().replace(/\/+$/, '');
 }

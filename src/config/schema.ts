@@ -1,7 +1,16 @@
 /** Checks each layer of settings against the key table (keys.ts). */
-import { ConfigError } from '../errors.js';
-import { CONFIG_KEY_NAMES, CONFIG_KEYS, specOf, type ConfigKey, type KeyKind, type MigrateConfig } from './keys.js';
+import {
+  CONFIG_KEY_NAMES,
+  CONFIG_KEYS,
+  specOf,
+  type ConfigKey,
+  type KeyKind,
+  type KeySpec,
+  type MigrateConfig,
+} from './keys.js';
+import { ConfigProblems, keyProblem } from './problems.js';
 import { checkSources, isPlainObject } from './sources-schema.js';
+import { unknownKeyText } from './suggest.js';
 
 // The run's config type, where its users have always found it.
 export type { MigrateConfig } from './keys.js';
@@ -9,56 +18,78 @@ export type { MigrateConfig } from './keys.js';
 /** Keys a config file may carry for editors and humans; ignored. */
 const IGNORED_KEYS = new Set(['$schema', '//', 'comment']);
 
-const fail = (where: string, key: string, message: string): never => {
-  throw new ConfigError('CONFIG_INVALID', `${where}: "${key}" ${message}`);
-};
-
 export const isConfigKey = (key: string): key is ConfigKey => Object.hasOwn(CONFIG_KEYS, key);
+
+/** Marks a value that failed its check: the problem is recorded, the key left out of the layer. */
+const INVALID = Symbol('invalid');
 
 /**
  * Checks one layer of raw settings (a config file, the environment or flags) key by key, so that an
- * unknown key or a wrong type is reported before anything is read or sent.
+ * unknown key or a wrong type is reported before anything is read or sent. Throws every problem at once.
  */
 export function checkConfigLayer(raw: unknown, where: string): Partial<MigrateConfig> {
-  if (!isPlainObject(raw)) throw new ConfigError('CONFIG_INVALID', `${where}: the configuration must be a JSON object`);
+  const problems = new ConfigProblems();
+  const layer = collectConfigLayer(raw, where, problems);
+  problems.throwIfAny();
+  return layer;
+}
+
+/** Checks one layer as checkConfigLayer does, adding its problems to `problems`; bad keys are left out. */
+export function collectConfigLayer(raw: unknown, where: string, problems: ConfigProblems): Partial<MigrateConfig> {
+  if (!isPlainObject(raw)) {
+    problems.add(where, `${where}: the configuration must be a JSON object`);
+    return {};
+  }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (IGNORED_KEYS.has(key)) continue;
-    if (!isConfigKey(key)) return fail(where, key, `is not a known key (known: ${CONFIG_KEY_NAMES.join(', ')})`);
+    if (!isConfigKey(key)) {
+      problems.add(key, keyProblem(where, key, unknownKeyText(key, CONFIG_KEY_NAMES)));
+      continue;
+    }
     // null leaves a key unset, so an example file can show every key without setting it.
     if (value === undefined || value === null) continue;
-    out[key] = checkValue(where, key, value);
+    const checked = checkValue(where, key, value, problems);
+    if (checked !== INVALID) out[key] = checked;
   }
   return out as Partial<MigrateConfig>;
 }
 
-function checkValue(where: string, key: ConfigKey, value: unknown): unknown {
+/** What is wrong with a whole number for this key, or undefined: the layer check and the flag parser share it. */
+export function intProblem(spec: KeySpec, value: unknown): string | undefined {
+  const min = spec.min ?? 1;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    return `must be a whole number${min > 0 ? ` of at least ${min}` : min === 0 ? ' (0 or more)' : ''}`;
+  }
+  if (spec.max !== undefined && value > spec.max) {
+    return `must be at most ${spec.max}${spec.maxWhy ? ` (${spec.maxWhy})` : ''}`;
+  }
+  return undefined;
+}
+
+function checkValue(where: string, key: ConfigKey, value: unknown, problems: ConfigProblems): unknown {
   const spec = specOf(key);
+  const fail = (text: string) => {
+    problems.add(key, keyProblem(where, key, text));
+    return INVALID;
+  };
   switch (spec.kind) {
     case 'string':
     case 'path':
     case 'url':
-      if (typeof value !== 'string' || value === '') fail(where, key, 'must be a non-empty string');
-      return value;
+      return typeof value === 'string' && value !== '' ? value : fail('must be a non-empty string');
     case 'bool':
-      if (typeof value !== 'boolean') fail(where, key, 'must be true or false');
-      return value;
+      return typeof value === 'boolean' ? value : fail('must be true or false');
     case 'int': {
-      const min = spec.min ?? 1;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-        fail(where, key, `must be a whole number${min > 0 ? ` of at least ${min}` : ''}`);
-      }
-      if (spec.max !== undefined && (value as number) > spec.max) {
-        fail(where, key, `must be at most ${spec.max}${spec.maxWhy ? ` (${spec.maxWhy})` : ''}`);
-      }
-      return value;
+      const problem = intProblem(spec, value);
+      return problem === undefined ? value : fail(problem);
     }
     case 'rate':
-      if (value === 'auto') return value;
-      if (typeof value !== 'number' || !(value > 0)) fail(where, key, 'must be a positive number or "auto"');
-      return value;
+      return value === 'auto' || (typeof value === 'number' && value > 0)
+        ? value
+        : fail('must be a positive number or "auto"');
     case 'sources':
-      return checkSources(where, value);
+      return checkSources(where, value, problems) ?? INVALID;
   }
 }
 

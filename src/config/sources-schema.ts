@@ -2,8 +2,9 @@
  * The `sources` key's own shape: one entry per entity, each `{ path, format, map, deletion }`. Its
  * fields are described once here, for the checks and for the reference page.
  */
-import { ConfigError } from '../errors.js';
 import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
+import { keyProblem, type ConfigProblems } from './problems.js';
+import { didYouMean, similarWords, unknownKeyText } from './suggest.js';
 import type { SourceConfig, SourcesConfig } from './types.js';
 
 /** The fields of one entity's source, in the order the reference page shows them. */
@@ -37,53 +38,66 @@ export const EXAMPLE_SOURCES = {
   },
 } as const;
 
-const fail = (where: string, key: string, message: string): never => {
-  throw new ConfigError('CONFIG_INVALID', `${where}: "${key}" ${message}`);
-};
-
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const known = (fields: object) => `is not a known key (known: ${Object.keys(fields).join(', ')})`;
-
-/** Checks `sources` of one layer; `where` names the layer in messages. */
-export function checkSources(where: string, value: unknown): SourcesConfig {
-  if (!isPlainObject(value)) fail(where, 'sources', 'must be an object with keys users, groups, members, messages');
+/**
+ * Checks `sources` of one layer, adding a problem for each thing wrong with it; `where` names the layer.
+ * Returns undefined when it is not an object of entities at all.
+ */
+export function checkSources(where: string, value: unknown, problems: ConfigProblems): SourcesConfig | undefined {
+  const fail = (at: string, text: string) => problems.add(at, keyProblem(where, at, text));
+  if (!isPlainObject(value)) {
+    fail('sources', 'must be an object with keys users, groups, members, messages');
+    return undefined;
+  }
   const out: SourcesConfig = {};
-  for (const [entity, spec] of Object.entries(value as Record<string, unknown>)) {
+  for (const [entity, spec] of Object.entries(value)) {
     if (!ENTITY_ORDER.includes(entity as EntityName)) {
-      fail(where, `sources.${entity}`, `is not an entity (use ${ENTITY_ORDER.join(', ')})`);
+      const guess = didYouMean(entity, ENTITY_ORDER);
+      fail(`sources.${entity}`, `is not an entity${guess || ` (use ${ENTITY_ORDER.join(', ')})`}`);
+      continue;
     }
-    out[entity as EntityName] = checkSource(where, `sources.${entity}`, spec);
+    const source = checkSource(`sources.${entity}`, spec, fail);
+    if (source !== undefined) out[entity as EntityName] = source;
   }
   return out;
 }
 
-function checkSource(where: string, at: string, spec: unknown): SourceConfig {
+function checkSource(at: string, spec: unknown, fail: (at: string, text: string) => void): SourceConfig | undefined {
   if (typeof spec === 'string' || Array.isArray(spec)) spec = { path: spec };
-  if (!isPlainObject(spec)) return fail(where, at, 'must be an object like {"path": "users.csv"}');
-  for (const key of Object.keys(spec)) {
-    if (!Object.hasOwn(SOURCE_FIELDS, key)) fail(where, `${at}.${key}`, known(SOURCE_FIELDS));
+  if (!isPlainObject(spec)) {
+    fail(at, 'must be an object like {"path": "users.csv"}');
+    return undefined;
   }
+  const unknown = Object.keys(spec).filter((key) => !Object.hasOwn(SOURCE_FIELDS, key));
+  for (const key of unknown) fail(`${at}.${key}`, unknownKeyText(key, Object.keys(SOURCE_FIELDS)));
   const { path, format, map, deletion } = spec;
   const pathOk =
     (typeof path === 'string' && path !== '') ||
     (Array.isArray(path) && path.length > 0 && path.every((p) => typeof p === 'string' && p !== ''));
-  if (!pathOk) fail(where, `${at}.path`, 'must be a file, a list of files or a glob');
+  // A misspelled "path" is reported once, as the misspelling.
+  const pathMisspelled = path === undefined && unknown.some((key) => similarWords(key, ['path']).length > 0);
+  if (!pathOk && !pathMisspelled) fail(`${at}.path`, 'must be a file, a list of files or a glob');
   if (format !== undefined && !(SOURCE_FORMATS as readonly unknown[]).includes(format)) {
-    fail(where, `${at}.format`, `must be one of ${SOURCE_FORMATS.join(', ')}`);
+    fail(`${at}.format`, `must be one of ${SOURCE_FORMATS.join(', ')}`);
   }
   if (map !== undefined) {
-    if (!isPlainObject(map)) fail(where, `${at}.map`, 'must be an object of "target field": "source field"');
-    for (const [k, v] of Object.entries(map as object)) {
-      if (typeof v !== 'string' || v === '') fail(where, `${at}.map.${k}`, 'must name a source field');
+    if (!isPlainObject(map)) fail(`${at}.map`, 'must be an object of "target field": "source field"');
+    else {
+      for (const [k, v] of Object.entries(map)) {
+        if (typeof v !== 'string' || v === '') fail(`${at}.map.${k}`, 'must name a source field');
+      }
     }
   }
   if (deletion !== undefined) {
-    if (!isPlainObject(deletion)) fail(where, `${at}.deletion`, 'must be an object');
-    for (const [k, v] of Object.entries(deletion as object)) {
-      if (!Object.hasOwn(DELETION_FIELDS, k)) fail(where, `${at}.deletion.${k}`, known(DELETION_FIELDS));
-      if (typeof v !== 'string') fail(where, `${at}.deletion.${k}`, 'must be a string');
+    if (!isPlainObject(deletion)) fail(`${at}.deletion`, 'must be an object');
+    else {
+      for (const [k, v] of Object.entries(deletion)) {
+        if (!Object.hasOwn(DELETION_FIELDS, k)) {
+          fail(`${at}.deletion.${k}`, unknownKeyText(k, Object.keys(DELETION_FIELDS)));
+        } else if (typeof v !== 'string') fail(`${at}.deletion.${k}`, 'must be a string');
+      }
     }
   }
   return spec as unknown as SourceConfig;
