@@ -48,7 +48,7 @@ test('a JSON config with a syntax error names the file, line:column and the reas
     const dir = await workspace(text);
     const result = await run(['validate'], dir);
     assert.equal(result.code, 1, result.stderr);
-    assert.match(result.stderr, message);
+    assert.match(result.stderr, /** @type {RegExp} */ (message));
     assert.doesNotMatch(result.stderr, STACK);
   }
 });
@@ -127,7 +127,7 @@ test('a bad flag value is a usage error (exit 2) naming the flag; in the file, a
   for (const [flag, value, message] of flags) {
     const result = await run(['import', flag, value], dir);
     assert.equal(result.code, 2, `${flag} ${value}: ${result.stderr}`);
-    assert.match(result.stderr, message);
+    assert.match(result.stderr, /** @type {RegExp} */ (message));
   }
   assert.equal((await run(['import', '--retries', '0', '--checkpoint-interval-ms', '0', '--dry-run'], dir)).code, 0);
   await writeConfig(dir, { sources: { users: 'users.csv' }, baseUrl: 'http://127.0.0.1:9', batchSize: 100 });
