@@ -84,7 +84,7 @@ export function memberRecord(i, users, groups) {
   };
 }
 
-function messageRecord(i, users, groups, rand) {
+export function messageRecord(i, users, groups, rand) {
   const toGroup = rand() < 0.7;
   const sender = Math.floor(rand() * users);
   let receiver = Math.floor(rand() * (toGroup ? groups : users));

@@ -16,7 +16,9 @@ CSV and a JSON array; \`--scale 0.1\` for a quick run, \`--messages-3m\` for the
 runs every measurement in child processes of one run, prints the table below, writes
 \`bench/results.json\` and this page from it. Ratios are taken within the run: each format's parse floor
 is measured before validate, after each of validate's three runs, and after import; each run is
-compared with the two floors around it, and validate's figure is the median of its three. How to read
+compared with the two floors around it, and validate's figure is the median of its three. The \`files\`
+section imports two exports of many small files (2,000 NDJSON files of 1-9 messages; a Slack
+workspace of 3,000 day files) and counts each phase's requests against ceil(N/50). How to read
 each row is in [the bench README](../bench/README-bench.md).`;
 
 const NOTES = `## What the figures say, and what is still open
@@ -68,16 +70,20 @@ function describeRun(results) {
   const { machine: m, code: c, parameters: p } = results;
   const dirty = c.dirty ? ' + uncommitted src changes' : '';
   const code = `commit ${c.commit ?? '?'}${dirty}, dist built ${c.distBuiltAt ?? 'never'}`;
+  // A run of the `files` section alone reads neither the main export nor the rate-limited sandbox.
+  const filesOnly = p.sections.every((s) => s === 'files') && !p.messages3m;
   const lines = [
     `- run: ${results.startedAt}, took ${results.totalSeconds} s`,
     `- machine: ${m.cpus} x ${m.cpuModel}, node ${m.node}, ${m.totalMemoryMB} MB RAM, ${m.platform}`,
     `- code: ${code}${c.distStale ? ' (dist/ OLDER than src/)' : ''}`,
-    `- scale ${p.scale}: ${num(p.users)} users, ${num(p.groups)} groups, ${num(p.members)} members, `
-      + `${num(p.messages)} messages`,
+    filesOnly ? undefined : `- scale ${p.scale}: ${num(p.users)} users, ${num(p.groups)} groups, `
+      + `${num(p.members)} members, ${num(p.messages)} messages`,
     `- sections: ${p.sections.join(', ')}${p.messages3m ? '; with --messages-3m (memory at 3x the messages)' : ''}`,
-    `- rate runs: R = ${num(p.rate)} a minute, ${p.latencyMs} ms latency, ${p.rateSeconds} s fixed and `
-      + `${p.autoSeconds} s auto; concurrency ${p.concurrency}; validate runs ${p.repeat} per format`,
-  ];
+    filesOnly
+      ? `- concurrency ${p.concurrency}`
+      : `- rate runs: R = ${num(p.rate)} a minute, ${p.latencyMs} ms latency, ${p.rateSeconds} s fixed and `
+        + `${p.autoSeconds} s auto; concurrency ${p.concurrency}; validate runs ${p.repeat} per format`,
+  ].filter((line) => line !== undefined);
   const after = results.codeAtEnd;
   if (after) {
     const now = `now commit ${after.commit}, dist built ${after.distBuiltAt}`;

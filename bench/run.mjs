@@ -10,13 +10,14 @@ import { BENCH, ROOT, RUN_DIR } from './children.mjs';
 import { busyNote, createMeasurements } from './measure.mjs';
 import { formatProfile, summariseProfile } from './cpu-profile.mjs';
 import { ensureDataset } from './generate.mjs';
+import { measureManyFiles } from './files-section.mjs';
 import { measureFormats } from './format-runs.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
 import { formatTable, mb, num, pct } from './table.mjs';
 import { renderPerformanceDoc } from './performance-doc.mjs';
 
 const FORMATS = ['ndjson', 'csv', 'json'];
-const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive'];
+const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files'];
 
 const { values: opts } = parseArgs({
   options: {
@@ -118,7 +119,10 @@ log(`code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src change
 if (code.distStale) log('warning: src/ is newer than dist/: the bench runs dist/ (npm run build first)');
 log(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages`);
 
-const ds = ensureDataset({ ...main, formats: FORMATS }, log);
+// The main export (620 MB at scale 1) only for the sections that read it: `--only files` stays quick.
+const readsMain = ['floor', 'validate', 'import', 'naive'].some((s) => only.has(s));
+const needsMain = readsMain || opts['messages-3m'] || opts.profile;
+const ds = needsMain ? ensureDataset({ ...main, formats: FORMATS }, log) : undefined;
 // Per format: a floor, validate (--repeat times, a floor after each), import, a floor (format-runs.mjs).
 let ceiling;
 if (only.has('import')) {
@@ -236,6 +240,9 @@ if (only.has('naive')) {
   row('naive', `naive script throughput (sequential, no validation)`, `${num(nBig.perSec)} rec/s, ${nBig.failed} failed requests; tool import json ${num(imports.json?.perSec ?? totalRecords(main) / (tBig.ms / 1000))} rec/s${busyNote(nBig, tBig)}`, '-', null);
   details.naive = { small: nSmall, big: nBig, toolSmallRss: tSmall.rss, toolBigRss: tBig.rss };
 }
+
+// Exports of many small files: requests against ceil(N/50) per phase, not time (issue 14).
+if (only.has('files')) details.files = await measureManyFiles({ concurrency, log, row });
 
 if (opts.profile) {
   mkdirSync(path.join(RUN_DIR, 'profiles'), { recursive: true });

@@ -1,10 +1,10 @@
 // Shared test helpers: a real sandbox on a loopback port, real files, the built CLI as a child process.
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSandbox } from '../dist/sandbox/index.js';
+import { mulberry32, startSandbox } from '../dist/sandbox/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'chat-migrate.js');
@@ -131,4 +131,60 @@ export async function generatedWorkspace(sb, sizes) {
   const { counts, sources } = await writeGeneratedExport(dir, sizes);
   await writeConfig(dir, { baseUrl: sb.url, sources, concurrency: 2, requestsPerMinute: 1e9 });
   return { dir, counts };
+}
+
+/**
+ * An export whose messages are spread over `files` small NDJSON files (messages/part-NNNN.ndjson, read
+ * in that order) of 1-9 messages each, seeded; users, groups and members in one file each.
+ */
+export async function writeManyFilesExport(
+  dir,
+  { files = 60, users = 40, groups = 4, membersPerGroup = 10, seed = 14 } = {},
+) {
+  const base = 1_650_000_000;
+  const lines = (records) => records.map((r) => `${JSON.stringify(r)}\n`).join('');
+  const u = Array.from({ length: users }, (_, i) => ({ uid: `user${i}`, name: `User ${i}`, createdAt: base + i }));
+  await writeFile(path.join(dir, 'users.ndjson'), lines(u));
+  const g = Array.from({ length: groups }, (_, i) => ({
+    guid: `grp${i}`,
+    name: `Group ${i}`,
+    type: 'public',
+    createdAt: base + 10_000 + i,
+  }));
+  await writeFile(path.join(dir, 'groups.ndjson'), lines(g));
+  const m = [];
+  for (let i = 0; i < groups; i++) {
+    for (let k = 0; k < membersPerGroup; k++) {
+      m.push({ guid: `grp${i}`, uid: `user${(i * 7 + k) % users}`, joinedAt: base + 20_000 + k });
+    }
+  }
+  await writeFile(path.join(dir, 'members.ndjson'), lines(m));
+  await mkdir(path.join(dir, 'messages'));
+  const random = mulberry32(seed);
+  let messages = 0;
+  for (let f = 0; f < files; f++) {
+    const day = [];
+    for (let n = 1 + Math.floor(random() * 9); n > 0; n--, messages++) {
+      day.push({
+        muid: `msg${messages}`,
+        sender: `user${messages % users}`,
+        receiverType: 'group',
+        receiver: `grp${messages % groups}`,
+        sentAt: base + 30_000 + messages,
+        category: 'message',
+        type: 'text',
+        data: { text: `hello ${messages}` },
+      });
+    }
+    await writeFile(path.join(dir, 'messages', `part-${String(f).padStart(4, '0')}.ndjson`), lines(day));
+  }
+  return {
+    counts: { users, groups, members: groups * Math.min(membersPerGroup, users), messages },
+    sources: {
+      users: { path: 'users.ndjson' },
+      groups: { path: 'groups.ndjson' },
+      members: { path: 'members.ndjson' },
+      messages: { path: 'messages/*.ndjson' },
+    },
+  };
 }

@@ -4,7 +4,17 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { mulberry32 } from '../dist/sandbox/index.js';
-import { collect, readNdjson, runCli, sandbox, spawnCli, tempDir, writeConfig, writeGeneratedExport } from './helpers.mjs';
+import {
+  collect,
+  readNdjson,
+  runCli,
+  sandbox,
+  spawnCli,
+  tempDir,
+  writeConfig,
+  writeGeneratedExport,
+  writeManyFilesExport,
+} from './helpers.mjs';
 
 const CONCURRENCY = 4;
 
@@ -13,27 +23,39 @@ const CONCURRENCY = 4;
  * resumes to the end, checks every record is stored once and every rejected one is in the rejects file
  * once, and returns the kills that landed and the records the sandbox was sent again. `spoil` may break
  * records of the export: it returns how many are to be rejected, and lowers `counts` to match.
+ * `write` writes another export than the default one (four files, 3,000 messages).
  * @param {{ seed: number, kills: number, config?: object, faults?: object, latencyMs?: number,
- *   killWindowMs?: [number, number], spoil?: (dir: string, counts: any) => Promise<number> }} options
+ *   killWindowMs?: [number, number], spoil?: (dir: string, counts: any) => Promise<number>,
+ *   write?: (dir: string) => Promise<{ counts: any, sources: any }>, recordsStep?: number }} options
  */
-async function killAndResume({ seed, kills: attempts, config = {}, faults, spoil, latencyMs = 15, killWindowMs }) {
+async function killAndResume(options) {
+  const { seed, kills: attempts, config = {}, faults, spoil, latencyMs = 15, killWindowMs } = options;
+  const { write, recordsStep } = options;
   const random = mulberry32(seed); // seeded, so a failure can be replayed
   const sb = await sandbox({ latencyMs, faults });
   try {
     const dir = await tempDir();
-    const { counts, sources } = await writeGeneratedExport(dir, { users: 300, groups: 12, membersPerGroup: 25, messages: 3000 });
+    const { counts, sources } = write
+      ? await write(dir)
+      : await writeGeneratedExport(dir, { users: 300, groups: 12, membersPerGroup: 25, messages: 3000 });
     const rejected = spoil ? await spoil(dir, counts) : 0;
     await writeConfig(dir, { baseUrl: sb.url, sources, concurrency: CONCURRENCY, requestsPerMinute: 1e9, ...config });
+    // What the kills are timed by: requests reaching the sandbox, or with `recordsStep` the records they
+    // carry, which do not depend on how many records a request takes.
+    const sent = () => {
+      const stats = sb.stats();
+      return recordsStep ? Object.values(stats.perEntity).reduce((n, e) => n + e.recordsReceived, 0) : stats.requests;
+    };
     let kills = 0;
-    let previousRequests = 0;
+    let previous = 0;
     for (let i = 0; i < attempts; i++) {
       const child = spawnCli(['import'], { cwd: dir });
       const done = collect(child);
-      // Kill after a random number of further requests reach the sandbox (0 = during start-up or a
-      // checkpoint write), or with `killWindowMs`, a random time in that window after the first one.
-      const target = previousRequests + (killWindowMs ? 1 : Math.floor(random() * 6));
+      // Kill after a random number of further requests (records) reach the sandbox (0 = during start-up
+      // or a checkpoint write), or with `killWindowMs`, a random time in that window after the first one.
+      const target = previous + (killWindowMs ? 1 : Math.floor(random() * (recordsStep ?? 6)));
       const deadline = Date.now() + 15_000;
-      while (sb.stats().requests < target && Date.now() < deadline && child.exitCode === null) {
+      while (sent() < target && Date.now() < deadline && child.exitCode === null) {
         await new Promise((r) => setTimeout(r, 2));
       }
       const [from, to] = killWindowMs ?? [0, 12];
@@ -42,7 +64,7 @@ async function killAndResume({ seed, kills: attempts, config = {}, faults, spoil
       const result = await done;
       if (killed && result.signal === 'SIGKILL') kills++;
       else assert.equal(result.code, 0, result.stderr);
-      previousRequests = sb.stats().requests;
+      previous = sent();
     }
     const final = await runCli(['import', '--json'], { cwd: dir });
     assert.equal(final.code, rejected > 0 ? 3 : 0, final.stderr);
@@ -107,4 +129,18 @@ test('SIGKILL at 8 random moments with writes 200 ms apart (the default): every 
   // Killed within a few requests, a run would never reach its first deferred write: these live longer.
   const { kills } = await killAndResume({ seed: 7, kills: 8, latencyMs: 40, killWindowMs: [80, 300] });
   assert.ok(kills >= 5, `only ${kills} kills landed`);
+});
+
+test('SIGKILL at 16 random moments over 200 small message files: every record once', async () => {
+  // Kills are timed by records sent, not requests, so they spread over the run whether a request
+  // carries one small file (a batch stops at each file's end) or 50 records taken from several files.
+  const { kills, resent } = await killAndResume({
+    seed: 2014,
+    kills: 16,
+    recordsStep: 100,
+    config: { checkpointIntervalMs: 0 },
+    write: (dir) => writeManyFilesExport(dir, { files: 200, users: 60, groups: 6, membersPerGroup: 10 }),
+  });
+  assert.ok(kills >= 12, `only ${kills} kills landed`);
+  assert.ok(resent <= kills * CONCURRENCY * 50, `${resent} re-sent records for ${kills} kills`);
 });
