@@ -1,7 +1,7 @@
 // Full requests whatever the files (issue 14, point 1): exports of many small files imported into the
-// sandbox. Every record arrives once today; the request counts hold once batches fill across file
-// boundaries, and are marked todo until then (a batch stops at each file's end today: 17 requests
-// for the Slack sample's 150 messages, one per day file).
+// sandbox. Batches fill across file boundaries, so every record arrives once and each phase takes
+// ceil(N/50) requests (before, a batch stopped at each file's end: 17 requests for the Slack
+// sample's 150 messages, one per day file).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -9,7 +9,6 @@ import { FIXTURES, runCli, sandbox, tempDir, writeConfig, writeManyFilesExport }
 
 const ENTITIES = ['users', 'groups', 'members', 'messages'];
 const BATCH = 50;
-const ACROSS_FILES = 'batches across files (issue 14 point 1)';
 
 /**
  * `import --json ...args` in a fresh folder (where `write` puts an export); the summary and sandbox stats.
@@ -48,7 +47,7 @@ test('the bundled Slack sample (17 day files): 150 messages in 3 requests', asyn
     assert.equal(stats.messages.recordsReceived, 150);
     assert.equal(stats.messages.alreadyExists + stats.messages.rejected, 0);
   });
-  await t.test('each phase in ceil(N/50) requests, all full but its last', { todo: ACROSS_FILES }, () => {
+  await t.test('each phase in ceil(N/50) requests, all full but its last', () => {
     assert.equal(stats.messages.requests, 3, 'messages requests');
     assertFullRequests(stats);
   });
@@ -64,7 +63,7 @@ test('60 small NDJSON message files (1-9 messages each): ceil(N/50) requests', a
     }
     assert.ok(counts.messages > 3 * 60, `${counts.messages} messages: most files hold several`);
   });
-  await t.test('each phase in ceil(N/50) requests, all full but its last', { todo: ACROSS_FILES }, () => {
+  await t.test('each phase in ceil(N/50) requests, all full but its last', () => {
     assert.equal(stats.messages.requests, Math.ceil(counts.messages / BATCH), 'messages requests');
     assertFullRequests(stats);
   });

@@ -22,13 +22,18 @@ export interface BatchRange {
   progress: FileProgress;
   start: number;
   end: number;
+  /** The file's last range: once it is acknowledged, the file was read to the end. */
+  last?: boolean;
 }
 
-/** An answered batch: the sender's outcome (none for an empty range) and what was held for its range. */
+/**
+ * An answered batch: the sender's outcome (none for a batch of no records) and what was held for its
+ * ranges, one in each file it took records (or held slots) from.
+ */
 export interface AnsweredBatch {
   outcome: BatchOutcome | undefined;
   held: HeldOutcomes;
-  range: BatchRange;
+  ranges: BatchRange[];
 }
 
 export interface BatcherOptions {
@@ -45,13 +50,17 @@ export interface BatcherOptions {
 const NOT_SENT = Symbol('not sent');
 
 /**
- * The batch stage of one phase: gathers records into requests of `batchSize`, sends them with at
- * most `concurrency` in flight, and holds back reading while twice that many are unsettled (the
- * back-pressure on the reader). The first failure is kept; the phase stops taking records then.
+ * The batch stage of one phase: gathers records into requests of `batchSize` across file boundaries
+ * (an export of many small files still sends full requests), sends them with at most `concurrency`
+ * in flight, and holds back reading while twice that many are unsettled (the back-pressure on the
+ * reader). A batch acknowledges a range in each file it took from, so the checkpoint stays per file.
+ * The first failure is kept; the phase stops taking records then.
  */
 export class Batcher {
   private batch: MappedRecord[] = [];
   private held: HeldOutcomes = { rejects: [], skipped: 0 };
+  /** Ranges of files read to their end whose slots wait in the batch being gathered. */
+  private closed: BatchRange[] = [];
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly inFlight = new Set<Promise<void>>();
   /** Batches sent and not yet answered: where a suspect duplicate's first record may still be. */
@@ -90,12 +99,29 @@ export class Batcher {
     return true;
   }
 
-  /** Sends what is gathered, covering [start, end) of one file (an empty batch only acknowledges its range). */
-  async dispatch(range: BatchRange): Promise<void> {
+  /** A file was read to its end: its last range rides with the batch being gathered. */
+  closeFile(progress: FileProgress, start: number, end: number): void {
+    this.closed.push({ progress, start, end, last: true });
+  }
+
+  /** Sends what is gathered at the end of the phase. */
+  async flush(): Promise<void> {
+    if (this.batch.length > 0 || this.held.rejects.length > 0 || this.held.skipped > 0 || this.closed.length > 0) {
+      await this.dispatch();
+    }
+  }
+
+  /**
+   * Sends what is gathered: the ranges of files closed since the last batch, and `current`, the range
+   * of the file being read. A batch of no records only acknowledges its ranges.
+   */
+  private async dispatch(current?: BatchRange): Promise<void> {
     const records = this.batch;
     const held = this.held;
+    const ranges = current === undefined ? this.closed : [...this.closed, current];
     this.batch = [];
     this.held = { rejects: [], skipped: 0 };
+    this.closed = [];
     const { entity, sender, stop } = this.options;
     // Only the request holds a slot of the pool: the checkpoint write (an fsync) must not idle a connection.
     const send = async (): Promise<BatchOutcome | typeof NOT_SENT> => (stop.aborted ? NOT_SENT : sender.send(entity, records));
@@ -103,7 +129,7 @@ export class Batcher {
     this.unanswered.add(records);
     void sent.finally(() => this.unanswered.delete(records)).catch(() => undefined);
     const task = sent
-      .then((outcome) => (outcome === NOT_SENT ? undefined : this.options.onAnswered({ outcome, held, range })))
+      .then((outcome) => (outcome === NOT_SENT ? undefined : this.options.onAnswered({ outcome, held, ranges })))
       .catch((err: unknown) => this.fail(err));
     this.inFlight.add(task);
     void task.finally(() => this.inFlight.delete(task));

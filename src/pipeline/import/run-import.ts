@@ -70,14 +70,17 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
    * (rejects-file.ts). The save is not waited for: writes are spaced out, and a failed one stops the
    * run all the same.
    */
-  const settle = ({ outcome, held, range }: AnsweredBatch) => {
+  const settle = ({ outcome, held, ranges }: AnsweredBatch) => {
     for (const entry of held.rejects) run.rejects.write(entry);
     counts.rejected += held.rejects.length;
     totals.rejected += held.rejects.length;
     counts.skipped += held.skipped;
     totals.skipped += held.skipped;
     if (outcome) addOutcome(outcome);
-    range.progress.ack(range.start, range.end);
+    for (const range of ranges) {
+      range.progress.ack(range.start, range.end);
+      if (range.last) range.progress.data.complete = true;
+    }
     run.checkpoint.saveSoon().catch((err: unknown) => batcher.fail(err));
     counts.elapsedMs = Date.now() - started;
     run.events.progress(entity.name, counts);
@@ -184,9 +187,9 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     }
     // Records read but not dispatched stay unacknowledged: the next run reads them again.
     if (batcher.stopped) break;
-    await batcher.dispatch({ progress: cursor.progress, start: cursor.rangeStart, end: cursor.nextOrdinal });
-    cursor.progress.data.complete = true;
+    batcher.closeFile(cursor.progress, cursor.rangeStart, cursor.nextOrdinal);
   }
+  if (!batcher.stopped) await batcher.flush();
   await batcher.drain();
   counts.elapsedMs = Date.now() - started;
   const completed = !batcher.stopped;
