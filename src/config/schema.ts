@@ -39,6 +39,7 @@ function checkValue(where: string, key: ConfigKey, value: unknown): unknown {
     case 'path':
     case 'url':
       if (typeof value !== 'string' || value === '') fail(where, key, 'must be a non-empty string');
+      if (spec.pattern && !spec.pattern.regex.test(value as string)) fail(where, key, `must be ${spec.pattern.what}`);
       return value;
     case 'bool':
       if (typeof value !== 'boolean') fail(where, key, 'must be true or false');
