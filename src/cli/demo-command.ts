@@ -53,6 +53,8 @@ async function demoAction(json: boolean): Promise<number> {
       estimateTotals: mode === 'tty',
       stop: signals.stop,
       hardStop: signals.hardStop,
+      // Its own sandbox on loopback: a proxy of the environment could not reach it.
+      proxy: { noProxy: '' },
     });
     reporter.close();
     printSummary(summary, json);

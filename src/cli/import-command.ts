@@ -108,6 +108,7 @@ export function printSummary(summary: ImportSummary, json: boolean): void {
       break;
     case 'failed':
       out.push(`error: ${summary.error!.message} [${summary.error!.code}]`);
+      if (summary.error!.hint) out.push(`  ${summary.error!.hint}`);
       out.push(`Progress is saved in ${summary.checkpoint}; run the same command again to resume.`);
       break;
   }

@@ -10,6 +10,7 @@ import {
   type ValueOf,
 } from '../config/keys.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { proxySecrets } from '../http/proxy-env.js';
 import { registerSecret } from './run-command.js';
 
 type FlagKey = { [K in ConfigKey]: KeyTable[K] extends { flag: string } ? K : never }[ConfigKey];
@@ -72,6 +73,8 @@ export async function loadCommandConfig(opts: CommonOptions, requireApiKey: bool
     registerSecret(flags[key] as string | undefined);
     registerSecret(env === undefined ? undefined : process.env[env]);
   }
+  // A proxy URL's password reaches undici only; an error that echoed it would still be redacted.
+  for (const secret of proxySecrets(process.env)) registerSecret(secret);
   const { config: configFile } = opts;
   const loaded = await loadConfig({ cwd: process.cwd(), configFile, env: process.env, flags, requireApiKey });
   for (const key of SECRET_KEYS) registerSecret(loaded.config[key] as string | undefined);

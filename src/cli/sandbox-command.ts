@@ -1,6 +1,9 @@
-import type { Command } from 'commander';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
 import { probability, wholeNumber } from './arg-parsers.js';
-import { ExitCode } from '../errors.js';
+import { ConfigError, ExitCode } from '../errors.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import type { SandboxOptions } from '../sandbox/index.js';
 import { runCommand } from './run-command.js';
@@ -22,10 +25,20 @@ interface SandboxFlags {
   dump?: string;
   keepRecords: boolean;
   responseStyle?: 'flat' | 'nested';
+  rateHeaders?: 'dashed' | 'compact';
+  apiVersion?: string;
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
   json?: boolean;
 }
 
 const nonNegative = wholeNumber(0);
+
+const rateHeaderStyle = (value: string): 'dashed' | 'compact' => {
+  if (value !== 'dashed' && value !== 'compact') throw new InvalidArgumentError('must be dashed or compact');
+  return value;
+};
 
 export function registerSandboxCommand(program: Command): void {
   program
@@ -47,7 +60,12 @@ export function registerSandboxCommand(program: Command): void {
     .option('--dump <file>', 'write what was stored to this JSON file on exit')
     .option('--no-keep-records', 'keep only ids (for million-record runs)')
     .option('--response-style <style>', 'flat, or nested as in the vendor examples')
-    .option('--json', 'print {"url", "port"} as JSON when listening')
+    .option('--rate-headers <style>', 'dashed: X-Rate-Limit* (default); compact: X-RateLimit-*', rateHeaderStyle)
+    .option('--api-version <version>', 'serve only this version segment (default: both v3.0 and v3)')
+    .option('--tls', 'serve HTTPS with a self-signed certificate made at start; prints where it is written')
+    .option('--tls-cert <pem>', 'serve HTTPS with this certificate (with --tls-key)')
+    .option('--tls-key <pem>', 'the private key of --tls-cert')
+    .option('--json', 'print {"url", "port"} as JSON when listening (and "ca", the certificate, with --tls)')
     .action(runCommand((flags: SandboxFlags) => sandboxAction(flags)));
 }
 
@@ -63,6 +81,9 @@ async function sandboxAction(flags: SandboxFlags): Promise<number> {
     dumpFile: flags.dump,
     keepRecords: flags.keepRecords,
     responseStyle: flags.responseStyle,
+    rateHeaders: flags.rateHeaders,
+    apiVersion: flags.apiVersion,
+    tls: await tlsOption(flags),
     faults: {
       fail500BeforeStore: flags.fail500Before,
       fail500AfterStore: flags.fail500After,
@@ -76,10 +97,13 @@ async function sandboxAction(flags: SandboxFlags): Promise<number> {
   // Loaded here, not at start-up: the other commands never need the server.
   const { startSandbox } = await import('../sandbox/index.js');
   const sandbox = await startSandbox(options);
-  if (flags.json) process.stdout.write(`${JSON.stringify({ url: sandbox.url, port: sandbox.port })}\n`);
+  // A self-signed certificate is written where a client can be told to trust it.
+  const ca = options.tls === 'self-signed' ? await writeCertificate(sandbox.certificate!) : undefined;
+  if (flags.json) process.stdout.write(`${JSON.stringify({ url: sandbox.url, port: sandbox.port, ca })}\n`);
   else {
     const key = apiKey === SANDBOX_DEFAULT_API_KEY ? ` (apiKey "${SANDBOX_DEFAULT_API_KEY}")` : '';
     process.stdout.write(`sandbox listening on ${sandbox.url}${key}; stats at ${sandbox.url}/__sandbox/stats; Ctrl+C to stop\n`);
+    if (ca) process.stdout.write(`its self-signed certificate is ${ca}: trust it with NODE_EXTRA_CA_CERTS=${ca}\n`);
   }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -87,4 +111,30 @@ async function sandboxAction(flags: SandboxFlags): Promise<number> {
   });
   await sandbox.close();
   return ExitCode.ok;
+}
+
+/** --tls makes a pair at start; --tls-cert and --tls-key name one, both or neither. */
+async function tlsOption(flags: SandboxFlags): Promise<SandboxOptions['tls']> {
+  if (flags.tlsCert === undefined && flags.tlsKey === undefined) return flags.tls ? 'self-signed' : undefined;
+  if (flags.tls) {
+    throw new ConfigError('SANDBOX_OPTIONS', 'sandbox: --tls makes its own certificate; leave out --tls-cert and --tls-key');
+  }
+  if (flags.tlsCert === undefined || flags.tlsKey === undefined) {
+    throw new ConfigError('SANDBOX_OPTIONS', 'sandbox: --tls-cert and --tls-key go together');
+  }
+  const read = async (file: string, what: string) => {
+    try {
+      return await readFile(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError('SANDBOX_OPTIONS', `sandbox: cannot read the ${what} ${file}: ${(err as Error).message}`);
+    }
+  };
+  return { cert: await read(flags.tlsCert, 'certificate'), key: await read(flags.tlsKey, 'key') };
+}
+
+/** Writes the certificate (not its key) to a fresh folder of the temp dir; returns its path. */
+async function writeCertificate(pem: string): Promise<string> {
+  const file = path.join(await mkdtemp(path.join(tmpdir(), 'chat-migrate-sandbox-')), 'sandbox-ca.pem');
+  await writeFile(file, pem, { mode: 0o644 });
+  return file;
 }

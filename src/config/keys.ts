@@ -62,6 +62,8 @@ export interface KeySpec {
   maxWhy?: string;
   /** Never printed; --help steers it to the environment. */
   secret?: true;
+  /** string: the form the value must have, and how a message names it ("must be <what>"). */
+  pattern?: { regex: RegExp; what: string };
 }
 
 const IMPORT = ['import'] as const;
@@ -88,9 +90,16 @@ export const CONFIG_KEYS = {
     alwaysSet: true, shownDefault: 'https://<appId>.api-<region>.cometchat.io',
     help: 'service base URL: https://, or http:// to a loopback sandbox',
     doc:
-      'The tool appends `/v3.0/data_import/<entity>`. Any other `http://` is refused by import: ' +
+      'The tool appends `/<apiVersion>/data_import/<entity>`. Any other `http://` is refused by import: ' +
       'the key would travel in clear (validate, which sends nothing, only warns).',
     example: 'https://12345abcde.api-us.cometchat.io',
+  },
+  apiVersion: {
+    kind: 'string', group: 'connection', commands: IMPORT, default: 'v3.0', example: 'v3.0',
+    env: 'MIGRATE_API_VERSION', flag: '--api-version <version>',
+    pattern: { regex: /^v\d+(\.\d+)?$/, what: 'a version segment such as v3.0 or v3' },
+    help: 'the version segment of every endpoint the tool calls: v3.0 as the spec writes it, or v3',
+    doc: "The vendor's current pages write `v3`. See [Network](network.md).",
   },
   sources: {
     kind: 'sources', group: 'sources', commands: READ, alwaysSet: true, example: EXAMPLE_SOURCES,

@@ -77,7 +77,8 @@ function checkValue(where: string, key: ConfigKey, value: unknown, problems: Con
     case 'string':
     case 'path':
     case 'url':
-      return typeof value === 'string' && value !== '' ? value : fail('must be a non-empty string');
+      if (typeof value !== 'string' || value === '') return fail('must be a non-empty string');
+      return !spec.pattern || spec.pattern.regex.test(value) ? value : fail(`must be ${spec.pattern.what}`);
     case 'bool':
       return typeof value === 'boolean' ? value : fail('must be true or false');
     case 'int': {

@@ -7,7 +7,7 @@ export interface EntityDef {
   singular: string;
   /** Field holding the record's id inside the payload. */
   idField: 'uid' | 'guid' | 'memberId' | 'muid';
-  /** Path under `{baseUrl}/v3.0/data_import/`. */
+  /** Path under `{baseUrl}/{apiVersion}/data_import/` (apiVersion: `v3.0` by default). */
   endpoint: string;
   /** Entities whose phase must finish first. */
   dependsOn: readonly EntityName[];

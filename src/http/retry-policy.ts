@@ -2,9 +2,9 @@
 
 /**
  * Which answers are worth another try, as data (as undici's RetryHandler keeps `statusCodes`): the
- * sender asks `classifyStatus` and never tests a status itself. Network errors and timeouts
- * (TransportError) are always tried again: a POST of a batch is safe to repeat, since the service
- * answers "already exists" for what it stored the first time.
+ * sender asks `classifyStatus` and `classifyTransport` and never tests a status or code itself. Network
+ * errors and timeouts (TransportError) are tried again unless listed as fatal: a POST of a batch is safe
+ * to repeat, since the service answers "already exists" for what it stored the first time.
  */
 export interface RetryPolicy {
   /** Tries after the first, per request. */
@@ -21,6 +21,13 @@ export interface RetryPolicy {
   authStatuses: readonly number[];
   /** Server failures of one request in a row before it is split in halves. */
   splitAfter: number;
+  /**
+   * Transport failures no retry can mend (a certificate that is not trusted, expired or for another
+   * host, a server that does not speak TLS): the run stops at once. Other transport codes are retried.
+   */
+  fatalTransportCodes: readonly string[];
+  /** Answers of a proxy to CONNECT that stop the run (credentials wanted or refused, tunnel forbidden). */
+  fatalProxyStatuses: readonly number[];
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -32,6 +39,24 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   serverErrorStatuses: [408],
   authStatuses: [401, 403],
   splitAfter: 2,
+  fatalTransportCodes: [
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'CERT_UNTRUSTED',
+    'CERT_REJECTED',
+    'CERT_SIGNATURE_FAILURE',
+    'CERT_REVOKED',
+    'INVALID_CA',
+    'INVALID_PURPOSE',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'ERR_SSL_WRONG_VERSION_NUMBER',
+  ],
+  fatalProxyStatuses: [403, 407],
 };
 
 /**
@@ -45,6 +70,16 @@ export function classifyStatus(policy: RetryPolicy, status: number): FailedAnswe
   if (policy.rateLimitStatuses.includes(status)) return 'rate-limited';
   if (status >= policy.serverErrorFrom || policy.serverErrorStatuses.includes(status)) return 'server-error';
   return 'refused';
+}
+
+/** What a request that got no answer at all means: `fatal` stops the run, `retry` tries again. */
+export function classifyTransport(
+  policy: RetryPolicy,
+  failure: { code?: string; proxyStatus?: number },
+): 'fatal' | 'retry' {
+  if (failure.code !== undefined && policy.fatalTransportCodes.includes(failure.code)) return 'fatal';
+  if (failure.proxyStatus !== undefined && policy.fatalProxyStatuses.includes(failure.proxyStatus)) return 'fatal';
+  return 'retry';
 }
 
 /** Exponential backoff with full jitter (AWS architecture blog), never shorter than the server asked. */

@@ -71,11 +71,26 @@ export class RateWindow {
   }
 }
 
+/**
+ * The two spellings of the rate headers: `dashed` as the spec and older vendor pages write them,
+ * `compact` as the vendor's newest page does. A client must read both.
+ */
+export type RateHeaderStyle = 'dashed' | 'compact';
+
+const HEADER_NAMES: Record<RateHeaderStyle, { limit: string; remaining: string; reset: string }> = {
+  dashed: { limit: 'X-Rate-Limit', remaining: 'X-Rate-Limit-Remaining', reset: 'X-Rate-Limit-Reset' },
+  compact: { limit: 'X-RateLimit-Limit', remaining: 'X-RateLimit-Remaining', reset: 'X-RateLimit-Reset' },
+};
+
+/** The name of the header that says when the window frees a slot (epoch seconds). */
+export const resetHeaderName = (style: RateHeaderStyle): string => HEADER_NAMES[style].reset;
+
 /** The headers every import response carries while a limit is set. */
-export function rateHeaders(state: RateState): Record<string, string> {
+export function rateHeaders(state: RateState, style: RateHeaderStyle = 'dashed'): Record<string, string> {
+  const names = HEADER_NAMES[style];
   return {
-    'X-Rate-Limit': String(state.limit),
-    'X-Rate-Limit-Remaining': String(state.remaining),
-    'X-Rate-Limit-Reset': String(state.resetAt),
+    [names.limit]: String(state.limit),
+    [names.remaining]: String(state.remaining),
+    [names.reset]: String(state.resetAt),
   };
 }

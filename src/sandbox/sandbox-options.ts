@@ -1,4 +1,6 @@
 import { ConfigError } from '../errors.js';
+import type { RateHeaderStyle } from './rate-window.js';
+import type { TlsPair } from './tls-pair.js';
 import type { SandboxFaults, SandboxOptions } from './types.js';
 
 /** Options with every default filled in and every value checked. */
@@ -15,6 +17,12 @@ export interface ResolvedOptions {
   responseStyle: 'flat' | 'nested';
   dumpFile?: string;
   now: () => number;
+  /** Set: serve HTTPS, with this pair or one made at start (`startSandbox`). */
+  tls?: TlsPair | 'self-signed';
+  rateHeaders: RateHeaderStyle;
+  /** The import paths served: `/<version>/data_import/<entity>`. */
+  importPath: RegExp;
+  apiVersionShown: string;
 }
 
 export interface ResolvedFaults {
@@ -72,6 +80,16 @@ function resolveFaults(faults: SandboxFaults = {}): ResolvedFaults {
   return resolved;
 }
 
+/** `v3.0` as the spec writes it and `v3` as the vendor's current pages do, unless one version is asked for. */
+function importPathFor(version: string | undefined): { importPath: RegExp; apiVersionShown: string } {
+  if (version !== undefined && !/^v\d+(\.\d+)?$/.test(version)) refuse('apiVersion must look like v3.0 or v3');
+  const segment = version === undefined ? 'v3(?:\\.0)?' : version.replace('.', '\\.');
+  return {
+    importPath: new RegExp(`^/${segment}/data_import/(users|groups|members|messages)/?$`),
+    apiVersionShown: version ?? 'v3.0',
+  };
+}
+
 /** Fills defaults and refuses nonsense early, so the server never meets a NaN mid-run. */
 export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') refuse('apiKey is required');
@@ -79,6 +97,14 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions 
   if (style !== 'flat' && style !== 'nested') refuse("responseStyle must be 'flat' or 'nested'");
   const port = count('port', options.port, 0, 0);
   if (port > 65_535) refuse('port must be at most 65535');
+  const { tls } = options;
+  const pem = (v: unknown) => typeof v === 'string' && v !== '';
+  if (typeof tls === 'object' && !(pem(tls.cert) && pem(tls.key))) refuse('tls needs a certificate and its key (PEM)');
+  if (tls !== undefined && typeof tls !== 'object' && tls !== 'self-signed') {
+    refuse("tls must be a certificate and key, or 'self-signed'");
+  }
+  const rateStyle = options.rateHeaders ?? 'dashed';
+  if (rateStyle !== 'dashed' && rateStyle !== 'compact') refuse("rateHeaders must be 'dashed' or 'compact'");
   const seed = options.seed ?? 1;
   if (!Number.isFinite(seed)) refuse('seed must be a finite number');
   return {
@@ -94,5 +120,8 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions 
     responseStyle: style,
     dumpFile: options.dumpFile,
     now: options.now ?? Date.now,
+    tls,
+    rateHeaders: rateStyle,
+    ...importPathFor(options.apiVersion),
   };
 }

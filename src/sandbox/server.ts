@@ -1,20 +1,19 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { EntityName } from '../entities/types.js';
 import { FaultPlan } from './fault-plan.js';
 import { Delays, errorBody, isJsonContentType, readBody, sendJson } from './http-io.js';
 import { parseImportBody, processRecords } from './import-request.js';
-import { RateWindow, rateHeaders } from './rate-window.js';
+import { RateWindow, rateHeaders, resetHeaderName, type RateState } from './rate-window.js';
 import { RecordStore } from './record-store.js';
 import { StatsCollector } from './sandbox-stats.js';
 import { resolveSandboxOptions, type ResolvedOptions } from './sandbox-options.js';
+import { makeSelfSignedPair, type TlsPair } from './tls-pair.js';
 import type { SandboxHandle, SandboxOptions } from './types.js';
 
-/** `/v3/` is what the vendor's current docs write, `/v3.0/` what the spec writes: accept both. */
-const IMPORT_PATH = /^\/v3(?:\.0)?\/data_import\/(users|groups|members|messages)\/?$/;
-const NOT_FOUND = 'unknown endpoint; the import API is POST /v3.0/data_import/{users|groups|members|messages}';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -27,6 +26,7 @@ class Sandbox {
   private readonly delays = new Delays();
   private readonly keyDigest: Buffer;
   private readonly server: Server;
+  private readonly tls?: TlsPair;
   private closing?: Promise<void>;
 
   constructor(private readonly config: ResolvedOptions) {
@@ -36,7 +36,10 @@ class Sandbox {
     this.plan = new FaultPlan(config.faults, config.seed);
     // Only a digest is kept beside the handlers, so no code path can echo the key itself.
     this.keyDigest = digest(config.apiKey);
-    this.server = createServer((req, res) => this.route(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse) => this.route(req, res);
+    // The pair is made (self-signed) before construction, by startSandbox.
+    this.tls = typeof config.tls === 'object' ? config.tls : undefined;
+    this.server = this.tls ? createTlsServer({ ...this.tls }, handler) : createServer(handler);
     this.server.keepAliveTimeout = 10_000;
     // A client that resets mid-request must cost the sandbox nothing but that socket.
     this.server.on('clientError', (_err, socket) => socket.destroy());
@@ -50,8 +53,9 @@ class Sandbox {
         const { port } = this.server.address() as AddressInfo;
         const host = this.config.host.includes(':') ? `[${this.config.host}]` : this.config.host;
         resolve({
-          url: `http://${host}:${port}`,
+          url: `${this.tls ? 'https' : 'http'}://${host}:${port}`,
           port,
+          certificate: this.tls?.cert,
           close: () => this.close(),
           stats: () => this.stats.snapshot(),
           records: () => this.store.snapshot(),
@@ -93,8 +97,12 @@ class Sandbox {
     if (!read.ok && read.reason === 'aborted') return;
     if (!(await this.delays.wait(this.plan.jitter(this.config.latencyMs)))) return;
 
-    const entity = IMPORT_PATH.exec(pathname)?.[1] as EntityName | undefined;
-    if (!entity) return this.reply(res, 404, errorBody('ERR_NOT_FOUND', NOT_FOUND), this.peekHeaders());
+    const entity = this.config.importPath.exec(pathname)?.[1] as EntityName | undefined;
+    if (!entity) {
+      const endpoints = `/${this.config.apiVersionShown}/data_import/{users|groups|members|messages}`;
+      const message = `unknown endpoint; the import API is POST ${endpoints}`;
+      return this.reply(res, 404, errorBody('ERR_NOT_FOUND', message), this.peekHeaders());
+    }
     if (req.method !== 'POST') {
       return this.reply(res, 405, errorBody('ERR_METHOD_NOT_ALLOWED', 'use POST'), {
         ...this.peekHeaders(),
@@ -109,10 +117,10 @@ class Sandbox {
       const { accepted, state } = this.rate.tryAcquire(now());
       if (!accepted) {
         this.stats.rateLimited();
-        const retry = { ...rateHeaders(state), 'Retry-After': String(state.retryAfter) };
+        const retry = { ...this.rateHeaders(state), 'Retry-After': String(state.retryAfter) };
         return this.reply(res, 429, errorBody('ERR_TOO_MANY_REQUESTS', 'rate limit exceeded'), retry);
       }
-      headers = rateHeaders(state);
+      headers = this.rateHeaders(state);
     }
 
     const draw = this.plan.draw();
@@ -126,8 +134,8 @@ class Sandbox {
       this.rate.releaseLast();
       const state = this.rate.peek(now());
       return this.reply(res, 429, errorBody('ERR_TOO_MANY_REQUESTS', 'rate limit exceeded'), {
-        ...(this.rate.enabled ? rateHeaders(state) : {}),
-        'X-Rate-Limit-Reset': String(Math.ceil(now() / 1000) + 1),
+        ...(this.rate.enabled ? this.rateHeaders(state) : {}),
+        [resetHeaderName(this.config.rateHeaders)]: String(Math.ceil(now() / 1000) + 1),
         'Retry-After': '1',
       });
     }
@@ -176,7 +184,11 @@ class Sandbox {
 
   /** Rate headers for answers given before the window is consulted (404, 401). */
   private peekHeaders(): Record<string, string> {
-    return this.rate.enabled ? rateHeaders(this.rate.peek(this.config.now())) : {};
+    return this.rate.enabled ? this.rateHeaders(this.rate.peek(this.config.now())) : {};
+  }
+
+  private rateHeaders(state: RateState): Record<string, string> {
+    return rateHeaders(state, this.config.rateHeaders);
   }
 
   private reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -209,5 +221,7 @@ class Sandbox {
 
 /** Starts the sandbox and resolves once it listens; options are checked first (`ConfigError`). */
 export async function startSandbox(options: SandboxOptions): Promise<SandboxHandle> {
-  return new Sandbox(resolveSandboxOptions(options)).listen();
+  const config = resolveSandboxOptions(options);
+  if (config.tls === 'self-signed') config.tls = await makeSelfSignedPair();
+  return new Sandbox(config).listen();
 }

@@ -48,6 +48,12 @@ export interface SandboxOptions {
   dumpFile?: string;
   /** Millisecond clock, for tests. */
   now?: () => number;
+  /** Serve HTTPS: with this certificate and key (PEM), or a self-signed pair made at start. */
+  tls?: { cert: string; key: string } | 'self-signed';
+  /** `dashed` (X-Rate-Limit*, default) or `compact` (X-RateLimit-*, the vendor's newest page). */
+  rateHeaders?: 'dashed' | 'compact';
+  /** Serve only this version segment (e.g. `v3`); default both `v3.0` and `v3`. */
+  apiVersion?: string;
 }
 
 export type FaultName = 'drop' | 'spurious429' | 'fail500BeforeStore' | 'fail500AfterStore' | 'slow' | 'poison';
@@ -87,6 +93,8 @@ export interface SandboxHandle {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:43123`. */
   url: string;
   port: number;
+  /** The certificate served (PEM) over HTTPS: a client trusts it to reach a self-signed sandbox. */
+  certificate?: string;
   close(): Promise<void>;
   stats(): SandboxStats;
   records(): SandboxRecords;

@@ -3,6 +3,7 @@ import { CheckpointStore, hashSources } from '../../checkpoint/store.js';
 import type { MigrateConfig } from '../../config/schema.js';
 import { ExitCode, InterruptedError, MigrationError } from '../../errors.js';
 import { ImportClient } from '../../http/import-client.js';
+import type { ProxySettings } from '../../http/proxy-env.js';
 import { RateLimiter, systemClock } from '../../http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
 import { sumCounts, type ImportSummary } from './summary.js';
@@ -27,6 +28,8 @@ export interface ImportSessionOptions {
   estimateTotals?: boolean;
   stop: AbortSignal;
   hardStop: AbortSignal;
+  /** Default: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+  proxy?: ProxySettings;
 }
 
 /**
@@ -74,7 +77,14 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       events.info(`${config.rejects}: took out ${dropped} line(s) the interrupted run wrote for records it had not acknowledged; they are read and checked again`);
     }
     if (leftWhole) events.warning(`${config.rejects} is left as it is (${leftWhole}): records the interrupted run rejected may be listed again`);
-    client = new ImportClient({ baseUrl: config.baseUrl, apiKey: config.apiKey!, connections: config.concurrency, timeoutMs: config.timeoutMs });
+    client = new ImportClient({
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey!,
+      apiVersion: config.apiVersion,
+      connections: config.concurrency,
+      timeoutMs: config.timeoutMs,
+      proxy: options.proxy,
+    });
     const sender = new BatchSender({
       client,
       limiter: new RateLimiter(config.requestsPerMinute, systemClock),
@@ -141,7 +151,8 @@ function summarise(
   }
   if (error !== undefined) {
     if (!(error instanceof MigrationError)) throw error;
-    return { ...base, status: 'failed', exitCode: error.exitCode, error: { code: error.code, message: error.message } };
+    const { code, message, hint } = error;
+    return { ...base, status: 'failed', exitCode: error.exitCode, error: { code, message, hint } };
   }
   return totals.rejected > 0
     ? { ...base, status: 'completed-with-rejects', exitCode: ExitCode.rejected }

@@ -5,7 +5,8 @@ import { TransportError, type ImportClient } from '../../http/import-client.js';
 import { parseRecordResults, parseRequestError, type RecordResult } from '../../http/parse-results.js';
 import type { Clock, RateLimiter } from '../../http/rate-limiter.js';
 import { serialiseBatch } from './batch-body.js';
-import { backoffDelay, classifyStatus, type RetryPolicy } from '../../http/retry-policy.js';
+import { backoffDelay, classifyStatus, classifyTransport, type RetryPolicy } from '../../http/retry-policy.js';
+import { fatalTransportError } from '../../http/transport-errors.js';
 
 /** What became of each record of a batch. */
 export interface BatchOutcome {
@@ -83,6 +84,10 @@ export class BatchSender {
       } catch (err) {
         if (hardStop.aborted) throw new InterruptedError();
         if (!(err instanceof TransportError)) throw err;
+        // An untrusted certificate or a proxy refusing the tunnel: another try cannot help.
+        if (classifyTransport(this.options.policy, err.failure) === 'fatal') {
+          throw fatalTransportError(err.failure, err.route ?? { host: 'the service' });
+        }
         attempt = await this.backoffOrGiveUp(attempt, 0, `${entity.name}: ${err.message}`);
         continue;
       }

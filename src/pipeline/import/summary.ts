@@ -10,7 +10,8 @@ export interface ImportSummary {
   checkpoint: string;
   rejects: string;
   resumed: boolean;
-  error?: { code: string; message: string };
+  /** What stopped a failed run; `hint`, when there is one, says what to do about it. */
+  error?: { code: string; message: string; hint?: string };
   warnings: string[];
 }
 
