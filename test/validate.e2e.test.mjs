@@ -186,7 +186,7 @@ test('text report: one line a problem, errors and warnings apart, then counts pe
   i += 2;
   const byEntity = {};
   for (; lines[i] !== ''; i++) {
-    const m = /^ {2}(\w+) +(\d+) records, (\d+) errors, (\d+) warnings, (\d+) skipped$/.exec(lines[i]);
+    const m = /^ {2}(\w+) +(\d+) records?, (\d+) errors?, (\d+) warnings?, (\d+) skipped$/.exec(lines[i]);
     assert.ok(m, `entity count line: ${JSON.stringify(lines[i])}`);
     byEntity[m[1]] = { records: +m[2], errors: +m[3], warnings: +m[4], skipped: +m[5] };
   }

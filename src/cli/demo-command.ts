@@ -50,7 +50,7 @@ async function demoAction(json: boolean): Promise<number> {
       sourcesIdentity: config.sources,
       fresh: true,
       events: reporter,
-      estimateTotals: mode === 'tty',
+      estimateTotals: true,
       stop: signals.stop,
       hardStop: signals.hardStop,
       // Its own sandbox on loopback: a proxy of the environment could not reach it.

@@ -15,6 +15,8 @@ const program = new Command()
   .name('chat-migrate')
   .description("move a legacy chat system's history into the chat service's v3.0/data_import API, resumably")
   .version(pkg.version)
+  .option('--no-color', 'no colours in the output (as NO_COLOR=1 does)')
+  .configureHelp({ showGlobalOptions: true })
   .showHelpAfterError('(run chat-migrate --help for usage)')
   .exitOverride();
 
@@ -28,6 +30,8 @@ for (const cmd of program.commands) cmd.exitOverride();
 // heap held small would only spend its CPU on GC that the tool it serves then waits for.
 program.hook('preAction', (_program, action) => {
   if (action.name() !== 'sandbox') keepHeapSmall();
+  // One switch that every part reads, the UI packages included (no-color.org: any non-empty value).
+  if (program.opts().color === false) process.env.NO_COLOR = '1';
 });
 
 /** Whether --json was given: the command line could not be parsed, so its words are looked at as they are. */

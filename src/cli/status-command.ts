@@ -5,6 +5,7 @@ import { ExitCode } from '../errors.js';
 import { ENTITY_ORDER } from '../entities/types.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
+import { plural } from '../report/words.js';
 
 export function registerStatusCommand(program: Command): void {
   addConfigOptions(program.command('status'))
@@ -43,8 +44,11 @@ async function statusAction(opts: CommonOptions): Promise<number> {
     const state = data.phasesDone.includes(entity) ? 'done' : 'in progress';
     out.push(`${entity} (${state}): ${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there, ${t?.rejected ?? 0} rejected, ${t?.skipped ?? 0} skipped`);
     for (const f of mine) {
-      const beyond = f.pendingRanges.length > 0 ? ` (+${f.pendingRanges.length} ranges acknowledged beyond it)` : '';
-      out.push(`  ${f.file}: ${f.acknowledged} records acknowledged, all up to record ${f.watermark}${beyond}${f.readToEnd ? ', read to the end' : ''}`);
+      const ranges = plural(f.pendingRanges.length, 'range');
+      const beyond = f.pendingRanges.length > 0 ? ` (+${ranges} acknowledged beyond it)` : '';
+      const end = f.readToEnd ? ', read to the end' : '';
+      const acknowledged = `${plural(f.acknowledged, 'record')} acknowledged`;
+      out.push(`  ${f.file}: ${acknowledged}, all up to record ${f.watermark}${beyond}${end}`);
     }
   }
   process.stdout.write(`${out.join('\n')}\n`);

@@ -18,17 +18,70 @@ export interface ImportResponse {
   rate: RateSignals;
 }
 
-/** A request that got no HTTP answer: timeout, reset, refused. Always worth a retry. */
+/**
+ * A request that got no HTTP answer: timeout, reset, refused, no such host. Always worth a retry.
+ * `message` says whom and why in words (`cannot reach api.example.com: no such host (ENOTFOUND)`);
+ * `reason` is the short form a retry notice shows (`ENOTFOUND api.example.com`).
+ */
 export class TransportError extends Error {
   constructor(
     readonly kind: 'timeout' | 'network',
     message: string,
+    /** The short form a retry notice shows (`ENOTFOUND api.example.com`). */
+    readonly reason: string,
     /** The error's code and what TLS or a proxy said, for the retry policy; and where the request went. */
     readonly failure: TransportFailure = {},
     readonly route?: TransportRoute,
   ) {
     super(message);
   }
+}
+
+/** Words for the system and undici codes a person meets when the service cannot be reached. */
+const CAUSES: Record<string, string> = {
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the name lookup failed for now',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection broken',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'the server closed the connection',
+  UND_ERR_CLOSED: 'the connection was closed',
+};
+
+/** The server's certificate or TLS setup was not accepted: a retry rarely helps, the words must say so. */
+const TLS_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO)/;
+
+/**
+ * A TransportError naming the host and the cause. Built from the error's code, address and port only:
+ * undici errors can carry the request, whose headers hold the API key.
+ */
+export function transportErrorOf(err: unknown, host: string, route?: TransportRoute): TransportError {
+  const failure = transportFailure(err);
+  // Through a proxy, the proxy's refusal is what the user must read (named without its credentials).
+  const viaProxy = route ? describeProxyFailure(failure, route) : undefined;
+  if (viaProxy !== undefined) return new TransportError('network', viaProxy, failure.code ?? 'proxy', failure, route);
+  // Node tries each address of a name (happy eyeballs) and may throw them all together.
+  const first = (err instanceof AggregateError && err.errors.length > 0 ? err.errors[0] : err) as {
+    code?: string;
+    message?: string;
+    address?: string;
+    port?: number;
+  };
+  const code = first.code ?? (err as { code?: string }).code;
+  const where = first.address ? `${first.address}${first.port ? `:${first.port}` : ''}` : host;
+  if (code === undefined) {
+    const text = first.message ?? 'network error';
+    return new TransportError('network', `cannot reach ${host}: ${text}`, `${text} (${host})`, failure, route);
+  }
+  const cause = CAUSES[code] ?? (TLS_CODE.test(code) ? 'the TLS certificate was not accepted' : code);
+  const lost = code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED';
+  const detail = first.address ? `${code} ${where}` : code;
+  const message = `${lost ? 'lost the connection to' : 'cannot reach'} ${host}: ${cause} (${detail})`;
+  return new TransportError('network', message, `${code} ${where}`, failure, route);
 }
 
 export interface ImportClientOptions {
@@ -61,6 +114,8 @@ export class ImportClient {
   private readonly origin: string;
   private readonly route: TransportRoute;
   private readonly prefix: string;
+  /** host[:port], as errors name it. */
+  private readonly host: string;
   private readonly headers: Record<string, string>;
 
   constructor(private readonly options: ImportClientOptions) {
@@ -70,6 +125,7 @@ export class ImportClient {
     this.origin = url.origin;
     this.route = { host: url.host, proxy: proxyFor(url, proxy) };
     this.prefix = `${url.pathname.replace(/\/+$/, '')}/${options.apiVersion}/data_import/`;
+    this.host = url.host;
     this.headers = { 'content-type': 'application/json', accept: 'application/json', apikey: options.apiKey };
   }
 
@@ -102,15 +158,17 @@ export class ImportClient {
         },
       };
     } catch (err) {
-      if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-        throw new TransportError('timeout', `no answer within ${this.options.timeoutMs} ms`);
+      const seconds = `${this.options.timeoutMs / 1000} s`;
+      if (err instanceof undiciErrors.HeadersTimeoutError) {
+        const message = `no answer from ${this.host} within ${seconds} (timeoutMs)`;
+        throw new TransportError('timeout', message, `no answer in ${seconds}`);
+      }
+      if (err instanceof undiciErrors.BodyTimeoutError) {
+        const message = `the answer from ${this.host} stalled for ${seconds} (timeoutMs)`;
+        throw new TransportError('timeout', message, `answer stalled ${seconds}`);
       }
       if (signal?.aborted) throw err;
-      // Only the error's code/message: undici errors can carry the request, whose headers hold the key.
-      const e = err as { code?: string; message?: string };
-      const failure = transportFailure(err);
-      const message = describeProxyFailure(failure, this.route) ?? e.code ?? e.message ?? 'network error';
-      throw new TransportError('network', message, failure, this.route);
+      throw transportErrorOf(err, this.host, this.route);
     }
   }
 

@@ -32,6 +32,17 @@ export const emptyCounts = (): EntityCounts => ({
   elapsedMs: 0,
 });
 
+/** A request that failed and is tried again after a pause (a 429, a 5xx, no answer). */
+export interface RetryNotice {
+  /** This retry's number, from 1, and the most the policy allows per request. */
+  attempt: number;
+  of: number;
+  /** The pause before the request is sent again. */
+  delayMs: number;
+  /** What failed, short: `ECONNREFUSED 127.0.0.1:8796`, `HTTP 429`, `HTTP 503 ERR_X`. */
+  reason: string;
+}
+
 /**
  * What the core tells the outside world. The core never prints: a Reporter (TTY bars, CI lines, JSON)
  * implements these, and tests can record them.
@@ -42,6 +53,8 @@ export interface RunEvents {
   progress(entity: EntityName, counts: Readonly<EntityCounts>): void;
   /** `completed`: every input was read to the end (false when stopped or failed). */
   phaseFinished(entity: EntityName, counts: Readonly<EntityCounts>, completed: boolean): void;
+  /** A request of this phase waits to be tried again: a person sees why the run is not moving. */
+  retrying(entity: EntityName, notice: Readonly<RetryNotice>): void;
   warning(message: string): void;
   info(message: string): void;
 }
@@ -50,6 +63,7 @@ export const silentEvents: RunEvents = {
   phaseStarted() {},
   progress() {},
   phaseFinished() {},
+  retrying() {},
   warning() {},
   info() {},
 };

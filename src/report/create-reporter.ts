@@ -1,5 +1,5 @@
 import { LineReporter } from './line-reporter.js';
-import type { Reporter } from './reporter.js';
+import { colourWanted, type Reporter } from './reporter.js';
 
 export type ReporterMode = 'tty' | 'lines' | 'quiet';
 
@@ -14,8 +14,12 @@ export function chooseReporterMode(stream: NodeJS.WriteStream, env: NodeJS.Proce
 }
 
 /** The terminal UI packages load only when a terminal shows them: validate and CI runs start faster. */
-export async function createReporter(mode: ReporterMode, stream: NodeJS.WriteStream): Promise<Reporter> {
-  if (mode === 'tty') return new (await import('./tty-reporter.js')).TtyReporter(stream);
+export async function createReporter(
+  mode: ReporterMode,
+  stream: NodeJS.WriteStream,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Reporter> {
+  if (mode === 'tty') return new (await import('./tty-reporter.js')).TtyReporter(stream, colourWanted(env));
   if (mode === 'lines') return new LineReporter(stream);
-  return { phaseStarted() {}, progress() {}, phaseFinished() {}, warning() {}, info() {}, close() {} };
+  return { phaseStarted() {}, progress() {}, phaseFinished() {}, retrying() {}, warning() {}, info() {}, close() {} };
 }

@@ -1,25 +1,56 @@
 import type { EntityName } from '../entities/types.js';
-import type { EntityCounts } from '../pipeline/events.js';
-import { rate, type Reporter } from './reporter.js';
+import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
+import { describeOutcome, describeRetry, figuresOf, formatEta, formatRate } from './figures.js';
+import type { Reporter } from './reporter.js';
+import { formatDuration } from './summary.js';
+import { plural } from './words.js';
 
-/** Progress lines every few seconds, for CI logs and pipes. */
+/**
+ * Progress lines every few seconds, for CI logs and pipes: each with the time, done/total and percent
+ * when the total is known, rate, ETA and the outcome in the summary's words.
+ */
 export class LineReporter implements Reporter {
   private lastAt = 0;
+  private lastRetryAt = 0;
+  private lastAttempt = 0;
+  /** Retries not given a line of their own (429s can come by the hundred). */
+  private retriesUnshown = 0;
+  private expected: number | undefined;
   static readonly EVERY_MS = 5000;
+  static readonly RETRY_EVERY_MS = 1000;
 
-  constructor(private readonly out: NodeJS.WritableStream) {}
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  phaseStarted(entity: EntityName): void {
-    this.out.write(`[${entity}] started\n`);
-    this.lastAt = Date.now();
+  phaseStarted(entity: EntityName, expected: number | undefined): void {
+    this.expected = expected;
+    this.write(entity, expected === undefined ? 'started' : `started: ${plural(expected, 'record')} to read`);
+    this.lastAt = this.now();
   }
   progress(entity: EntityName, c: EntityCounts): void {
-    if (Date.now() - this.lastAt < LineReporter.EVERY_MS) return;
-    this.lastAt = Date.now();
-    this.out.write(`[${entity}] ${this.describe(c)}\n`);
+    if (this.now() - this.lastAt < LineReporter.EVERY_MS) return;
+    this.lastAt = this.now();
+    this.write(entity, this.describe(c, false, false));
   }
   phaseFinished(entity: EntityName, c: EntityCounts, completed: boolean): void {
-    this.out.write(`[${entity}] ${completed ? 'finished' : 'stopped'}: ${this.describe(c)}\n`);
+    const how = completed ? 'finished' : 'stopped';
+    this.write(entity, `${how} after ${formatDuration(c.elapsedMs)}: ${this.describe(c, true, completed)}`);
+  }
+  retrying(entity: EntityName, notice: RetryNotice): void {
+    // A retry further along than the last one shown always gets its line: a request that keeps failing
+    // shows each step. Others wait a second: under 429s every batch in flight retries at once.
+    if (this.now() - this.lastRetryAt < LineReporter.RETRY_EVERY_MS && notice.attempt <= this.lastAttempt) {
+      this.retriesUnshown++;
+      return;
+    }
+    const others = plural(this.retriesUnshown, 'other retry', 'other retries');
+    const more = this.retriesUnshown > 0 ? ` (and ${others} since the last line)` : '';
+    this.lastRetryAt = this.now();
+    this.lastAttempt = notice.attempt;
+    this.retriesUnshown = 0;
+    this.write(entity, `${describeRetry(notice)}${more}`);
   }
   warning(message: string): void {
     this.out.write(`warning: ${message}\n`);
@@ -29,7 +60,17 @@ export class LineReporter implements Reporter {
   }
   close(): void {}
 
-  private describe(c: EntityCounts): string {
-    return `${c.read} read, ${c.imported} imported, ${c.alreadyPresent} already there, ${c.rejected} rejected, ${c.skipped} skipped, ${rate(c)} records/s`;
+  private write(entity: EntityName, text: string): void {
+    const time = new Date(this.now()).toISOString().replace(/\.\d+Z$/, 'Z');
+    this.out.write(`${time} [${entity}] ${text}\n`);
+  }
+
+  /** `final`: the phase's last line, which needs no ETA; `completed`: read to the end. */
+  private describe(c: EntityCounts, final: boolean, completed: boolean): string {
+    // A finished phase's total is what was read: the estimate counted lines, not records.
+    const f = figuresOf(c, completed ? c.read : this.expected);
+    const where = f.total === undefined ? plural(f.done, 'record') : `${f.done}/${f.total} (${f.percent}%)`;
+    const eta = f.total === undefined || final ? '' : `, ETA ${formatEta(f.etaSec)}`;
+    return `${where}, ${formatRate(f.perSec)}${eta}: ${describeOutcome(c)}`;
   }
 }

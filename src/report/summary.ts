@@ -1,16 +1,21 @@
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts } from '../pipeline/events.js';
 import type { ImportSummary } from '../pipeline/import/summary.js';
+import { OUTCOME_TERMS, figuresOf } from './figures.js';
+import { plural, wasOrWere, wrapText } from './words.js';
 
-const COLUMNS: Array<[keyof EntityCounts, string]> = [
-  ['read', 'read'],
-  ['imported', 'imported'],
-  ['alreadyPresent', 'already there'],
-  ['rejected', 'rejected'],
-  ['skipped', 'skipped'],
-  ['resumed', 'done earlier'],
-  ['requests', 'requests'],
-  ['retries', 'retries'],
+type Row = [label: string, cell: (c: EntityCounts) => string];
+
+const count = (key: keyof EntityCounts) => (c: EntityCounts) => String(c[key]);
+
+/** The summary's rows: the outcome in the words the bars use, then the traffic and the pace. */
+const ROWS: Row[] = [
+  ['read', count('read')],
+  ...OUTCOME_TERMS.map(([key, label]): Row => [label, count(key)]),
+  ['requests', count('requests')],
+  ['retries', count('retries')],
+  ['records/s', (c) => figuresOf(c, undefined).perSec.toFixed(1)],
+  ['elapsed', (c) => formatDuration(c.elapsedMs)],
 ];
 
 export const formatDuration = (ms: number): string => {
@@ -21,16 +26,49 @@ export const formatDuration = (ms: number): string => {
   return h > 0 ? `${h}h ${m}m ${s % 60}s` : `${m}m ${s % 60}s`;
 };
 
-/** A plain-text table, one row per entity: readable in a terminal and in a CI log alike. */
+/**
+ * A plain-text table with one column per entity (and the total), one row per figure: it stays under
+ * 80 columns with counts up to ten digits, in a terminal and in a CI log alike, and a new figure is
+ * one more row, never a wider table.
+ */
 export function formatSummaryTable(summary: ImportSummary): string {
-  const header = ['entity', ...COLUMNS.map(([, label]) => label), 'elapsed'];
-  const rows = (Object.entries(summary.entities) as Array<[EntityName, EntityCounts]>).map(([name, c]) => [
-    name,
-    ...COLUMNS.map(([key]) => String(c[key])),
-    formatDuration(c.elapsedMs),
-  ]);
-  rows.push(['total', ...COLUMNS.map(([key]) => String(summary.totals[key as keyof ImportSummary['totals']])), formatDuration(summary.elapsedMs)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const entries = Object.entries(summary.entities) as Array<[EntityName, EntityCounts]>;
+  const total: [string, EntityCounts] = ['total', { ...summary.totals, elapsedMs: summary.elapsedMs }];
+  const columns = entries.length === 1 ? entries : [...entries, total];
+  const table = [
+    ['', ...columns.map(([name]) => name)],
+    ...ROWS.map(([label, cell]) => [label, ...columns.map(([, c]) => cell(c))]),
+  ];
+  const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(header), ...rows.map(line)].join('\n');
+  return table.map((cells) => line(cells).trimEnd()).join('\n');
+}
+
+/**
+ * The table and what it means in a few short lines, word-wrapped to `width` (a terminal's; none in a
+ * log, where a line is better left whole for grep).
+ */
+export function formatSummaryText(summary: ImportSummary, width?: number): string {
+  const took = formatDuration(summary.elapsedMs);
+  const rejected = summary.totals.rejected;
+  const words: string[] = [];
+  switch (summary.status) {
+    case 'completed':
+      words.push(`Done in ${took}: every record is in.`);
+      break;
+    case 'completed-with-rejects':
+      words.push(`Done in ${took}, but ${plural(rejected, 'record')} ${wasOrWere(rejected)} rejected:`);
+      words[0] += ` see ${summary.rejects}`;
+      break;
+    case 'interrupted':
+      words.push(`Stopped. Progress is saved in ${summary.checkpoint};`, 'run the same command again to resume.');
+      break;
+    case 'failed':
+      words.push(`error: ${summary.error!.message} [${summary.error!.code}]`);
+      if (summary.error!.hint) words.push(`  ${summary.error!.hint}`);
+      words.push(`Progress is saved in ${summary.checkpoint};`, 'run the same command again to resume.');
+      break;
+  }
+  const lines = width === undefined ? words : words.flatMap((line) => wrapText(line, width));
+  return ['', formatSummaryTable(summary), '', ...lines, ''].join('\n');
 }

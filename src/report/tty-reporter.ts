@@ -1,61 +1,82 @@
 import cliProgress from 'cli-progress';
 import ora, { type Ora } from 'ora';
 import type { EntityName } from '../entities/types.js';
-import type { EntityCounts } from '../pipeline/events.js';
-import { rate, type Reporter } from './reporter.js';
+import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
+import { describeOutcome, describeRetry, figuresOf, formatEta, formatRate } from './figures.js';
+import type { Reporter } from './reporter.js';
+import { formatDuration } from './summary.js';
+import { fitLine, wrapText } from './words.js';
+
+const NAME_WIDTH = 9;
+const BAR_MIN = 8;
+const BAR_MAX = 30;
 
 /**
- * A spinner while a phase starts (opening files, the first request), then one bar for the phase with
- * records, rate and, when the total is known, ETA. Phases run one after another, so one bar at a time:
- * a finished phase's bar stays on screen as its record.
+ * A spinner while a phase starts (opening files, the first request), then two lines for the phase:
+ * bar, done/total, rate and ETA; under it the outcome in the summary's words, or a retry under way.
+ * Every line is cut to the terminal's width, so nothing wraps (a wrapped live line is redrawn a line
+ * too low). Phases run one after another: a finished phase's lines stay on screen as its record.
  */
 export class TtyReporter implements Reporter {
   private spinner: Ora | undefined;
-  private bar: cliProgress.SingleBar | undefined;
-  private expected = 0;
+  private bars: cliProgress.MultiBar | undefined;
+  private entity = '';
+  private expected: number | undefined;
+  private counts: EntityCounts | undefined;
+  private completed = false;
+  private retry: { notice: RetryNotice; at: number } | undefined;
 
-  constructor(private readonly out: NodeJS.WriteStream) {}
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly colour = true,
+  ) {}
 
   phaseStarted(entity: EntityName, expected: number | undefined): void {
-    this.expected = expected ?? 0;
+    this.entity = entity;
+    this.expected = expected;
+    this.counts = undefined;
+    this.completed = false;
+    this.retry = undefined;
+    const text = `${entity}: starting`;
     // discardStdin off: ora would put the terminal in raw mode while it spins and pass Ctrl+C on itself,
     // and a Ctrl+C pressed as the spinner stopped was lost (the run went on to the end; seen in the pty test).
-    this.spinner = ora({ text: `${entity}: starting`, stream: this.out, discardStdin: false }).start();
+    this.spinner = ora({
+      text,
+      // A function, so the retry's wait counts down at each frame; cut to fit after the spinner and text.
+      suffixText: () => (this.retry ? fitLine(`- ${this.retryText()}`, this.width() - text.length - 3) : ''),
+      color: this.colour ? 'cyan' : false,
+      stream: this.out,
+      discardStdin: false,
+    }).start();
   }
 
-  progress(entity: EntityName, c: EntityCounts): void {
+  progress(_entity: EntityName, c: EntityCounts): void {
+    this.counts = { ...c };
+    // A batch answered: a retry whose wait is over is no longer news.
+    if (this.retry && Date.now() >= this.retry.at + this.retry.notice.delayMs) this.retry = undefined;
+    if (this.bars) return;
     this.stopSpinner();
-    const done = c.imported + c.alreadyPresent + c.rejected + c.skipped + c.resumed;
-    if (!this.bar) {
-      this.bar = new cliProgress.SingleBar(
-        {
-          stream: this.out,
-          hideCursor: true,
-          clearOnComplete: false,
-          fps: 8,
-          barsize: 24,
-          format: (options, params, payload: Payload) => formatBarLine(options, params, payload),
-        },
-        cliProgress.Presets.shades_classic,
-      );
-      this.bar.start(this.expected, 0, payloadOf(entity, c, '?'));
-    }
-    const perSec = c.elapsedMs > 0 ? done / (c.elapsedMs / 1000) : 0;
-    const total = this.bar.getTotal();
-    if (total > 0 && done > total) this.bar.setTotal(done);
-    const eta = total > 0 && perSec > 0 ? formatEta(Math.max(0, total - done) / perSec) : '?';
-    this.bar.update(done, payloadOf(entity, c, eta));
+    this.bars = new cliProgress.MultiBar({
+      stream: this.out,
+      hideCursor: true,
+      clearOnComplete: false,
+      fps: 8,
+      // Keep the terminal's own wrapping: lines written above the bars (a long path) then wrap, not vanish.
+      linewrap: null,
+    });
+    this.bars.create(1, 0, {}, { format: () => this.figuresLine() });
+    this.bars.create(1, 0, {}, { format: () => this.outcomeLine() });
   }
 
   phaseFinished(entity: EntityName, c: EntityCounts, completed: boolean): void {
     this.progress(entity, c);
-    // The total was an estimate (quoted newlines in CSV count as lines): a finished bar shows what was read.
-    if (completed && this.bar && this.bar.getTotal() > 0) {
-      this.bar.setTotal(c.read);
-      this.bar.update(c.read);
-    }
-    this.bar?.stop();
-    this.bar = undefined;
+    this.completed = completed;
+    this.retry = undefined;
+    this.stopBars();
+  }
+
+  retrying(_entity: EntityName, notice: RetryNotice): void {
+    this.retry = { notice, at: Date.now() };
   }
 
   warning(message: string): void {
@@ -68,51 +89,65 @@ export class TtyReporter implements Reporter {
 
   close(): void {
     this.stopSpinner();
-    this.bar?.stop();
-    this.bar = undefined;
+    this.stopBars();
   }
 
-  /** A line above the bar: clear the bar's line, write, and let the next update redraw it. */
+  private width(): number {
+    return Math.max(20, (this.out.columns || 80) - 1);
+  }
+
+  /** `messages  ████░░░░ 2250/6000 37% | 136.9 rec/s | ETA 37s`; the bar takes the room that is left. */
+  private figuresLine(): string {
+    const c = this.counts!;
+    // A finished phase's total is what was read: the estimate counted lines, not records.
+    const f = figuresOf(c, this.completed ? c.read : this.expected);
+    const name = this.entity.padEnd(NAME_WIDTH);
+    if (f.total === undefined) return fitLine(`${name}${f.done} records | ${formatRate(f.perSec)}`, this.width());
+    const when = this.completed ? `in ${formatDuration(c.elapsedMs)}` : `ETA ${formatEta(f.etaSec)}`;
+    const rest = `${f.done}/${f.total} ${f.percent}% | ${formatRate(f.perSec)} | ${when}`;
+    const size = Math.min(BAR_MAX, this.width() - name.length - rest.length - 1);
+    if (size < BAR_MIN) return fitLine(`${name}${rest}`, this.width());
+    const filled = Math.round((f.done / f.total) * size);
+    return `${name}${'█'.repeat(filled)}${'░'.repeat(size - filled)} ${rest}`;
+  }
+
+  /** Under the bar: the outcome so far, or the retry a request waits for. */
+  private outcomeLine(): string {
+    const text = this.retry ? this.retryText() : describeOutcome(this.counts!);
+    return fitLine(`${' '.repeat(NAME_WIDTH)}${text}`, this.width());
+  }
+
+  private retryText(): string {
+    const { notice, at } = this.retry!;
+    const left = at + notice.delayMs - Date.now();
+    if (left > 0) return describeRetry(notice, left);
+    return `retry ${notice.attempt}/${notice.of} under way, after ${notice.reason}`;
+  }
+
+  /** Lines above the live ones, wrapped to the width: the bars then redraw below them. */
   private line(text: string): void {
-    if (this.spinner) {
-      this.spinner.clear();
-      this.out.write(`${text}\n`);
-      this.spinner.render();
+    // Broken inside long words too: while the bars are up the terminal cuts a line at its edge (no wrapping).
+    const lines = wrapText(text, this.width(), '  ', true);
+    if (this.bars) {
+      // Each line clears the rest of its row: it is written over the rows the bars stood on.
+      this.bars.log(lines.map((l) => `${l}\x1b[K\n`).join(''));
+      this.bars.update();
       return;
     }
-    this.out.write(`${this.bar ? '\r\x1b[K' : ''}${text}\n`);
+    if (this.spinner) this.spinner.clear();
+    this.out.write(lines.map((l) => `${l}\n`).join(''));
+    this.spinner?.render();
   }
 
   private stopSpinner(): void {
     this.spinner?.stop();
     this.spinner = undefined;
   }
-}
 
-interface Payload {
-  entity: string;
-  rate: string;
-  imported: number;
-  rejected: number;
-  eta: string;
-}
-
-const payloadOf = (entity: EntityName, c: EntityCounts, eta: string): Payload => ({
-  entity,
-  rate: rate(c),
-  imported: c.imported + c.alreadyPresent,
-  rejected: c.rejected,
-  eta,
-});
-
-const formatEta = (seconds: number): string =>
-  seconds >= 3600 ? `${Math.floor(seconds / 3600)}h${Math.round((seconds % 3600) / 60)}m` : seconds >= 60 ? `${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s` : `${Math.round(seconds)}s`;
-
-function formatBarLine(options: cliProgress.Options, params: cliProgress.Params, p: Payload): string {
-  const known = params.total > 0;
-  const size = options.barsize ?? 24;
-  const filled = known ? Math.min(size, Math.round(params.progress * size)) : 0;
-  const bar = known ? `${options.barCompleteString!.slice(0, filled)}${options.barIncompleteString!.slice(0, size - filled)} ` : '';
-  const of = known ? `/${params.total}` : '';
-  return `${p.entity.padEnd(9)} ${bar}${params.value}${of} records | ${p.rate} rec/s | ${p.imported} imported, ${p.rejected} rejected${known ? ` | ETA ${p.eta}` : ''}`;
+  private stopBars(): void {
+    if (!this.bars) return;
+    this.bars.update();
+    this.bars.stop();
+    this.bars = undefined;
+  }
 }

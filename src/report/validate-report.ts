@@ -1,4 +1,5 @@
 import type { LocatedProblem, ValidateResult } from '../pipeline/validate/validate-result.js';
+import { plural } from './words.js';
 
 /** `file:line: entity id: field: message [rule]`, the shape compilers and mmctl use, so editors can jump to it. */
 export function formatProblem(p: LocatedProblem): string {
@@ -20,8 +21,10 @@ export function formatValidateText(r: ValidateResult): string {
   }
   for (const n of r.notChecked) out.push(`note: ${n}`);
   const dropped = r.errorCount + r.warningCount - r.errors.length - r.warnings.length;
-  if (dropped > 0) out.push(`(${dropped} more problems counted but not listed)`);
-  if (r.stoppedEarly) out.push(`stopped after ${r.errorCount} errors (--max-errors); the rest of the export was not checked`);
+  if (dropped > 0) out.push(`(${plural(dropped, 'more problem', 'more problems')} counted but not listed)`);
+  if (r.stoppedEarly) {
+    out.push(`stopped after ${plural(r.errorCount, 'error')} (--max-errors); the rest of the export was not checked`);
+  }
   const rules = Object.entries(r.byRule).sort((a, b) => b[1] - a[1]);
   if (rules.length > 0) {
     out.push('', 'Problems by rule:');
@@ -29,13 +32,16 @@ export function formatValidateText(r: ValidateResult): string {
   }
   out.push('', 'By entity:');
   for (const [entity, c] of Object.entries(r.byEntity)) {
-    out.push(`  ${entity.padEnd(9)} ${c!.records} records, ${c!.errors} errors, ${c!.warnings} warnings, ${c!.skipped} skipped`);
+    const counts = `${plural(c!.records, 'record')}, ${plural(c!.errors, 'error')}, ${plural(c!.warnings, 'warning')}`;
+    out.push(`  ${entity.padEnd(9)} ${counts}, ${c!.skipped} skipped`);
   }
+  const read = plural(r.recordsRead, 'record');
+  const warnings = plural(r.warningCount, 'warning');
   out.push(
     '',
     r.errorCount === 0
-      ? `OK: ${r.recordsRead} records read, no errors${r.warningCount ? `, ${r.warningCount} warnings` : ''}`
-      : `FAILED: ${r.recordsRead} records read, ${r.errorCount} errors, ${r.warningCount} warnings`,
+      ? `OK: ${read} read, no errors${r.warningCount ? `, ${warnings}` : ''}`
+      : `FAILED: ${read} read, ${plural(r.errorCount, 'error')}, ${warnings}`,
   );
   return `${out.join('\n')}\n`;
 }

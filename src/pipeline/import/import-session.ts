@@ -47,6 +47,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     phaseStarted: (entity, expected) => shown.phaseStarted(entity, expected),
     progress: (entity, counts) => shown.progress(entity, counts),
     phaseFinished: (entity, counts, completed) => shown.phaseFinished(entity, counts, completed),
+    retrying: (entity, notice) => shown.retrying(entity, notice),
     info: (message) => shown.info(message),
     warning: (message) => {
       warnings.push(message);
@@ -74,7 +75,11 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     await options.idMap?.commit();
     const { dropped, leftWhole } = rejects.resumed;
     if (dropped > 0) {
-      events.info(`${config.rejects}: took out ${dropped} line(s) the interrupted run wrote for records it had not acknowledged; they are read and checked again`);
+      const lines = dropped === 1 ? '1 line' : `${dropped} lines`;
+      events.info(
+        `${config.rejects}: took out ${lines} the interrupted run wrote for records it had not acknowledged; ` +
+          'they are read and checked again',
+      );
     }
     if (leftWhole) events.warning(`${config.rejects} is left as it is (${leftWhole}): records the interrupted run rejected may be listed again`);
     client = new ImportClient({
@@ -91,6 +96,16 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
       clock: systemClock,
       hardStop: options.hardStop,
+      events: {
+        // Into the phase's counts as they happen, so a batch that fails in the end still counts its tries.
+        requestStarted: (entity, isRetry) => {
+          const phase = counts[entity];
+          if (!phase) return;
+          phase.requests++;
+          if (isRetry) phase.retries++;
+        },
+        retrying: events.retrying,
+      },
       judgeAlreadyExists: (record) => {
         if (!record.duplicateSuspect) return undefined;
         const problem = suspectDuplicateProblem(record);

@@ -26,7 +26,7 @@ export interface ImportRun {
   nowSec: number;
   /** Soft stop (first Ctrl+C): take no new batches, let the ones in flight finish. */
   stop: AbortSignal;
-  /** Count records before each phase, for a progress bar's total (a terminal run; CI needs no ETA). */
+  /** Count records before each phase, for the total, percent and ETA of the progress shown. */
   estimateTotals?: boolean;
 }
 
@@ -90,8 +90,6 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     counts.imported += outcome.imported;
     counts.alreadyPresent += outcome.alreadyPresent;
     counts.rejected += outcome.rejected.length;
-    counts.requests += outcome.requests;
-    counts.retries += outcome.retries;
     totals.imported += outcome.imported;
     totals.alreadyPresent += outcome.alreadyPresent;
     totals.rejected += outcome.rejected.length;

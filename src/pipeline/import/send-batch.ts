@@ -1,5 +1,5 @@
 import type { EntityDef } from '../../entities/index.js';
-import type { MappedRecord } from '../../entities/types.js';
+import type { EntityName, MappedRecord } from '../../entities/types.js';
 import { InterruptedError, RemoteError } from '../../errors.js';
 import { TransportError, type ImportClient } from '../../http/import-client.js';
 import { parseRecordResults, parseRequestError, type RecordResult } from '../../http/parse-results.js';
@@ -7,14 +7,23 @@ import type { Clock, RateLimiter } from '../../http/rate-limiter.js';
 import { serialiseBatch } from './batch-body.js';
 import { backoffDelay, classifyStatus, classifyTransport, type RetryPolicy } from '../../http/retry-policy.js';
 import { fatalTransportError } from '../../http/transport-errors.js';
+import type { RunEvents } from '../events.js';
 
 /** What became of each record of a batch. */
 export interface BatchOutcome {
   imported: number;
   alreadyPresent: number;
   rejected: Array<{ record: MappedRecord; code: string; message: string }>;
-  requests: number;
-  retries: number;
+}
+
+/** What the sender tells as it goes: each request as it starts, each pause before a retry. */
+export interface SenderEvents {
+  /**
+   * Counted here, not on the outcome: a batch that fails in the end throws, and its tries must still
+   * reach the summary (`requests 0, retries 0` beside `gave up after 8 retries` was the bug).
+   */
+  requestStarted(entity: EntityName, isRetry: boolean): void;
+  retrying: RunEvents['retrying'];
 }
 
 export interface BatchSenderOptions {
@@ -30,6 +39,7 @@ export interface BatchSenderOptions {
    * after a crash); a problem rejects it instead (the export holds its id twice).
    */
   judgeAlreadyExists?: (record: MappedRecord) => { code: string; message: string } | undefined;
+  events?: SenderEvents;
 }
 
 /** Records isolated as poison in a row, with no success between, before the run is judged to be failing. */
@@ -49,7 +59,7 @@ export class BatchSender {
   constructor(private readonly options: BatchSenderOptions) {}
 
   async send(entity: EntityDef, records: MappedRecord[]): Promise<BatchOutcome> {
-    const outcome: BatchOutcome = { imported: 0, alreadyPresent: 0, rejected: [], requests: 0, retries: 0 };
+    const outcome: BatchOutcome = { imported: 0, alreadyPresent: 0, rejected: [] };
     await this.sendGroup(entity, records, outcome);
     return outcome;
   }
@@ -73,11 +83,12 @@ export class BatchSender {
     let attempt = 0;
     let serverErrors = 0;
     let okCountAtFirstError = okBaseline;
+    let isRetry = okBaseline >= 0;
     for (;;) {
-      if (attempt > 0 || okBaseline >= 0) outcome.retries++;
       await limiter.acquire(hardStop);
       if (hardStop.aborted) throw new InterruptedError();
-      outcome.requests++;
+      this.options.events?.requestStarted(entity.name, isRetry);
+      isRetry = true;
       let response;
       try {
         response = await client.post(entity.endpoint, body, hardStop);
@@ -88,7 +99,7 @@ export class BatchSender {
         if (classifyTransport(this.options.policy, err.failure) === 'fatal') {
           throw fatalTransportError(err.failure, err.route ?? { host: 'the service' });
         }
-        attempt = await this.backoffOrGiveUp(attempt, 0, `${entity.name}: ${err.message}`);
+        attempt = await this.backoffOrGiveUp(entity, attempt, 0, err.message, err.reason);
         continue;
       }
       const { status, rate } = response;
@@ -99,7 +110,9 @@ export class BatchSender {
         if (pending.length === 0) return;
         body = serialiseBatch(entity, pending);
         // Records the answer did not mention: send them again, already-exists makes it safe.
-        attempt = await this.backoffOrGiveUp(attempt, 0, `${entity.name}: the service answered without a result for some records`);
+        const some = `${pending.length} ${pending.length === 1 ? 'record' : 'records'}`;
+        const what = `the service answered without a result for ${some}`;
+        attempt = await this.backoffOrGiveUp(entity, attempt, 0, what, `no result for ${some}`);
         continue;
       }
       const error = parseRequestError(response.text);
@@ -108,7 +121,9 @@ export class BatchSender {
         throw new RemoteError('REMOTE_AUTH', `the service refused the API key (${status} ${error?.code ?? ''}): check apiKey, appId and region`.replace(' )', ')'));
       }
       if (kind === 'rate-limited') {
-        attempt = await this.backoffOrGiveUp(attempt, rate.retryAfterMs ?? 0, `${entity.name}: rate limited (${status})`);
+        const asked = rate.retryAfterMs ?? 0;
+        const reason = `HTTP ${status} (rate limited)`;
+        attempt = await this.backoffOrGiveUp(entity, attempt, asked, `rate limited (${status})`, reason);
         continue;
       }
       // The service fails a whole request for one bad record: split it after a few server failures in a row.
@@ -137,7 +152,8 @@ export class BatchSender {
           return;
         }
       }
-      attempt = await this.backoffOrGiveUp(attempt, rate.retryAfterMs ?? 0, `${entity.name}: HTTP ${status} ${error?.code ?? ''}`.trim());
+      const answer = `HTTP ${status} ${error?.code ?? ''}`.trim();
+      attempt = await this.backoffOrGiveUp(entity, attempt, rate.retryAfterMs ?? 0, answer, answer);
     }
   }
 
@@ -188,14 +204,24 @@ export class BatchSender {
     });
   }
 
-  private async backoffOrGiveUp(attempt: number, serverAskedMs: number, what: string): Promise<number> {
+  /** `what` says what failed in words, for the error that ends the run; `reason`, short, for a retry notice. */
+  private async backoffOrGiveUp(
+    entity: EntityDef,
+    attempt: number,
+    serverAskedMs: number,
+    what: string,
+    reason: string,
+  ): Promise<number> {
     const { policy, clock, hardStop, random } = this.options;
     if (attempt >= policy.retries) {
-      throw new RemoteError('REMOTE_RETRIES_EXHAUSTED', `${what}; gave up after ${policy.retries} retries`, {
+      const tries = `${policy.retries} ${policy.retries === 1 ? 'retry' : 'retries'}`;
+      throw new RemoteError('REMOTE_RETRIES_EXHAUSTED', `${entity.name}: ${what}; gave up after ${tries}`, {
         hint: 'the checkpoint is saved; run the same command again to resume (raise "retries" for a flaky network)',
       });
     }
-    await clock.sleep(backoffDelay(policy, attempt, serverAskedMs, random), hardStop);
+    const delayMs = backoffDelay(policy, attempt, serverAskedMs, random);
+    this.options.events?.retrying(entity.name, { attempt: attempt + 1, of: policy.retries, delayMs, reason });
+    await clock.sleep(delayMs, hardStop);
     if (hardStop.aborted) throw new InterruptedError();
     return attempt + 1;
   }

@@ -1,0 +1,62 @@
+import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
+
+/**
+ * The words of a phase's outcome, in the summary's order. The bar, the CI lines and the summary all
+ * use these, so that what a person reads during the run is what the summary says at the end.
+ */
+export const OUTCOME_TERMS: ReadonlyArray<readonly [keyof EntityCounts, string]> = [
+  ['imported', 'imported'],
+  ['alreadyPresent', 'already there'],
+  ['rejected', 'rejected'],
+  ['skipped', 'skipped'],
+  ['resumed', 'done earlier'],
+];
+
+/** Where a phase stands: every rate and ETA the tool shows comes from here. */
+export interface Figures {
+  /** Records settled in any way, including those done by an earlier run. */
+  done: number;
+  /** Records this run settled itself (not done earlier): only these say how fast this run goes. */
+  handled: number;
+  perSec: number;
+  total?: number;
+  percent?: number;
+  etaSec?: number;
+}
+
+/**
+ * Rate = records this run handled / time; ETA = what is left of the total at that rate. Records done by
+ * an earlier run are passed over in moments: counted as speed, they made the ETA of a resume far too short.
+ */
+export function figuresOf(c: EntityCounts, total: number | undefined): Figures {
+  const handled = c.imported + c.alreadyPresent + c.rejected + c.skipped;
+  const done = handled + c.resumed;
+  const perSec = c.elapsedMs > 0 ? handled / (c.elapsedMs / 1000) : 0;
+  if (total === undefined || total <= 0) return { done, handled, perSec };
+  const whole = Math.max(total, done);
+  const left = whole - done;
+  const etaSec = left === 0 ? 0 : perSec > 0 ? left / perSec : undefined;
+  return { done, handled, perSec, total: whole, percent: Math.floor((done / whole) * 100), etaSec };
+}
+
+export const formatRate = (perSec: number): string => `${perSec.toFixed(1)} rec/s`;
+
+export const formatEta = (seconds: number | undefined): string => {
+  if (seconds === undefined) return '?';
+  const s = Math.round(seconds);
+  if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+};
+
+/** `imported 1100, done earlier 2900`: the terms that are not zero (`imported 0` when all are). */
+export function describeOutcome(c: EntityCounts): string {
+  const terms = OUTCOME_TERMS.filter(([key]) => c[key] > 0).map(([key, label]) => `${label} ${c[key]}`);
+  return terms.length > 0 ? terms.join(', ') : 'imported 0';
+}
+
+/** `retrying in 4 s (3/8): ECONNREFUSED 127.0.0.1:8796`; the wait counts down when `leftMs` is given. */
+export function describeRetry(n: RetryNotice, leftMs = n.delayMs): string {
+  const s = leftMs / 1000;
+  const wait = s < 1 ? `${Math.max(0.1, s).toFixed(1)} s` : `${Math.round(s)} s`;
+  return `retrying in ${wait} (${n.attempt}/${n.of}): ${n.reason}`;
+}
