@@ -14,8 +14,8 @@ import { WorkerThread } from './worker-thread.js';
 export type { ParsedRows } from './csv-parse-job.js';
 
 export interface CsvRowParser {
-  /** Parses a block; rows come back in the order blocks went in. */
-  write(bytes: Buffer): Promise<ParsedRows>;
+  /** Parses a block; rows come back in the order blocks went in (at once when parsed in this thread). */
+  write(bytes: Buffer): ParsedRows | Promise<ParsedRows>;
   /** The last record (a file need not end with a newline). */
   end(): Promise<ParsedRows>;
   close(): void;
@@ -25,9 +25,9 @@ export interface CsvRowParser {
 export class LocalCsvRowParser implements CsvRowParser {
   private readonly parser = createCsvParser();
 
-  write(bytes: Buffer): Promise<ParsedRows> {
+  write(bytes: Buffer): ParsedRows {
     this.parser.write(bytes);
-    return Promise.resolve(takeRows(this.parser));
+    return takeRows(this.parser);
   }
 
   end(): Promise<ParsedRows> {
