@@ -4,20 +4,22 @@ import type { SourceItem } from '../../entities/types.js';
 import { ndjsonBlockItems } from '../../sources/read-ndjson.js';
 import type { WorkerJob } from '../../sources/worker-job.js';
 import { ownProblems } from '../../rules/check-record.js';
+import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { messageRefs, toColumns } from './checked-columns.js';
 import type { BlockMessage, CheckedColumns, CheckedSlot, MessageCheckTask } from './checked-columns.js';
 
 export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns> {
   const task = data as MessageCheckTask;
-  const mapper = createMapper(mapperOptionsFor(ENTITIES.messages, task.source, task));
+  const slots = new ItemSlots(createMapper(mapperOptionsFor(ENTITIES.messages, task.source, task)));
   let ordinal = 0;
 
   /** What run-validate does with an item read in its own thread, up to the cross-record checks. */
   const check = (item: SourceItem): CheckedSlot => {
-    if (item.kind === 'problem') return item;
-    const record = mapper(item);
-    if (record.skip) return { kind: 'skipped' };
+    const kind = slots.kindOf(item);
+    if (kind === FILE_PROBLEM || kind === BAD_SLOT) return item as Extract<SourceItem, { kind: 'problem' }>;
+    if (kind === SKIP) return { kind: 'skipped' };
+    const record = slots.record!;
     const own = ownProblems(record, task.nowSec);
     const slot: CheckedSlot = { kind: 'checked', line: record.line, id: record.id, refs: messageRefs(record.payload) };
     if (own.length > 0) slot.before = own;
