@@ -1,25 +1,43 @@
-// The streaming layer under every preset: the JSON scanner and the export tree (folder, zip, file).
+// The streaming layer under every preset: the JSON scanner (the one in src/sources/, which plain JSON
+// sources use too), presets' pieces read through the shared byte layer, and the export tree.
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { openExportTree } from '../dist/presets/shared/export-tree.js';
-import { scanJson } from '../dist/presets/shared/json-scan.js';
+import { JsonScanner, TAKE, WALK } from '../dist/sources/json-scan.js';
+import { readPieces } from '../dist/sources/read-pieces.js';
 import { tempDir } from './helpers.mjs';
 import { zipFolder } from './presets-helpers.mjs';
 
+/** The scanner fed `chunk` characters at a time, walking into what `descend` says and taking the rest. */
 async function scan(text, descend, chunk = 7) {
-  const bytes = Buffer.from(text, 'utf8');
-  async function* chunks() {
-    for (let i = 0; i < bytes.length; i += chunk) yield bytes.subarray(i, i + chunk);
-  }
   const hits = [];
+  const scanner = new JsonScanner({
+    decide: (p, container) => (container && descend(p) ? WALK : TAKE),
+    take: (p, value, line) => hits.push([p.join('.'), line, JSON.parse(value)]),
+  });
   try {
-    for await (const hit of scanJson(chunks(), descend)) hits.push([hit.path.join('.'), hit.line, JSON.parse(hit.text)]);
+    for (let i = 0; i < text.length; i += chunk) scanner.feed(text.slice(i, i + chunk));
+    scanner.end();
   } catch (error) {
     hits.push(['error', error.line, error.message]);
   }
   return hits;
+}
+
+/** Pieces of `bytes` read as a preset reads a file, the stream handing out `chunk` bytes at a time. */
+async function pieces(bytes, layout, chunk = 3) {
+  const parts = [];
+  for (let i = 0; i < bytes.length; i += chunk) parts.push(bytes.subarray(i, i + chunk));
+  const out = [];
+  for await (const p of readPieces({ display: 'x.json', open: async () => Readable.from(parts) }, layout)) {
+    /** @type {any} */
+    const bad = p;
+    out.push(p.ok ? [p.path.join('.'), p.line, p.value] : [bad.rule, bad.line, bad.slot, bad.fatal]);
+  }
+  return out;
 }
 
 test('elements of a top-level array, with their lines, whatever the chunk size', async () => {
@@ -40,8 +58,24 @@ test('a value not walked into is cut out whole, so a 2 GB array costs one record
   assert.deepEqual(hits.map(([p, , v]) => [p, v]), [['messages.0', { m: 1 }], ['messages.1', { m: 2 }], ['channel', { url: 'c' }]]);
 });
 
-test('a BOM is skipped and escaped keys are decoded', async () => {
-  assert.deepEqual(await scan('\ufeff{"k\\u0041": 1}', (p) => p.length === 0), [['kA', 1, 1]]);
+test('escaped keys; through the byte layer a BOM is skipped, characters split between chunks whole', async () => {
+  assert.deepEqual(await scan('{"k\\u0041": 1}', (p) => p.length === 0), [['kA', 1, 1]]);
+  const bytes = Buffer.from('\ufeff{"k\\u0041": 1,\n "é": "👋"}', 'utf8');
+  for (const chunk of [1, 2, 3, 64]) {
+    const expected = [['kA', 1, 1], ['é', 2, '👋']];
+    assert.deepEqual(await pieces(bytes, (p) => p.length === 0, chunk), expected, `chunk ${chunk}`);
+  }
+});
+
+test('pieces: a value that is not JSON costs its slot; an empty file, a broken structure are the file\'s', async () => {
+  const top = (p) => p.length === 0;
+  const slot = ['input.json-syntax', 2, true, false];
+  const bad = Buffer.from('[{"a": 1},\n {"b": tru},\n 3]');
+  assert.deepEqual(await pieces(bad, top), [['0', 1, { a: 1 }], slot, ['2', 3, 3]]);
+  assert.deepEqual(await pieces(Buffer.from(' \n'), top), [['input.empty-file', 1, false, false]]);
+  const fatal = ['input.json-syntax', 2, false, true];
+  assert.deepEqual(await pieces(Buffer.from('[1,\n2,'), top), [['0', 1, 1], ['1', 2, 2], fatal]);
+  assert.deepEqual(await pieces(Buffer.from('{"a": 1}\n\n[2]\n'), 'lines'), [['0', 1, { a: 1 }], ['1', 3, [2]]]);
 });
 
 test('structural errors stop the file with their line; what came before is kept', async () => {

@@ -1,8 +1,9 @@
 /**
- * The byte layer under every reader: opens a file (gunzipping `.gz`), drops a UTF-8 BOM, and hands
- * out blocks that end on a line boundary, each with its first line number and the lines holding
- * invalid UTF-8. Readers decode a block in one call: a `\n` byte never sits inside a multi-byte
- * character, so a block that ends after one always holds whole characters.
+ * The byte layer under every reader, plain files and presets' exports alike: takes a stream of bytes
+ * (a file, gunzipped when `.gz`, or a zip entry), drops a UTF-8 BOM, and hands out blocks that end
+ * on a line boundary, each with its first line number and the lines holding invalid UTF-8. Readers
+ * decode a block in one call: a `\n` byte never sits inside a multi-byte character, so a block that
+ * ends after one always holds whole characters.
  */
 import { isUtf8 } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
@@ -15,6 +16,14 @@ import type { ResolvedFile } from './types.js';
 
 const READ_SIZE = 64 * 1024;
 const LF = 0x0a;
+
+/** Where a reader's bytes come from: a source file, or any stream (a zip entry of a preset's export). */
+export interface ByteSource {
+  /** How problems and errors name it (`users.csv`, `export.zip!users.json`). */
+  display: string;
+  /** The bytes, decompressed. Errors while reading are InputErrors naming `display`, or CorruptGzipError. */
+  open(): Promise<Readable>;
+}
 
 export interface Block {
   bytes: Buffer;
@@ -43,7 +52,26 @@ export class CorruptGzipError extends Error {
   }
 }
 
-export async function* readBlocks(file: ResolvedFile, options: BlockOptions = {}): AsyncGenerator<Block> {
+/** A source file's bytes: gunzipped when it is `.gz`. */
+export function fileBytes(file: ResolvedFile): ByteSource {
+  return {
+    display: file.display,
+    async open() {
+      const handle = await openFile(file);
+      try {
+        // A 0-byte .gz is an empty export, not a corrupt one: zlib would call it a truncated stream.
+        const compressed = file.gzip && (await handle.stat()).size > 0;
+        const raw = handle.createReadStream({ highWaterMark: READ_SIZE });
+        return compressed ? pipeline(raw, createGunzip({ chunkSize: READ_SIZE }), () => {}) : raw;
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
+  };
+}
+
+export async function* readBlocks(source: ByteSource, options: BlockOptions = {}): AsyncGenerator<Block> {
   const { signal, cutLongLinesAt } = options;
   let pending: Buffer[] = [];
   let pendingLength = 0;
@@ -51,17 +79,18 @@ export async function* readBlocks(file: ResolvedFile, options: BlockOptions = {}
   let first = true;
 
   const makeBlock = (bytes: Buffer): Block => {
+    if (first) {
+      // On the first block, not the first chunk: a stream may hand out fewer than 3 bytes at first.
+      first = false;
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+    }
     const firstLine = line;
     line += countNewlines(bytes);
     return isUtf8(bytes) ? { bytes, firstLine } : { bytes, firstLine, badLines: findBadLines(bytes, firstLine) };
   };
 
   try {
-    for await (let chunk of readChunks(file, signal)) {
-      if (first) {
-        first = false;
-        if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
-      }
+    for await (const chunk of readChunks(source, signal)) {
       const lastNewline = chunk.lastIndexOf(LF);
       if (lastNewline < 0) {
         pending.push(chunk);
@@ -89,19 +118,9 @@ export async function* readBlocks(file: ResolvedFile, options: BlockOptions = {}
   if (pendingLength > 0) yield makeBlock(Buffer.concat(pending, pendingLength));
 }
 
-async function* readChunks(file: ResolvedFile, signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
+async function* readChunks(source: ByteSource, signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
   if (signal?.aborted) return;
-  const handle = await openFile(file);
-  let stream: Readable;
-  try {
-    // A 0-byte .gz is an empty export, not a corrupt one: zlib would call it a truncated stream.
-    const compressed = file.gzip && (await handle.stat()).size > 0;
-    const raw = handle.createReadStream({ highWaterMark: READ_SIZE });
-    stream = compressed ? pipeline(raw, createGunzip({ chunkSize: READ_SIZE }), () => {}) : raw;
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
+  const stream = await source.open();
   const onAbort = () => stream.destroy(signal?.reason as Error);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -112,8 +131,8 @@ async function* readChunks(file: ResolvedFile, signal: AbortSignal | undefined):
   } catch (error) {
     if (signal?.aborted) return;
     if (isZlibError(error)) throw error;
-    throw new InputError('INPUT_READ', `cannot read ${file.display}: ${(error as Error).message}`, {
-      location: { file: file.display },
+    throw new InputError('INPUT_READ', `cannot read ${source.display}: ${(error as Error).message}`, {
+      location: { file: source.display },
       cause: error,
     });
   } finally {

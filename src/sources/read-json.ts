@@ -1,103 +1,137 @@
 /**
- * JSON documents (an array, an id-keyed object or the API wrapper; see json-records.ts), streamed.
- *
- * stream-json's tokens carry no positions, so the tokenizer (`jsonParser`, the parser without its
- * Buffer-decoding front) is fed one line at a time: every token a call returns comes from that line
- * (the tokenizer only holds back an unfinished lexeme at the end of its input, and a piece ends
- * with its newline), so a record's line is the line of the piece that produced its first token.
- * Lines longer than PIECE_CHARS go in several pieces that all carry the same line number.
+ * JSON documents, streamed through the one JSON scanner (json-scan.ts): the records are cut out one
+ * at a time, so memory holds one record, never the file. Accepted shapes:
+ *   [ {...}, ... ]                                  records in an array
+ *   { "<id>": {...}, ... }                          id-keyed: the key becomes SourceRecord.key
+ *   { "users": { "<id>": {...} } } / { "users": [...] }   the API's own request body
+ * The shape is decided by the first key of a top-level object: an entity name whose value is an
+ * object or array means the wrapper. (A uid literally named "users" would be misread; accepted.)
+ * A record that is not valid JSON ends the file, as a break in the structure around it does.
+ * Another entity's part of a wrapper is passed over unread: its own reading reports its errors.
  */
-import { jsonParser } from 'stream-json/core/parser.js';
-import type { Token } from 'stream-json/parser.js';
-import type { SourceItem } from '../entities/types.js';
-import { JsonRecords } from './json-records.js';
-import { CorruptGzipError, readBlocks } from './read-blocks.js';
-import { emptyFileProblem, gzipProblem, isBlank, utf8Problem } from './source-items.js';
+import type { EntityName, SourceItem } from '../entities/types.js';
+import { ENTITY_ORDER } from '../entities/types.js';
+import { JsonBlockReader } from './json-blocks.js';
+import { JsonScanError, SKIP, TAKE, WALK, type Decision, type JsonPath } from './json-scan.js';
+import { fileBytes } from './read-blocks.js';
+import { readFileItems } from './read-file.js';
+import { describeValue, utf8Problem } from './source-items.js';
 import type { ReadOptions, ResolvedFile } from './types.js';
 
-const PIECE_CHARS = 64 * 1024;
-const CUT_LONG_LINES_AT = 1024 * 1024;
-/** stream-chain's "no output" marker, a registered symbol: no need to import stream-chain itself. */
-const NONE: unique symbol = Symbol.for('object-stream.none') as never;
+/** Blocks of a one-line (minified) file are cut here, so it streams too. */
+export const JSON_CUT_LONG_LINES_AT = 1024 * 1024;
 
-type Tokenizer = (input: string | typeof NONE) => { values: Token[] } | typeof NONE;
+const ENTITY_NAMES: ReadonlySet<string> = new Set(ENTITY_ORDER);
 
-export async function* readJsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
-  const { signal } = options;
-  const parse = jsonParser({ packValues: true, streamValues: false }) as unknown as Tokenizer;
-  const records = new JsonRecords(file.display, options.entity);
-  const items = records.items;
-  /** Non-blank text before the first token: "tru" at EOF is a syntax error, not an empty file. */
-  let sawText = false;
+export function readJsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
+  const reader = new JsonRecordReader(file.display, options.entity);
+  return readFileItems(fileBytes(file), reader, { signal: options.signal, cutLongLinesAt: JSON_CUT_LONG_LINES_AT });
+}
 
-  const syntaxProblem = (error: unknown, atEnd = false): SourceItem => {
-    const detail = (error as Error).message.replace(/^Parser (cannot parse input: )?/, '');
+class JsonRecordReader extends JsonBlockReader<SourceItem> {
+  private ordinal = 0;
+  /** Undefined until the first key of a top-level object says. */
+  private wrapper: boolean | undefined;
+  private readonly wrapperKeys: string[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly entity: EntityName | undefined,
+  ) {
+    super();
+  }
+
+  decide(path: JsonPath, container: boolean, line: number): Decision {
+    if (path.length !== 1 || typeof path[0] === 'number') return container && path.length === 0 ? WALK : TAKE;
+    // A member of the top-level object: a record, or a part of the API wrapper.
+    const key = path[0];
+    this.wrapper ??= container && ENTITY_NAMES.has(key);
+    if (!this.wrapper) return TAKE;
+    if (ENTITY_NAMES.has(key)) this.wrapperKeys.push(key);
+    else this.shapeProblem(line, `top-level key "${key}" is not an entity name; skipped`);
+    if (!container) return SKIP;
+    return ENTITY_NAMES.has(key) && (this.entity === undefined || key === this.entity) ? WALK : SKIP;
+  }
+
+  take(path: JsonPath, text: string, line: number, endLine: number): void {
+    let value: unknown;
+    if (path.length === 0) {
+      // The document is a single value: whatever it is, there are no records.
+      try {
+        JSON.parse(text);
+      } catch (error) {
+        this.fail(new JsonScanError(line, (error as Error).message));
+        return;
+      }
+      this.shapeProblem(line, 'the file holds a single value; expected an array or an object of records', true);
+      this.stop();
+      return;
+    }
+    const badLine = this.badLineOf(line, endLine);
+    const ordinal = this.ordinal++;
+    if (badLine !== 0) {
+      this.items.push(utf8Problem(this.file, badLine, ordinal));
+      return;
+    }
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      // A record that is not JSON ends the file, as a break around it would: at the line it breaks on.
+      this.fail(new JsonScanError(errorLine(error as Error, text, line), (error as Error).message));
+      return;
+    }
+    const last = path[path.length - 1];
+    const key = typeof last === 'string' ? last : undefined;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const record = value as Record<string, unknown>;
+      const item: SourceItem = { kind: 'record', value: record, file: this.file, line, ordinal };
+      if (key !== undefined) item.key = key;
+      this.items.push(item);
+      return;
+    }
+    const where = key === undefined ? 'element' : `value of "${key}"`;
+    const message = `${where} is ${describeValue(value)}, not an object`;
+    this.items.push({ kind: 'problem', file: this.file, line, ordinal, rule: 'input.not-object', message });
+  }
+
+  protected strayLine(line: number): SourceItem {
+    return utf8Problem(this.file, line);
+  }
+
+  protected broken(line: number, detail: string, atEnd: boolean): SourceItem {
     return {
       kind: 'problem',
-      file: file.display,
-      line: records.line,
+      file: this.file,
+      line,
       rule: 'input.json-syntax',
       message: atEnd
-        ? `invalid JSON: the file ends before the document does (${detail})`
+        ? 'invalid JSON: the file ends before the document does'
         : `invalid JSON: ${detail}; the rest of the file is not read`,
       fatalForFile: true,
     };
-  };
+  }
 
-  try {
-    for await (const block of readBlocks(file, { signal, cutLongLinesAt: CUT_LONG_LINES_AT })) {
-      const text = block.bytes.toString('utf8');
-      const badLines = block.badLines;
-      let badIndex = 0;
-      let line = block.firstLine;
-      for (let start = 0; start < text.length; ) {
-        const newline = text.indexOf('\n', start);
-        let end = newline < 0 ? text.length : newline + 1;
-        if (end - start > PIECE_CHARS) end = start + PIECE_CHARS;
-        const lineBad = badLines !== undefined && badLines[badIndex] === line;
-        if (lineBad) records.beginBadLine(line);
-        else records.line = line;
-        if (!sawText && !records.sawToken) sawText = !isBlank(text, start, end);
-        try {
-          const result = parse(text.slice(start, end));
-          if (result !== NONE) records.take(result.values);
-        } catch (error) {
-          if (lineBad) items.push(utf8Problem(file.display, line));
-          items.push(syntaxProblem(error));
-          yield items.splice(0);
-          return;
-        }
-        if (lineBad) records.endBadLine();
-        if (records.fatal) {
-          yield items.splice(0);
-          return;
-        }
-        if (end === newline + 1) {
-          line++;
-          if (lineBad) badIndex++;
-        }
-        start = end;
-      }
-      if (signal?.aborted) return;
-      if (items.length > 0) yield items.splice(0);
+  protected override finish(): void {
+    const entity = this.entity;
+    if (this.wrapper === true && entity !== undefined && !this.wrapperKeys.includes(entity)) {
+      const found = this.wrapperKeys.map((k) => `"${k}"`).join(', ');
+      this.shapeProblem(this.scanner.lastLine, `no "${entity}" key at the top level (found ${found})`);
     }
-  } catch (error) {
-    if (!(error instanceof CorruptGzipError)) throw error;
-    yield [...items.splice(0), gzipProblem(file.display, error)];
-    return;
   }
-  if (signal?.aborted) return;
 
-  if (!records.sawToken && !sawText) {
-    yield [emptyFileProblem(file.display)];
-    return;
+  private shapeProblem(line: number, message: string, fatalForFile = false): void {
+    const item: SourceItem = { kind: 'problem', file: this.file, line, rule: 'input.json-shape', message };
+    if (fatalForFile) item.fatalForFile = true;
+    this.items.push(item);
   }
-  try {
-    const result = parse(NONE);
-    if (result !== NONE) records.take(result.values);
-    records.finish();
-  } catch (error) {
-    items.push(syntaxProblem(error, true));
-  }
-  if (items.length > 0) yield items.splice(0);
+}
+
+/** The line of a JSON.parse error inside a value: JSON.parse names the position, not the line. */
+function errorLine(error: Error, text: string, firstLine: number): number {
+  const at = /at position (\d+)/.exec(error.message);
+  if (at === null) return firstLine;
+  let line = firstLine;
+  const end = Math.min(Number(at[1]), text.length);
+  for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }

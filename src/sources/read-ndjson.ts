@@ -1,42 +1,25 @@
 /**
  * NDJSON / JSON Lines: one object per line. Each line stands alone, so a bad line costs one record
  * slot and reading goes on. Lines are split from decoded blocks by hand and parsed with JSON.parse:
- * readline's per-line events cost more than the parse itself for short records.
+ * readline's per-line events cost more than the parse itself for short records. `splitJsonLines` is
+ * the one line splitter: plain NDJSON sources, validate's worker and presets' JSON Lines files use it.
  */
 import type { SourceItem } from '../entities/types.js';
-import { CorruptGzipError, readBlocks, type Block } from './read-blocks.js';
-import { describeValue, emptyFileProblem, gzipProblem, isBlank, utf8Problem } from './source-items.js';
+import { fileBytes, type Block } from './read-blocks.js';
+import { readFileItems, type BlockReader } from './read-file.js';
+import { describeValue, isBlank, UTF8_MESSAGE } from './source-items.js';
 import type { ReadOptions, ResolvedFile } from './types.js';
 
-export async function* readNdjsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
-  const { signal } = options;
-  const display = file.display;
-  let ordinal = 0;
-  let sawContent = false;
-
-  try {
-    for await (const block of readBlocks(file, { signal })) {
-      const parsed = ndjsonBlockItems(block, display, ordinal);
-      ordinal = parsed.nextOrdinal;
-      sawContent ||= parsed.sawContent;
-      if (signal?.aborted) return;
-      if (parsed.items.length > 0) yield parsed.items;
-    }
-  } catch (error) {
-    if (!(error instanceof CorruptGzipError)) throw error;
-    yield [gzipProblem(display, error)];
-    return;
-  }
-  if (!sawContent && !signal?.aborted) yield [emptyFileProblem(display)];
+/** What the lines of a block hold, one call per non-blank line. */
+export interface JsonLineSink {
+  /** A line's parsed value, whatever its type. */
+  value(value: unknown, line: number): void;
+  /** A line that stands for a value but holds none: not valid UTF-8 (`input.utf8`) or not JSON. */
+  bad(rule: string, message: string, line: number): void;
 }
 
-/** One block's items (lines are whole in a block), numbering record slots from `ordinal`. */
-export function ndjsonBlockItems(
-  block: Block,
-  display: string,
-  ordinal: number,
-): { items: SourceItem[]; nextOrdinal: number; sawContent: boolean } {
-  const items: SourceItem[] = [];
+/** Hands each non-blank line of a block (lines are whole in a block) to `sink`; true when there was one. */
+export function splitJsonLines(block: Block, sink: JsonLineSink): boolean {
   const text = block.bytes.toString('utf8');
   const badLines = block.badLines;
   let badIndex = 0;
@@ -48,39 +31,83 @@ export function ndjsonBlockItems(
     if (badLines !== undefined && badLines[badIndex] === line) {
       badIndex++;
       sawContent = true;
-      items.push(utf8Problem(display, line, ordinal++));
+      sink.bad('input.utf8', UTF8_MESSAGE, line);
     } else if (!isBlank(text, start, end)) {
       sawContent = true;
-      items.push(parseLine(text.slice(start, end), display, line, ordinal++));
+      let value: unknown;
+      let parsed = true;
+      try {
+        value = JSON.parse(text.slice(start, end));
+      } catch (error) {
+        parsed = false;
+        sink.bad('input.json-syntax', `invalid JSON: ${(error as Error).message}`, line);
+      }
+      if (parsed) sink.value(value, line);
     }
     start = end + 1;
   }
-  return { items, nextOrdinal: ordinal, sawContent };
+  return sawContent;
 }
 
-function parseLine(text: string, file: string, line: number, ordinal: number): SourceItem {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return {
-      kind: 'problem',
-      file,
-      line,
-      ordinal,
-      rule: 'input.json-syntax',
-      message: `invalid JSON: ${(error as Error).message}`,
-    };
+/** One NDJSON block's items, numbering record slots on from where the previous block ended. */
+export class NdjsonItems implements JsonLineSink {
+  items: SourceItem[] = [];
+  ordinal: number;
+
+  constructor(
+    private readonly display: string,
+    ordinal = 0,
+  ) {
+    this.ordinal = ordinal;
   }
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    return { kind: 'record', value: value as Record<string, unknown>, file, line, ordinal };
+
+  value(value: unknown, line: number): void {
+    const ordinal = this.ordinal++;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      this.items.push({ kind: 'record', value: value as Record<string, unknown>, file: this.display, line, ordinal });
+      return;
+    }
+    const message = `line holds ${describeValue(value)}, not an object`;
+    this.items.push({ kind: 'problem', file: this.display, line, ordinal, rule: 'input.not-object', message });
   }
-  return {
-    kind: 'problem',
-    file,
-    line,
-    ordinal,
-    rule: 'input.not-object',
-    message: `line holds ${describeValue(value)}, not an object`,
-  };
+
+  bad(rule: string, message: string, line: number): void {
+    this.items.push({ kind: 'problem', file: this.display, line, ordinal: this.ordinal++, rule, message });
+  }
+}
+
+export function readNdjsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
+  return readFileItems(fileBytes(file), new NdjsonReader(file.display), { signal: options.signal });
+}
+
+class NdjsonReader implements BlockReader<SourceItem> {
+  sawContent = false;
+  readonly stopped = false;
+  private readonly sink: NdjsonItems;
+
+  constructor(display: string) {
+    this.sink = new NdjsonItems(display);
+  }
+
+  block(block: Block): SourceItem[] {
+    this.sawContent = splitJsonLines(block, this.sink) || this.sawContent;
+    const items = this.sink.items;
+    this.sink.items = [];
+    return items;
+  }
+
+  end(): SourceItem[] {
+    return [];
+  }
+}
+
+/** One block's items (lines are whole in a block), numbering record slots from `ordinal`. */
+export function ndjsonBlockItems(
+  block: Block,
+  display: string,
+  ordinal: number,
+): { items: SourceItem[]; nextOrdinal: number; sawContent: boolean } {
+  const sink = new NdjsonItems(display, ordinal);
+  const sawContent = splitJsonLines(block, sink);
+  return { items: sink.items, nextOrdinal: sink.ordinal, sawContent };
 }

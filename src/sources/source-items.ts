@@ -2,13 +2,15 @@
 import type { SourceProblem } from '../entities/types.js';
 import type { CorruptGzipError } from './read-blocks.js';
 
+export const UTF8_MESSAGE = 'line is not valid UTF-8 (re-export the file as UTF-8)';
+
 export function utf8Problem(file: string, line: number, ordinal?: number): SourceProblem {
   const problem: SourceProblem = {
     kind: 'problem',
     file,
     line,
     rule: 'input.utf8',
-    message: 'line is not valid UTF-8 (re-export the file as UTF-8)',
+    message: UTF8_MESSAGE,
   };
   if (ordinal !== undefined) problem.ordinal = ordinal;
   return problem;

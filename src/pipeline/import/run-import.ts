@@ -1,12 +1,13 @@
 import type { CheckpointStore } from '../../checkpoint/store.js';
 import type { FileProgress } from '../../checkpoint/file-progress.js';
-import type { EntityName, MappedRecord, SourceItem, SourceProblem, SourceRecord } from '../../entities/types.js';
+import type { EntityName, MappedRecord, SourceItem, SourceProblem } from '../../entities/types.js';
 import { InterruptedError } from '../../errors.js';
 import { ExportIndex } from '../../rules/index.js';
 import { duplicateIdProblem } from '../../rules/duplicate-problems.js';
 import { checkRecord, hasError } from '../../rules/check-record.js';
 import { emptyCounts, type EntityCounts, type RunCounts, type RunEvents } from '../events.js';
 import { checkFingerprint } from '../../sources/fingerprint.js';
+import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
 import type { RejectEntry, RejectsWriter } from '../../checkpoint/rejects-file.js';
@@ -107,28 +108,26 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
    * Counts one item and decides its fate: a record to send, or undefined when it was acknowledged by an
    * earlier run, is skipped, or is rejected (held, and written when its range is acknowledged).
    */
-  const admit = (item: SourceItem, cursor: FileCursor, mapper: (r: SourceRecord) => MappedRecord): MappedRecord | undefined => {
-    if (item.kind === 'problem') {
-      if (item.ordinal !== undefined) {
-        counts.read++;
-        cursor.nextOrdinal = item.ordinal + 1;
-        if (cursor.progress.isAcked(item.ordinal)) {
-          counts.resumed++;
-          return undefined;
-        }
-      }
-      batcher.hold(rejectOfProblem(entity.name, item));
+  const admit = (item: SourceItem, cursor: FileCursor, slots: ItemSlots): MappedRecord | undefined => {
+    const kind = slots.kindOf(item);
+    if (kind === FILE_PROBLEM) {
+      batcher.hold(rejectOfProblem(entity.name, item as SourceProblem));
       return undefined;
     }
     counts.read++;
-    cursor.nextOrdinal = item.ordinal + 1;
-    const record = mapper(item);
-    const acked = cursor.progress.isAcked(item.ordinal);
-    if (record.skip) {
+    cursor.nextOrdinal = slots.ordinal + 1;
+    const acked = cursor.progress.isAcked(slots.ordinal);
+    if (kind === BAD_SLOT) {
+      if (acked) counts.resumed++;
+      else batcher.hold(rejectOfProblem(entity.name, item as SourceProblem));
+      return undefined;
+    }
+    if (kind === SKIP) {
       if (acked) counts.resumed++;
       else batcher.holdSkip();
       return undefined;
     }
+    const record = slots.record!;
     // Checked even when acknowledged before: the index must see every id for references and duplicates.
     const problems = checkRecord(record, index, run.nowSec);
     if (acked) {
@@ -168,12 +167,12 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       batcher.fail(err);
       break;
     }
-    const mapper = createMapper(mapperOptionsFor(entity, plan.source, run));
+    const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, run)));
     try {
       reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
         for (const item of items) {
           if (batcher.stopped) break reading;
-          const record = admit(item, cursor, mapper);
+          const record = admit(item, cursor, slots);
           if (await batcher.offer(record, cursor.progress, cursor.rangeStart, cursor.nextOrdinal)) {
             cursor.rangeStart = cursor.nextOrdinal;
           }

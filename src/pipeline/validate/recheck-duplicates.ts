@@ -1,5 +1,6 @@
 import type { Problem } from '../../entities/types.js';
 import type { ExportIndex } from '../../rules/index.js';
+import { countsAsRead, ItemSlots, RECORD, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { WORKER_MIN_BYTES } from '../../sources/worker-threshold.js';
 import { readInputBatches, type EntityPlan } from '../../sources/plan.js';
@@ -45,24 +46,20 @@ export async function recheckDuplicates(o: RecheckOptions): Promise<RecheckStop 
   let duplicates = 0;
   let errorsBefore = 0;
   for (const input of o.plan.inputs) {
-    const mapper = createMapper(mapperOptionsFor(entity, o.plan.source, o));
+    const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, o.plan.source, o)));
     for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES })) {
       for (const item of items) {
-        // Seqs, records and skips counted as in run-validate.ts (which also takes worker slots): the stop's counts replace its.
+        // Seqs, records and skips counted as run-validate.ts counts them: the stop's counts replace its.
         if (++seq > o.lastSeq || o.signal?.aborted) return undefined;
-        if (item.kind === 'problem') {
-          if (item.ordinal !== undefined) records++;
-        } else {
-          records++;
-          const record = mapper(item);
-          if (record.skip) {
-            skipped++;
-          } else {
-            const found = o.index.recheckMessageId(record);
-            if (found !== undefined) {
-              duplicates++;
-              o.onDuplicate(seq, record.file, record.line, record.id, found);
-            }
+        const kind = slots.kindOf(item);
+        if (countsAsRead(kind)) records++;
+        if (kind === SKIP) skipped++;
+        if (kind === RECORD) {
+          const record = slots.record!;
+          const found = o.index.recheckMessageId(record);
+          if (found !== undefined) {
+            duplicates++;
+            o.onDuplicate(seq, record.file, record.line, record.id, found);
           }
         }
         if (o.maxErrors === 0 || duplicates === 0) continue;

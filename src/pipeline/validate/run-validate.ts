@@ -1,10 +1,12 @@
-import { NO_PROBLEMS, type MappedRecord, type Problem } from '../../entities/types.js';
+import { NO_PROBLEMS, type MappedRecord, type Problem, type SourceProblem } from '../../entities/types.js';
 import type { LocatedProblem, ValidateResult } from './validate-result.js';
 import { ExportIndex } from '../../rules/index.js';
 import { checkRecord, withCross } from '../../rules/check-record.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
-import { readMessagesWithWorker, recordOfChecked, type MessageCheckTask } from './checked-messages.js';
+import { recordOfChecked, type MessageCheckTask } from './checked-columns.js';
+import { readMessagesWithWorker } from './checked-messages.js';
+import { BAD_SLOT, countsAsRead, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import type { ResolvedFile } from '../../sources/types.js';
 import { recheckDuplicates } from './recheck-duplicates.js';
 import { isFileAtLeast, WORKER_MIN_BYTES } from '../../sources/worker-threshold.js';
@@ -57,7 +59,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     const entityCounts = result.byEntity[entity.name]!;
     if (entity.name === 'messages') messagesFirstSeq = seq + 1;
     for (const input of plan.inputs) {
-      const mapper = createMapper(mapperOptionsFor(entity, plan.source, options));
+      const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, options)));
       const shared = entity.name === 'messages' && (await sharesWithWorker(input, options));
       // Two mappers (one a thread) each warn of an unknown field once: the first in file order is kept.
       const warnedUnknown = shared ? new Set<string>() : undefined;
@@ -67,19 +69,19 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
       for await (const items of batches) {
         for (const item of items) {
           if (result.stoppedEarly || options.signal?.aborted) break outer;
-          // Seqs, records and skips counted as recheck-duplicates.ts counts them: its stop's counts replace these.
+          // Every item takes a seq, the order key recheck-duplicates.ts shares: its stop's counts replace these.
           seq++;
-          if (item.kind === 'problem') {
-            if (item.ordinal !== undefined) {
-              result.recordsRead++;
-              entityCounts.records++;
-            }
-            tally.add({ file: item.file, line: item.line, entity: entity.name, rule: item.rule, severity: 'error', message: item.message }, seq);
+          const kind = slots.kindOf(item);
+          if (countsAsRead(kind)) {
+            result.recordsRead++;
+            entityCounts.records++;
+          }
+          if (kind === FILE_PROBLEM || kind === BAD_SLOT) {
+            const { file, line, rule, message } = item as SourceProblem;
+            tally.add({ file, line, entity: entity.name, rule, severity: 'error', message }, seq);
             continue;
           }
-          result.recordsRead++;
-          entityCounts.records++;
-          if (item.kind === 'skipped') {
+          if (kind === SKIP) {
             entityCounts.skipped++;
             continue;
           }
@@ -89,11 +91,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
             record = recordOfChecked(item, input.display, entity.name);
             problems = withCross(item.before ?? NO_PROBLEMS, index.check(record));
           } else {
-            record = mapper(item);
-            if (record.skip) {
-              entityCounts.skipped++;
-              continue;
-            }
+            record = slots.record!;
             problems = checkRecord(record, index, options.nowSec);
           }
           if (record.duplicateSuspect) lastSuspectSeq = seq;

@@ -1,31 +1,39 @@
-/** The worker thread of readMessagesWithWorker: parses, maps and checks the message blocks it is sent. */
-import { parentPort, workerData } from 'node:worker_threads';
+/** The job of readMessagesWithWorker's thread: parses, maps and checks the message blocks it is sent. */
 import { ENTITIES } from '../../entities/index.js';
 import type { SourceItem } from '../../entities/types.js';
 import { ndjsonBlockItems } from '../../sources/read-ndjson.js';
-import { messageRefs, toColumns, type BlockMessage, type CheckedSlot, type MessageCheckTask } from './checked-messages.js';
+import type { WorkerJob } from '../../sources/worker-job.js';
 import { ownProblems } from '../../rules/check-record.js';
+import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
+import { messageRefs, toColumns } from './checked-columns.js';
+import type { BlockMessage, CheckedColumns, CheckedSlot, MessageCheckTask } from './checked-columns.js';
 
-const task = workerData as MessageCheckTask;
-const mapper = createMapper(mapperOptionsFor(ENTITIES.messages, task.source, task));
-let ordinal = 0;
+export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns> {
+  const task = data as MessageCheckTask;
+  const slots = new ItemSlots(createMapper(mapperOptionsFor(ENTITIES.messages, task.source, task)));
+  let ordinal = 0;
 
-/** What run-validate does with an item read in its own thread, up to the cross-record checks. */
-function check(item: SourceItem): CheckedSlot {
-  if (item.kind === 'problem') return item;
-  const record = mapper(item);
-  if (record.skip) return { kind: 'skipped' };
-  const own = ownProblems(record, task.nowSec);
-  const slot: CheckedSlot = { kind: 'checked', line: record.line, id: record.id, refs: messageRefs(record.payload) };
-  if (own.length > 0) slot.before = own;
-  return slot;
+  /** What run-validate does with an item read in its own thread, up to the cross-record checks. */
+  const check = (item: SourceItem): CheckedSlot => {
+    const kind = slots.kindOf(item);
+    if (kind === FILE_PROBLEM || kind === BAD_SLOT) return item as Extract<SourceItem, { kind: 'problem' }>;
+    if (kind === SKIP) return { kind: 'skipped' };
+    const record = slots.record!;
+    const own = ownProblems(record, task.nowSec);
+    const slot: CheckedSlot = { kind: 'checked', line: record.line, id: record.id, refs: messageRefs(record.payload) };
+    if (own.length > 0) slot.before = own;
+    return slot;
+  };
+
+  return {
+    take(message) {
+      const bytes = Buffer.from(message.carrier, 0, message.length);
+      const block = { bytes, firstLine: message.firstLine, badLines: message.badLines };
+      const parsed = ndjsonBlockItems(block, task.file.display, ordinal);
+      ordinal = parsed.nextOrdinal;
+      return toColumns(parsed.items.map(check), parsed.sawContent, message.carrier);
+    },
+    transferOf: (c) => [c.kinds.buffer as ArrayBuffer, c.lines.buffer as ArrayBuffer, c.carrier],
+  };
 }
-
-parentPort!.on('message', (message: BlockMessage) => {
-  const bytes = Buffer.from(message.carrier, 0, message.length);
-  const parsed = ndjsonBlockItems({ bytes, firstLine: message.firstLine, badLines: message.badLines }, task.file.display, ordinal);
-  ordinal = parsed.nextOrdinal;
-  const columns = toColumns(parsed.items.map(check), parsed.sawContent, message.carrier);
-  parentPort!.postMessage(columns, [columns.kinds.buffer as ArrayBuffer, columns.lines.buffer as ArrayBuffer, message.carrier]);
-});

@@ -11,7 +11,7 @@ import { SKIP, type Conversation, type PresetContext } from '../shared/context.j
 import { discordAuthor, mapDiscordMessage } from './map.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } from '../shared/inputs.js';
-import type { JsonPath } from '../shared/json-scan.js';
+import type { JsonPath } from '../../sources/read-pieces.js';
 import { mediaUrl, seconds, str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
 import { groupRecord, memberRecord } from '../shared/records.js';

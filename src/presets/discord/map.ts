@@ -8,7 +8,7 @@ import { SKIP, type Conversation, type PresetContext } from '../shared/context.j
 import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, str, type Attachment } from '../shared/message-parts.js';
 import type { SeenPerson } from '../shared/people.js';
-import { isObject } from '../shared/read-pieces.js';
+import { isObject } from '../shared/items.js';
 import { messageRecord } from '../shared/records.js';
 
 const JOIN_LEAVE = new Set(['RecipientAdd', 'RecipientRemove', 'GuildMemberJoin']);

@@ -11,10 +11,10 @@ import { SKIP, type PresetContext } from '../shared/context.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } from '../shared/inputs.js';
 import { toServiceId } from '../shared/ids.js';
-import type { JsonPath } from '../shared/json-scan.js';
+import type { JsonPath } from '../../sources/read-pieces.js';
 import { seconds, str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
-import { isObject } from '../shared/read-pieces.js';
+import { isObject } from '../shared/items.js';
 import { groupRecord } from '../shared/records.js';
 import { mapSendbirdChannel, mapSendbirdMembers, mapSendbirdMessage, mapSendbirdUser, sendbirdMembers, type SendbirdChannel } from './map.js';
 

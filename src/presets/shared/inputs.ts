@@ -2,15 +2,18 @@
  * The inputs a preset hands the pipeline: over one file of the export (read again on every call,
  * record by record), or over records the pre-pass already built (groups and members that exist
  * only in what the messages say). An input numbers what it yields from 0 on every read, in the same
- * order, so resume finds the same record at the same ordinal; a piece that is not valid JSON takes
- * a slot too (when the input reports them). Also the pre-pass's view of a file.
+ * order, so resume finds the same record at the same ordinal; a piece that stood for a value (not
+ * valid JSON, not UTF-8) takes a slot too (when the input reports them). Also the pre-pass's view of
+ * a file. Files are read through the shared read layer (sources/read-pieces.ts).
  */
 import { ENTITIES } from '../../entities/index.js';
 import { ENTITY_ORDER, type EntityName, type JsonObject, type SourceItem } from '../../entities/types.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { PresetContext } from './context.js';
-import type { JsonPath } from './json-scan.js';
-import { isObject, problemItem, readJsonPieces, readLinePieces, recordItem, shapeProblem, type Piece } from './read-pieces.js';
+import type { ByteSource } from '../../sources/read-blocks.js';
+import { readPieces, type JsonPath, type Piece, type PieceLayout } from '../../sources/read-pieces.js';
+import type { ExportTree } from './export-tree.js';
+import { isObject, problemItem, recordItem, shapeProblem } from './items.js';
 
 export interface Produced {
   value: JsonObject;
@@ -24,8 +27,8 @@ export interface FileInputSpec {
   ctx: PresetContext;
   rel: string;
   display: string;
-  /** Which containers to walk into (json-scan.ts); `'lines'` reads JSON Lines. */
-  descend: ((path: JsonPath) => boolean) | 'lines';
+  /** Which containers to walk into (sources/json-scan.ts); `'lines'` reads JSON Lines. */
+  descend: PieceLayout;
   /** Report bad pieces as problem slots here (an index file read by two inputs reports them once). */
   reportProblems: boolean;
   /** Records for one object (none, one, or several: a channel's members). */
@@ -34,8 +37,18 @@ export interface FileInputSpec {
   accept?(path: JsonPath): boolean;
 }
 
-export function pieces(ctx: PresetContext, rel: string, descend: FileInputSpec['descend'], signal?: AbortSignal): AsyncGenerator<Piece> {
-  return descend === 'lines' ? readLinePieces(ctx.tree, rel, signal) : readJsonPieces(ctx.tree, rel, descend, signal);
+/** A file of the export as the read layer's byte source, named as records name it. */
+export function treeBytes(tree: ExportTree, rel: string): ByteSource {
+  return { display: tree.where(rel), open: () => tree.open(rel) };
+}
+
+export function pieces(
+  ctx: PresetContext,
+  rel: string,
+  descend: PieceLayout,
+  signal?: AbortSignal,
+): AsyncGenerator<Piece> {
+  return readPieces(treeBytes(ctx.tree, rel), descend, signal);
 }
 
 export function fileInput(spec: FileInputSpec): RecordInput {
@@ -46,9 +59,10 @@ export function fileInput(spec: FileInputSpec): RecordInput {
     async *read({ signal }): AsyncGenerator<SourceItem> {
       let ordinal = 0;
       for await (const piece of pieces(ctx, rel, spec.descend, signal)) {
-        if (spec.accept !== undefined && !(piece.ok === false && piece.fatal) && !spec.accept(piece.path)) continue;
+        // A problem about the whole file has no place to accept it by.
+        if (spec.accept !== undefined && !(piece.ok === false && !piece.slot) && !spec.accept(piece.path)) continue;
         if (!piece.ok) {
-          if (spec.reportProblems || piece.fatal) yield problemItem(piece, file, piece.fatal ? undefined : ordinal++);
+          if (spec.reportProblems || piece.fatal) yield problemItem(piece, file, piece.slot ? ordinal++ : undefined);
           continue;
         }
         if (!isObject(piece.value)) {
@@ -67,7 +81,11 @@ export function fileInput(spec: FileInputSpec): RecordInput {
 }
 
 /** The objects of a file for the pre-pass: bad pieces are left to the inputs to report. */
-export async function* objectsIn(ctx: PresetContext, rel: string, descend: FileInputSpec['descend']): AsyncGenerator<{ value: JsonObject; line: number; path: JsonPath }> {
+export async function* objectsIn(
+  ctx: PresetContext,
+  rel: string,
+  descend: PieceLayout,
+): AsyncGenerator<{ value: JsonObject; line: number; path: JsonPath }> {
   for await (const piece of pieces(ctx, rel, descend)) {
     if (piece.ok && isObject(piece.value)) {
       yield { value: piece.value, line: piece.line, path: piece.path };
@@ -80,8 +98,8 @@ export async function* objectsIn(ctx: PresetContext, rel: string, descend: FileI
 export async function firstKey(ctx: PresetContext, rel: string): Promise<string | number | undefined> {
   try {
     // Walking one level into the first value as well: a first key holding a 2 GB array is not cut out whole.
-    for await (const piece of readJsonPieces(ctx.tree, rel, (p) => p.length <= 1)) {
-      return piece.path[0];
+    for await (const piece of pieces(ctx, rel, (p) => p.length <= 1)) {
+      if (piece.ok || piece.slot || piece.fatal) return piece.path[0];
     }
   } catch {
     // An unreadable file is no file of this preset's.

@@ -7,7 +7,7 @@
 import type { SourceItem } from '../../entities/types.js';
 import type { RecordInput } from '../../sources/plan.js';
 import type { PresetContext } from './context.js';
-import { recordItem } from './read-pieces.js';
+import { recordItem } from './items.js';
 import { userRecord } from './records.js';
 
 export interface SeenPerson {

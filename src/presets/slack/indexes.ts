@@ -8,7 +8,7 @@ import type { RecordInput } from '../../sources/plan.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { fileInput, listInput, TOP_ARRAY } from '../shared/inputs.js';
 import { compact, seconds, str } from '../shared/message-parts.js';
-import { isObject } from '../shared/read-pieces.js';
+import { isObject } from '../shared/items.js';
 import { groupRecord, memberRecord, userRecord } from '../shared/records.js';
 
 export interface SlackConversation {

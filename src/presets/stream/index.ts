@@ -14,7 +14,7 @@ import { toServiceId } from '../shared/ids.js';
 import { seconds, str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
 import { listInput, plansOf } from '../shared/inputs.js';
-import { problemItem, recordItem } from '../shared/read-pieces.js';
+import { problemItem, recordItem } from '../shared/items.js';
 import { groupRecord } from '../shared/records.js';
 import { channelKey, idOf, mapStreamChannel, mapStreamMember, mapStreamMessage, mapStreamUser, type ReactionSeen, type StreamChannel } from './map.js';
 import { detectLayout, streamEvents, type StreamEvent, type StreamKind, type StreamLayout } from './read.js';
@@ -153,7 +153,9 @@ function eventInput(ctx: PresetContext, known: Known, rel: string, layout: Strea
       let ordinal = 0;
       for await (const e of streamEvents(ctx, rel, layout, signal)) {
         if (e.kind === 'problem') {
-          if ((e.about ?? 'users') === kind || e.piece.fatal) yield problemItem(e.piece, file, e.piece.fatal ? undefined : ordinal++);
+          if ((e.about ?? 'users') === kind || e.piece.fatal) {
+            yield problemItem(e.piece, file, e.piece.slot ? ordinal++ : undefined);
+          }
           continue;
         }
         const mine = kind === 'users' ? e.kind === 'user' : e.kind === kind;

@@ -7,7 +7,7 @@ import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mimeOf, seconds, str, type Attachment } from '../shared/message-parts.js';
-import { isObject } from '../shared/read-pieces.js';
+import { isObject } from '../shared/items.js';
 import { groupRecord, memberRecord, messageRecord, userRecord } from '../shared/records.js';
 
 export interface StreamChannel {

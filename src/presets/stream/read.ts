@@ -7,19 +7,19 @@
  * A v1 object's messages and members carry `holder` (which object they came from), since the
  * channel they belong to is that object's `channel`, which may come after them.
  */
-import { StringDecoder } from 'node:string_decoder';
 import type { JsonObject } from '../../entities/types.js';
+import { readBlocks } from '../../sources/read-blocks.js';
+import type { JsonPath, ProblemPiece } from '../../sources/read-pieces.js';
 import type { PresetContext } from '../shared/context.js';
-import { pieces } from '../shared/inputs.js';
-import type { JsonPath } from '../shared/json-scan.js';
-import { isObject, type Piece } from '../shared/read-pieces.js';
+import { pieces, treeBytes } from '../shared/inputs.js';
+import { isObject } from '../shared/items.js';
 
 export type StreamKind = 'user' | 'channel' | 'member' | 'message' | 'reaction' | 'other';
 
 export type StreamEvent =
   | { kind: StreamKind; value: JsonObject; line: number; holder?: number }
   /** `about`: the kind the bad piece stood for, when its place says (a v1 object's messages); else unknown. */
-  | { kind: 'problem'; piece: Extract<Piece, { ok: false }>; about?: StreamKind };
+  | { kind: 'problem'; piece: ProblemPiece; about?: StreamKind };
 
 export type StreamLayout = 'array' | 'document' | 'lines';
 
@@ -28,18 +28,13 @@ const PEEK_BYTES = 64 * 1024;
 
 /** Tells the layouts apart from the file's first 64 KB: `[`, one object per line, or one document. */
 export async function detectLayout(ctx: PresetContext, rel: string): Promise<StreamLayout | undefined> {
-  const stream = await ctx.tree.open(rel);
-  const decoder = new StringDecoder('utf8');
   let head = '';
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      head += decoder.write(chunk);
-      if (head.length >= PEEK_BYTES) break;
-    }
-  } finally {
-    stream.destroy();
+  // Through the byte layer, as the reading will be: the same BOM handling, whole characters.
+  for await (const block of readBlocks(treeBytes(ctx.tree, rel), { cutLongLinesAt: PEEK_BYTES })) {
+    head += block.bytes.toString('utf8');
+    if (head.length >= PEEK_BYTES) break;
   }
-  const text = head.replace(/^\uFEFF/, '').trimStart();
+  const text = head.trimStart();
   if (text.startsWith('[')) return 'array';
   if (!text.startsWith('{')) return undefined;
   const newline = text.indexOf('\n');
@@ -69,19 +64,30 @@ export async function* streamEvents(ctx: PresetContext, rel: string, layout: Str
     return;
   }
   // Import items in an array arrive as two pieces ("type" and "item"), in either order.
-  let pending: { index: number; type?: string; item?: JsonObject; line: number } | undefined;
+  // A part that is not readable (not JSON, not UTF-8) makes the whole item one problem.
+  let pending: { index: number; type?: string; item?: JsonObject; line: number; bad?: ProblemPiece } | undefined;
   const flush = function* (): Generator<StreamEvent> {
     if (pending === undefined) return;
-    const { type, item, line } = pending;
+    const { type, item, line, bad } = pending;
     pending = undefined;
-    if (item !== undefined && type !== undefined) yield { kind: KINDS.has(type) ? (type as StreamKind) : 'other', value: item, line };
-    else if (item !== undefined || type !== undefined) yield { kind: 'problem', piece: shape(line, 'an import item needs both "type" and "item"') };
+    if (bad !== undefined) {
+      yield { kind: 'problem', piece: bad };
+    } else if (item !== undefined && type !== undefined) {
+      yield { kind: KINDS.has(type) ? (type as StreamKind) : 'other', value: item, line };
+    } else if (item !== undefined || type !== undefined) {
+      yield { kind: 'problem', piece: shape(line, 'an import item needs both "type" and "item"') };
+    }
   };
   for await (const piece of pieces(ctx, rel, descendFor(layout), signal)) {
     const path = layout === 'array' ? piece.path : [0, ...piece.path];
     const index = path[0] as number;
     if (pending !== undefined && pending.index !== index) yield* flush();
     const key = path[1];
+    if (!piece.ok && piece.slot && (key === 'type' || key === 'item' || key === 'data')) {
+      pending ??= { index, line: piece.line };
+      pending.bad ??= piece;
+      continue;
+    }
     if (!piece.ok) {
       const about = key === 'messages' ? 'message' : key === 'members' ? 'member' : key === 'channel' ? 'channel' : undefined;
       yield about === undefined ? { kind: 'problem', piece } : { kind: 'problem', piece, about };
@@ -120,6 +126,6 @@ function* fromWhole(value: JsonObject, line: number, index: number): Generator<S
   for (const m of Array.isArray(value.members) ? value.members.filter(isObject) : []) yield { kind: 'member', value: m, line, holder: index };
 }
 
-function shape(line: number, message: string): Extract<Piece, { ok: false }> {
-  return { ok: false, path: [], line, rule: 'input.json-shape', message, fatal: false };
+function shape(line: number, message: string): ProblemPiece {
+  return { ok: false, path: [], line, rule: 'input.json-shape', message, fatal: false, slot: true };
 }

@@ -8,7 +8,7 @@ import { InputError } from '../../errors.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { SKIP, type PresetContext } from '../shared/context.js';
 import { fileInput, listInput, pieces, plansOf } from '../shared/inputs.js';
-import type { JsonPath } from '../shared/json-scan.js';
+import type { JsonPath } from '../../sources/read-pieces.js';
 import { str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
 import { groupRecord, memberRecord } from '../shared/records.js';

@@ -7,7 +7,7 @@ import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, str, type Attachment } from '../shared/message-parts.js';
-import { isObject } from '../shared/read-pieces.js';
+import { isObject } from '../shared/items.js';
 import { messageRecord } from '../shared/records.js';
 
 const JOIN_LEAVE = new Set(['invite_members', 'remove_members', 'join_group_by_link', 'join_group_by_request']);

@@ -1,0 +1,84 @@
+/**
+ * The one place that handles what happens to a file as a whole, for every reader (NDJSON, JSON, CSV,
+ * validate's shared NDJSON reading, presets' pieces): blocks go to the reader in order, its items
+ * come back in order (a worker thread may work a few blocks ahead), a gzip layer that fails ends the
+ * file after the blocks read before it (`input.gzip`), a file with nothing in it is `input.empty-file`,
+ * and an abort ends the reading quietly. Readers only turn blocks into items.
+ */
+import type { SourceProblem } from '../entities/types.js';
+import { CorruptGzipError, readBlocks, type Block, type ByteSource } from './read-blocks.js';
+import { emptyFileProblem, gzipProblem } from './source-items.js';
+
+/** What a reader makes of a file's blocks. */
+export interface BlockReader<T> {
+  /** The items of one block, or a promise of them (parsed in another thread); taken in block order. */
+  block(block: Block): T[] | Promise<T[]>;
+  /** The items left once every block is in (a last record without its newline, a document's end). */
+  end(): T[] | Promise<T[]>;
+  /** Whether the file held anything but whitespace; read after `end`. */
+  readonly sawContent: boolean;
+  /** Set once a problem ended the file: what comes after it is not read. */
+  readonly stopped: boolean;
+  /** Called however the reading ends (a worker thread to stop). */
+  close?(): void;
+}
+
+export interface FileReadOptions {
+  signal?: AbortSignal;
+  /** See BlockOptions: readers that can take part of a line set it. */
+  cutLongLinesAt?: number;
+  /** Blocks handed to the reader before the first one's items are taken: a worker thread works ahead. */
+  ahead?: number;
+}
+
+/** The reader's items block by block, then the file's own problems. */
+export async function* readFileItems<T>(
+  source: ByteSource,
+  reader: BlockReader<T>,
+  options: FileReadOptions = {},
+): AsyncGenerator<Array<T | SourceProblem>> {
+  const { signal, cutLongLinesAt } = options;
+  const ahead = options.ahead ?? 1;
+  const pending: Array<T[] | Promise<T[]>> = [];
+  const take = async (): Promise<T[]> => {
+    const next = pending.shift()!;
+    return Array.isArray(next) ? next : await next;
+  };
+  try {
+    try {
+      for await (const block of readBlocks(source, { signal, cutLongLinesAt })) {
+        pending.push(reader.block(block));
+        if (pending.length < ahead) continue;
+        const items = await take();
+        if (signal?.aborted) return;
+        if (items.length > 0) yield items;
+        // Stopped by a block read ahead, maybe: the blocks before that one are still to hand over.
+        if (reader.stopped) break;
+      }
+    } catch (error) {
+      if (!(error instanceof CorruptGzipError)) throw error;
+      // The items of the blocks read before the gzip layer failed still count.
+      while (pending.length > 0) {
+        const items = await take();
+        if (items.length > 0) yield items;
+      }
+      if (!reader.stopped) yield [gzipProblem(source.display, error)];
+      return;
+    }
+    // A reader gives no items for blocks after the one that stopped it.
+    while (pending.length > 0) {
+      const items = await take();
+      if (signal?.aborted) return;
+      if (items.length > 0) yield items;
+    }
+    if (reader.stopped || signal?.aborted) return;
+    const last = await reader.end();
+    if (last.length > 0) yield last;
+    if (reader.stopped) return;
+    if (!reader.sawContent && !signal?.aborted) yield [emptyFileProblem(source.display)];
+  } finally {
+    // Blocks read ahead and left behind by an early end: their failures are no one's to see.
+    for (const left of pending) if (!Array.isArray(left)) left.catch(() => undefined);
+    reader.close?.();
+  }
+}
