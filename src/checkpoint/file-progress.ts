@@ -5,6 +5,8 @@
  * nothing that was not acknowledged is ever skipped.
  */
 export interface FileProgressData {
+  /** The file as displayed (set in the checkpoint; absent in a progress made for a test). */
+  file?: string;
   /** Every record slot with ordinal < watermark was acknowledged (imported, already there, rejected or skipped). */
   watermark: number;
   /** Acknowledged half-open ranges [start, end) above the watermark, sorted, not touching. */
@@ -13,6 +15,17 @@ export interface FileProgressData {
   complete?: boolean;
   /** Size and head hash of the file when it was last read: tells a rewritten file from a grown one. */
   fingerprint?: { size: number; head: string };
+  /**
+   * Slots acknowledged as rejected that are not in yet, by ordinal: the code they were refused with
+   * and a hash of what the slot held, so a later run can tell an edited record from the same one.
+   */
+  open?: Record<string, OpenReject>;
+}
+
+/** A rejected slot still open: acknowledged (the run went on), but not "done". */
+export interface OpenReject {
+  code: string;
+  hash: string;
 }
 
 export class FileProgress {
@@ -44,6 +57,26 @@ export class FileProgress {
       merged.shift();
     }
     this.data.acked = merged;
+  }
+
+  openAt(ordinal: number): OpenReject | undefined {
+    return this.data.open?.[ordinal];
+  }
+
+  setOpen(ordinal: number, reject: OpenReject): void {
+    (this.data.open ??= {})[ordinal] = reject;
+  }
+
+  /** The slot's record got in (or is no longer a record to send): it is done. */
+  resolve(ordinal: number): void {
+    if (this.data.open === undefined || !(ordinal in this.data.open)) return;
+    delete this.data.open[ordinal];
+    if (Object.keys(this.data.open).length === 0) delete this.data.open;
+  }
+
+  /** Rejected slots not in yet, for status and the summary. */
+  openCount(): number {
+    return this.data.open === undefined ? 0 : Object.keys(this.data.open).length;
   }
 
   /** Records known acknowledged, for status. */

@@ -16,6 +16,8 @@ export interface EntityTotals {
   alreadyPresent: number;
   rejected: number;
   skipped: number;
+  /** Skipped records by reason (deleted, before --since, a preset's bots...). */
+  skippedBy?: Record<string, number>;
 }
 
 /** What is on disk. Never holds the apiKey: only where the run goes and how far it got. */

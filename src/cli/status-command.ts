@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { readCheckpoint } from '../checkpoint/store.js';
 import { FileProgress } from '../checkpoint/file-progress.js';
 import { ExitCode } from '../errors.js';
-import { ENTITY_ORDER } from '../entities/types.js';
+import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
 import { plural } from '../report/words.js';
@@ -31,9 +31,15 @@ async function statusAction(opts: CommonOptions): Promise<number> {
     watermark: f.watermark,
     pendingRanges: f.acked,
     readToEnd: Boolean(f.complete),
+    openRejects: new FileProgress(f).openCount(),
   }));
+  // Rejected records not in yet: what a run would report as still rejected.
+  const openRejects: Partial<Record<EntityName, number>> = {};
+  for (const f of files) if (f.openRejects > 0) openRejects[f.entity] = (openRejects[f.entity] ?? 0) + f.openRejects;
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ checkpoint: config.checkpoint, exists: true, target: data.target, updatedAt: data.updatedAt, phasesDone: data.phasesDone, totals: data.totals, files })}\n`);
+    const { target, updatedAt, phasesDone, totals } = data;
+    const doc = { checkpoint: config.checkpoint, exists: true, target, updatedAt, phasesDone, totals, openRejects, files };
+    process.stdout.write(`${JSON.stringify(doc)}\n`);
     return ExitCode.ok;
   }
   const out = [`Checkpoint ${config.checkpoint}`, `  target   ${data.target.baseUrl}`, `  updated  ${data.updatedAt}`, ''];
@@ -42,7 +48,11 @@ async function statusAction(opts: CommonOptions): Promise<number> {
     const mine = files.filter((f) => f.entity === entity);
     if (!t && mine.length === 0) continue;
     const state = data.phasesDone.includes(entity) ? 'done' : 'in progress';
-    out.push(`${entity} (${state}): ${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there, ${t?.rejected ?? 0} rejected, ${t?.skipped ?? 0} skipped`);
+    const open = openRejects[entity] ?? 0;
+    const skips = Object.entries(t?.skippedBy ?? {}).map(([reason, n]) => `${reason} ${n}`);
+    const skipped = `${t?.skipped ?? 0} skipped${skips.length > 0 ? ` (${skips.join(', ')})` : ''}`;
+    const rejected = `${open} rejected and not in yet`;
+    out.push(`${entity} (${state}): ${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there, ${rejected}, ${skipped}`);
     for (const f of mine) {
       const ranges = plural(f.pendingRanges.length, 'range');
       const beyond = f.pendingRanges.length > 0 ? ` (+${ranges} acknowledged beyond it)` : '';

@@ -7,9 +7,14 @@ export interface EntityCounts {
   imported: number;
   /** The service already had them (re-sent after a crash, or imported before). */
   alreadyPresent: number;
+  /** Records not in because the service or a check refused them, this run or an earlier one (still open). */
   rejected: number;
+  /** Of `rejected`, those an earlier run rejected already for the same reason: still open. */
+  rejectedEarlier: number;
   /** Not sent on purpose: deleted messages, before --since. */
   skipped: number;
+  /** `skipped` by reason. */
+  skippedBy: Record<string, number>;
   /** Acknowledged by an earlier run and not sent again. */
   resumed: number;
   requests: number;
@@ -25,7 +30,9 @@ export const emptyCounts = (): EntityCounts => ({
   imported: 0,
   alreadyPresent: 0,
   rejected: 0,
+  rejectedEarlier: 0,
   skipped: 0,
+  skippedBy: {},
   resumed: 0,
   requests: 0,
   retries: 0,

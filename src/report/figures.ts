@@ -4,7 +4,10 @@ import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
  * The words of a phase's outcome, in the summary's order. The bar, the CI lines and the summary all
  * use these, so that what a person reads during the run is what the summary says at the end.
  */
-export const OUTCOME_TERMS: ReadonlyArray<readonly [keyof EntityCounts, string]> = [
+/** The figures of a count that are plain numbers. */
+export type CountKey = Exclude<keyof EntityCounts, 'skippedBy'>;
+
+export const OUTCOME_TERMS: ReadonlyArray<readonly [CountKey, string]> = [
   ['imported', 'imported'],
   ['alreadyPresent', 'already there'],
   ['rejected', 'rejected'],

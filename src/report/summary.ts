@@ -1,12 +1,12 @@
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts } from '../pipeline/events.js';
 import type { ImportSummary } from '../pipeline/import/summary.js';
-import { OUTCOME_TERMS, figuresOf } from './figures.js';
+import { type CountKey, OUTCOME_TERMS, figuresOf } from './figures.js';
 import { plural, wasOrWere, wrapText } from './words.js';
 
 type Row = [label: string, cell: (c: EntityCounts) => string];
 
-const count = (key: keyof EntityCounts) => (c: EntityCounts) => String(c[key]);
+const count = (key: CountKey) => (c: EntityCounts) => String(c[key]);
 
 /** The summary's rows: the outcome in the words the bars use, then the traffic and the pace. */
 const ROWS: Row[] = [
@@ -17,6 +17,14 @@ const ROWS: Row[] = [
   ['records/s', (c) => figuresOf(c, undefined).perSec.toFixed(1)],
   ['elapsed', (c) => formatDuration(c.elapsedMs)],
 ];
+
+/** The rows, with one under `skipped` for each reason a record was skipped for. */
+function rowsFor(summary: ImportSummary): Row[] {
+  const reasons = Object.keys(summary.totals.skippedBy).sort();
+  const at = ROWS.findIndex(([label]) => label === 'skipped') + 1;
+  const byReason = reasons.map((reason): Row => [`  ${reason}`, (c) => String(c.skippedBy?.[reason] ?? 0)]);
+  return [...ROWS.slice(0, at), ...byReason, ...ROWS.slice(at)];
+}
 
 export const formatDuration = (ms: number): string => {
   const s = Math.round(ms / 1000);
@@ -37,7 +45,7 @@ export function formatSummaryTable(summary: ImportSummary): string {
   const columns = entries.length === 1 ? entries : [...entries, total];
   const table = [
     ['', ...columns.map(([name]) => name)],
-    ...ROWS.map(([label, cell]) => [label, ...columns.map(([, c]) => cell(c))]),
+    ...rowsFor(summary).map(([label, cell]) => [label, ...columns.map(([, c]) => cell(c))]),
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
@@ -56,10 +64,15 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
     case 'completed':
       words.push(`Done in ${took}: every record is in.`);
       break;
-    case 'completed-with-rejects':
-      words.push(`Done in ${took}, but ${plural(rejected, 'record')} ${wasOrWere(rejected)} rejected:`);
-      words[0] += ` see ${summary.rejects}`;
+    case 'completed-with-rejects': {
+      const earlier = summary.totals.rejectedEarlier;
+      const now = rejected - earlier;
+      const parts: string[] = [];
+      if (now > 0) parts.push(`${plural(now, 'record')} ${wasOrWere(now)} rejected`);
+      if (earlier > 0) parts.push(`${plural(earlier, 'record')} ${earlier === 1 ? 'is' : 'are'} still rejected from earlier runs`);
+      words.push(`Done in ${took}, but ${parts.join(' and ')}: see ${summary.rejects}`);
       break;
+    }
     case 'interrupted':
       words.push(`Stopped. Progress is saved in ${summary.checkpoint};`, 'run the same command again to resume.');
       break;

@@ -3,6 +3,7 @@ import type { FileProgress } from '../../checkpoint/file-progress.js';
 import type { RejectEntry } from '../../checkpoint/rejects-file.js';
 import type { EntityDef } from '../../entities/index.js';
 import type { MappedRecord } from '../../entities/types.js';
+import type { RejectedSlot } from './open-rejects.js';
 import type { BatchOutcome, BatchSender } from './send-batch.js';
 
 /**
@@ -13,8 +14,15 @@ export const MAX_HELD_REJECTS = 1000;
 
 /** What reading a range found besides the records it sends: written and counted when it is acknowledged. */
 export interface HeldOutcomes {
-  rejects: RejectEntry[];
-  skipped: number;
+  rejects: HeldReject[];
+  /** Skipped records by reason. */
+  skipped: Record<string, number>;
+}
+
+/** A reject waiting for its range, and the slot the checkpoint keeps open for it. */
+export interface HeldReject {
+  entry: RejectEntry;
+  slot: RejectedSlot;
 }
 
 /** A run of ordinals of one source file: every slot in [start, end) is acknowledged with the batch that covers it. */
@@ -34,6 +42,8 @@ export interface AnsweredBatch {
   outcome: BatchOutcome | undefined;
   held: HeldOutcomes;
   ranges: BatchRange[];
+  /** The records sent. */
+  records: MappedRecord[];
 }
 
 export interface BatcherOptions {
@@ -58,7 +68,7 @@ const NOT_SENT = Symbol('not sent');
  */
 export class Batcher {
   private batch: MappedRecord[] = [];
-  private held: HeldOutcomes = { rejects: [], skipped: 0 };
+  private held: HeldOutcomes = { rejects: [], skipped: {} };
   /** Ranges of files read to their end whose slots wait in the batch being gathered. */
   private closed: BatchRange[] = [];
   private readonly limit: ReturnType<typeof pLimit>;
@@ -80,12 +90,12 @@ export class Batcher {
     this.failure ??= error;
   }
 
-  hold(reject: RejectEntry): void {
-    this.held.rejects.push(reject);
+  hold(entry: RejectEntry, slot: RejectedSlot): void {
+    this.held.rejects.push({ entry, slot });
   }
 
-  holdSkip(): void {
-    this.held.skipped++;
+  holdSkip(reason: string): void {
+    this.held.skipped[reason] = (this.held.skipped[reason] ?? 0) + 1;
   }
 
   /**
@@ -106,7 +116,8 @@ export class Batcher {
 
   /** Sends what is gathered at the end of the phase. */
   async flush(): Promise<void> {
-    if (this.batch.length > 0 || this.held.rejects.length > 0 || this.held.skipped > 0 || this.closed.length > 0) {
+    const heldAny = this.held.rejects.length > 0 || Object.keys(this.held.skipped).length > 0;
+    if (this.batch.length > 0 || heldAny || this.closed.length > 0) {
       await this.dispatch();
     }
   }
@@ -120,7 +131,7 @@ export class Batcher {
     const held = this.held;
     const ranges = current === undefined ? this.closed : [...this.closed, current];
     this.batch = [];
-    this.held = { rejects: [], skipped: 0 };
+    this.held = { rejects: [], skipped: {} };
     this.closed = [];
     const { entity, sender, stop } = this.options;
     // Only the request holds a slot of the pool: the checkpoint write (an fsync) must not idle a connection.
@@ -129,7 +140,7 @@ export class Batcher {
     this.unanswered.add(records);
     void sent.finally(() => this.unanswered.delete(records)).catch(() => undefined);
     const task = sent
-      .then((outcome) => (outcome === NOT_SENT ? undefined : this.options.onAnswered({ outcome, held, ranges })))
+      .then((outcome) => (outcome === NOT_SENT ? undefined : this.options.onAnswered({ outcome, held, ranges, records })))
       .catch((err: unknown) => this.fail(err));
     this.inFlight.add(task);
     void task.finally(() => this.inFlight.delete(task));

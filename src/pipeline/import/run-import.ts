@@ -12,7 +12,9 @@ import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
 import type { RejectEntry, RejectsWriter } from '../../checkpoint/rejects-file.js';
 import { Batcher, type AnsweredBatch } from './batcher.js';
-import type { BatchOutcome, BatchSender } from './send-batch.js';
+import { fateOfAcked, slotHash, type RejectedSlot } from './open-rejects.js';
+import { PhaseTally, rejectOfRecord } from './phase-tally.js';
+import type { BatchSender } from './send-batch.js';
 
 export interface ImportRun {
   plans: EntityPlan[];
@@ -38,6 +40,8 @@ interface FileCursor {
   /** Start of the next batch's range: every ordinal below it belongs to a range already handed out. */
   rangeStart: number;
   nextOrdinal: number;
+  /** A problem of the file itself came up on this reading (its reject stays open while it does). */
+  fileProblem: boolean;
 }
 
 /**
@@ -63,37 +67,19 @@ export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise
 async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, counts: EntityCounts): Promise<void> {
   const { entity } = plan;
   const started = Date.now();
-  const totals = run.checkpoint.totals(entity.name);
 
   /**
-   * Acknowledges a range once its batch is answered, writing its rejects in the same tick: the
+   * A batch's answer is counted and its ranges acknowledged in one tick, rejects written with them: the
    * checkpoint's mark of the rejects file then covers exactly the ranges it acknowledges
    * (rejects-file.ts). The save is not waited for: writes are spaced out, and a failed one stops the
    * run all the same.
    */
-  const settle = ({ outcome, held, ranges }: AnsweredBatch) => {
-    for (const entry of held.rejects) run.rejects.write(entry);
-    counts.rejected += held.rejects.length;
-    totals.rejected += held.rejects.length;
-    counts.skipped += held.skipped;
-    totals.skipped += held.skipped;
-    if (outcome) addOutcome(outcome);
-    for (const range of ranges) {
-      range.progress.ack(range.start, range.end);
-      if (range.last) range.progress.data.complete = true;
-    }
+  const tally = new PhaseTally(counts, run.checkpoint.totals(entity.name), run.rejects);
+  const settle = (answer: AnsweredBatch) => {
+    tally.answered(answer);
     run.checkpoint.saveSoon().catch((err: unknown) => batcher.fail(err));
     counts.elapsedMs = Date.now() - started;
     run.events.progress(entity.name, counts);
-  };
-  const addOutcome = (outcome: BatchOutcome) => {
-    for (const r of outcome.rejected) run.rejects.write(rejectOf(r.record, r.code, r.message));
-    counts.imported += outcome.imported;
-    counts.alreadyPresent += outcome.alreadyPresent;
-    counts.rejected += outcome.rejected.length;
-    totals.imported += outcome.imported;
-    totals.alreadyPresent += outcome.alreadyPresent;
-    totals.rejected += outcome.rejected.length;
   };
   const batcher = new Batcher({
     entity,
@@ -105,41 +91,57 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   });
 
   /**
-   * Counts one item and decides its fate: a record to send, or undefined when it was acknowledged by an
-   * earlier run, is skipped, or is rejected (held, and written when its range is acknowledged).
+   * Counts one item and decides its fate: a record to send, or undefined when it was done by an earlier
+   * run, is skipped, or is rejected (held, and written when its range is acknowledged). A slot an
+   * earlier run rejected is done only once its record got in (open-rejects.ts).
    */
   const admit = (item: SourceItem, cursor: FileCursor, slots: ItemSlots): MappedRecord | undefined => {
     const kind = slots.kindOf(item);
     if (kind === FILE_PROBLEM) {
-      batcher.hold(rejectOfProblem(entity.name, item as SourceProblem));
+      cursor.fileProblem = true;
+      batcher.hold(rejectOfProblem(entity.name, item as SourceProblem), noSlot(cursor));
       return undefined;
     }
     counts.read++;
-    cursor.nextOrdinal = slots.ordinal + 1;
-    const acked = cursor.progress.isAcked(slots.ordinal);
+    const ordinal = slots.ordinal;
+    cursor.nextOrdinal = ordinal + 1;
+    const { progress } = cursor;
+    const fate = progress.isAcked(ordinal) ? fateOfAcked(progress, ordinal, item) : undefined;
+    const slot = () => ({ progress, ordinal, hash: slotHash(item) });
     if (kind === BAD_SLOT) {
-      if (acked) counts.resumed++;
-      else batcher.hold(rejectOfProblem(entity.name, item as SourceProblem));
+      if (fate === 'done') counts.resumed++;
+      else if (fate === 'still-rejected') tally.stillRejected();
+      else batcher.hold(rejectOfProblem(entity.name, item as SourceProblem), slot());
       return undefined;
     }
     if (kind === SKIP) {
-      if (acked) counts.resumed++;
-      else batcher.holdSkip();
+      const reason = slots.record!.skip!;
+      if (fate === undefined) batcher.holdSkip(reason);
+      else if (progress.openAt(ordinal) === undefined) counts.resumed++;
+      else {
+        // Rejected before, skipped now (marked deleted since): it is no longer a record to send.
+        progress.resolve(ordinal);
+        tally.skip(reason);
+      }
       return undefined;
     }
     const record = slots.record!;
-    // Checked even when acknowledged before: the index must see every id for references and duplicates.
+    // Checked even when done before: the index must see every id for references and duplicates.
     const problems = checkRecord(record, index, run.nowSec);
-    if (acked) {
+    if (fate === 'done') {
       counts.resumed++;
+      return undefined;
+    }
+    if (fate === 'still-rejected') {
+      tally.stillRejected();
       return undefined;
     }
     if (hasError(problems)) {
       const first = problems.find((p) => p.severity === 'error')!;
-      batcher.hold({ ...rejectOf(record, first.rule, first.message), field: first.field });
+      batcher.hold({ ...rejectOfRecord(record, first.rule, first.message), field: first.field }, slot());
       return undefined;
     }
-    if (record.duplicateSuspect && rejectKnownDuplicate(record)) return undefined;
+    if (record.duplicateSuspect && rejectKnownDuplicate(record, slot())) return undefined;
     return record;
   };
 
@@ -148,11 +150,11 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
    * as the duplicate. That holds only once its first record has been answered: while that one is
    * still gathered or in flight, the two could be stored in either order, so it is judged here.
    */
-  const rejectKnownDuplicate = (record: MappedRecord): boolean => {
+  const rejectKnownDuplicate = (record: MappedRecord, slot: RejectedSlot): boolean => {
     const first = batcher.earlierWithId(record.id);
     if (first === undefined) return false;
     const p = duplicateIdProblem(entity.name, record.id, first.id === record.id, `${first.file}:${first.line}`);
-    batcher.hold({ ...rejectOf(record, p.rule, p.message), field: p.field });
+    batcher.hold({ ...rejectOfRecord(record, p.rule, p.message), field: p.field }, slot);
     return true;
   };
 
@@ -184,6 +186,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     }
     // Records read but not dispatched stay unacknowledged: the next run reads them again.
     if (batcher.stopped) break;
+    if (!cursor.fileProblem) cursor.progress.resolve(FILE_SLOT);
     batcher.closeFile(cursor.progress, cursor.rangeStart, cursor.nextOrdinal);
   }
   if (!batcher.stopped) await batcher.flush();
@@ -217,12 +220,15 @@ async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput
     progress.data.fingerprint = now;
   }
   progress.data.complete = false;
-  return { input, progress, rangeStart: 0, nextOrdinal: 0 };
+  return { input, progress, rangeStart: 0, nextOrdinal: 0, fileProblem: false };
 }
 
-function rejectOf(record: MappedRecord, code: string, message: string): RejectEntry {
-  return { entity: record.entity, file: record.file, line: record.line, id: record.id, code, message, record: record.source };
-}
+/**
+ * A file's own problem (its header, a break that ends it) has no slot of its own: it is kept open at
+ * slot -1 until a reading of the file no longer meets it.
+ */
+const FILE_SLOT = -1;
+const noSlot = (cursor: FileCursor): RejectedSlot => ({ progress: cursor.progress, ordinal: FILE_SLOT, hash: '' });
 
 function rejectOfProblem(entity: EntityName, p: SourceProblem): RejectEntry {
   return { entity, file: p.file, line: p.line, code: p.rule, message: p.message };

@@ -16,7 +16,14 @@ export interface ImportSummary {
 }
 
 export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> {
-  const total = { read: 0, imported: 0, alreadyPresent: 0, rejected: 0, skipped: 0, resumed: 0, requests: 0, retries: 0 };
-  for (const c of Object.values(entities)) for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += c![k];
-  return total;
+  const total = {
+    read: 0, imported: 0, alreadyPresent: 0, rejected: 0, rejectedEarlier: 0, skipped: 0, resumed: 0, requests: 0,
+    retries: 0,
+  };
+  const skippedBy: Record<string, number> = {};
+  for (const c of Object.values(entities)) {
+    for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += c![k];
+    for (const [reason, n] of Object.entries(c!.skippedBy)) skippedBy[reason] = (skippedBy[reason] ?? 0) + n;
+  }
+  return { ...total, skippedBy };
 }

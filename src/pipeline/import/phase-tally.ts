@@ -1,0 +1,86 @@
+import type { RejectEntry, RejectsWriter } from '../../checkpoint/rejects-file.js';
+import type { EntityTotals } from '../../checkpoint/store.js';
+import type { MappedRecord } from '../../entities/types.js';
+import type { EntityCounts } from '../events.js';
+import type { AnsweredBatch, HeldReject } from './batcher.js';
+import { slotHash } from './open-rejects.js';
+
+/**
+ * Counts what a phase's answered batches did, in this run's counts and the checkpoint's totals, and
+ * keeps the checkpoint's open rejects: a reject opens its slot (one rejects line, unless an earlier
+ * run already wrote it for the same reason), a record that gets in closes it.
+ */
+export class PhaseTally {
+  constructor(
+    private readonly counts: EntityCounts,
+    private readonly totals: EntityTotals,
+    private readonly rejects: RejectsWriter,
+  ) {}
+
+  /** An acknowledged slot whose reject still stands: counted, nothing written. */
+  stillRejected(): void {
+    this.counts.rejected++;
+    this.counts.rejectedEarlier++;
+  }
+
+  /** A skip this run, of a slot that was done earlier as a reject (its record is now skipped instead). */
+  skip(reason: string): void {
+    this.addSkips({ [reason]: 1 });
+  }
+
+  /** Everything a batch's answer settles, in the tick its ranges are acknowledged. */
+  answered({ outcome, held, ranges, records }: AnsweredBatch): void {
+    for (const reject of held.rejects) this.reject(reject);
+    this.addSkips(held.skipped);
+    if (outcome) {
+      const progressOf = new Map(ranges.map((r) => [r.progress.data.file, r.progress]));
+      const refused = new Set<MappedRecord>();
+      for (const r of outcome.rejected) {
+        refused.add(r.record);
+        const entry = rejectOfRecord(r.record, r.code, r.message);
+        const progress = progressOf.get(r.record.file)!;
+        this.reject({ entry, slot: { progress, ordinal: r.record.ordinal, hash: hashOfRecord(r.record) } });
+      }
+      this.counts.imported += outcome.imported;
+      this.counts.alreadyPresent += outcome.alreadyPresent;
+      this.totals.imported += outcome.imported;
+      this.totals.alreadyPresent += outcome.alreadyPresent;
+      // Records sent again because an earlier run rejected them: the ones not refused now are in.
+      if (ranges.some((r) => r.progress.data.open !== undefined)) {
+        for (const record of records) if (!refused.has(record)) progressOf.get(record.file)?.resolve(record.ordinal);
+      }
+    }
+    for (const range of ranges) {
+      range.progress.ack(range.start, range.end);
+      if (range.last) range.progress.data.complete = true;
+    }
+  }
+
+  private reject({ entry, slot }: HeldReject): void {
+    const again = slot.progress.openAt(slot.ordinal)?.code === entry.code;
+    if (!again) this.rejects.write(entry);
+    slot.progress.setOpen(slot.ordinal, { code: entry.code, hash: slot.hash });
+    this.counts.rejected++;
+    if (again) this.counts.rejectedEarlier++;
+    else this.totals.rejected++;
+  }
+
+  private addSkips(byReason: Record<string, number>): void {
+    const totalsBy = (this.totals.skippedBy ??= {});
+    for (const [reason, n] of Object.entries(byReason)) {
+      this.counts.skipped += n;
+      this.counts.skippedBy[reason] = (this.counts.skippedBy[reason] ?? 0) + n;
+      this.totals.skipped += n;
+      totalsBy[reason] = (totalsBy[reason] ?? 0) + n;
+    }
+  }
+}
+
+export function rejectOfRecord(record: MappedRecord, code: string, message: string): RejectEntry {
+  const { entity, file, line, id, source } = record;
+  return { entity, file, line, id, code, message, record: source };
+}
+
+/** The hash `slotHash` gives the record's source item. */
+const hashOfRecord = (record: MappedRecord): string =>
+  slotHash({ kind: 'record', value: record.source, file: record.file, line: record.line, ordinal: record.ordinal });
