@@ -17,6 +17,8 @@ export interface EntityCounts {
   skippedBy: Record<string, number>;
   /** Acknowledged by an earlier run and not sent again. */
   resumed: number;
+  /** Read but not answered when the run stopped (Ctrl+C, a fatal error): the next run reads them again. */
+  unsent: number;
   requests: number;
   retries: number;
   elapsedMs: number;
@@ -34,6 +36,7 @@ export const emptyCounts = (): EntityCounts => ({
   skipped: 0,
   skippedBy: {},
   resumed: 0,
+  unsent: 0,
   requests: 0,
   retries: 0,
   elapsedMs: 0,

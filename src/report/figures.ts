@@ -13,6 +13,7 @@ export const OUTCOME_TERMS: ReadonlyArray<readonly [CountKey, string]> = [
   ['rejected', 'rejected'],
   ['skipped', 'skipped'],
   ['resumed', 'done earlier'],
+  ['unsent', 'not sent yet'],
 ];
 
 /** Where a phase stands: every rate and ETA the tool shows comes from here. */

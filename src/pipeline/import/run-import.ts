@@ -191,6 +191,9 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   }
   if (!batcher.stopped) await batcher.flush();
   await batcher.drain();
+  // Every record read is accounted for: what a stop left unanswered is said, not dropped.
+  const { read, imported, alreadyPresent, rejected, skipped, resumed } = counts;
+  counts.unsent = read - imported - alreadyPresent - rejected - skipped - resumed;
   counts.elapsedMs = Date.now() - started;
   const completed = !batcher.stopped;
   if (completed) run.checkpoint.markPhaseDone(entity.name);
