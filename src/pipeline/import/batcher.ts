@@ -55,6 +55,11 @@ export interface BatcherOptions {
   stop: AbortSignal;
   /** Called in the tick a batch is answered, so its rejects and its acknowledgement are written together. */
   onAnswered(answer: AnsweredBatch): void;
+  /**
+   * Called once, on the first failure: the run will stop, so batches still retrying should give up
+   * now rather than wait out their backoff (a split batch's other half kept a failed run alive ~70 s).
+   */
+  onFailure?(): void;
 }
 
 const NOT_SENT = Symbol('not sent');
@@ -87,7 +92,9 @@ export class Batcher {
   }
 
   fail(error: unknown): void {
-    this.failure ??= error;
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    this.options.onFailure?.();
   }
 
   hold(entry: RejectEntry, slot: RejectedSlot): void {

@@ -90,12 +90,15 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       timeoutMs: config.timeoutMs,
       proxy: options.proxy,
     });
+    // A fatal failure ends the sends still retrying too: their batches are read again on resume.
+    const failed = new AbortController();
+    const sendStop = AbortSignal.any([options.hardStop, failed.signal]);
     const sender = new BatchSender({
       client,
       limiter: new RateLimiter(config.requestsPerMinute, systemClock),
       policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
       clock: systemClock,
-      hardStop: options.hardStop,
+      hardStop: sendStop,
       events: {
         // Into the phase's counts as they happen, so a batch that fails in the end still counts its tries.
         requestStarted: (entity, isRetry) => {
@@ -127,6 +130,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
         sinceSec: options.sinceSec,
         nowSec: Math.floor(Date.now() / 1000),
         stop: options.stop,
+        abandonSends: () => failed.abort(),
         estimateTotals: options.estimateTotals,
       }, counts);
     } catch (err) {

@@ -29,6 +29,8 @@ export interface ImportRun {
   nowSec: number;
   /** Soft stop (first Ctrl+C): take no new batches, let the ones in flight finish. */
   stop: AbortSignal;
+  /** Called on a phase's first failure: the sends still in flight or retrying are abandoned. */
+  abandonSends?(): void;
   /** Count records before each phase, for the total, percent and ETA of the progress shown. */
   estimateTotals?: boolean;
 }
@@ -88,6 +90,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     concurrency: run.concurrency,
     stop: run.stop,
     onAnswered: settle,
+    onFailure: run.abandonSends,
   });
 
   /**
