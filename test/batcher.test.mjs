@@ -69,3 +69,31 @@ test('the first failure ends the sends still retrying at once, through onFailure
   assert.ok(abandon.signal.aborted);
   assert.equal(answered, 0, 'nothing answered: both batches are read again on resume');
 });
+
+test('a sender told to abandon stops at its next wait: no more tries against a real sandbox', async (t) => {
+  const { ImportClient } = await import('../dist/http/import-client.js');
+  const { RateLimiter, systemClock } = await import('../dist/http/rate-limiter.js');
+  const { DEFAULT_RETRY_POLICY } = await import('../dist/http/retry-policy.js');
+  const { BatchSender } = await import('../dist/pipeline/import/send-batch.js');
+  const { sandbox, API_KEY } = await import('./helpers.mjs');
+  // Every request holding this user fails with 500: the sender backs off and tries again, up to 8 times.
+  const sb = await sandbox({ faults: { poisonIdPattern: '^stuck$' } });
+  t.after(() => sb.close());
+  const client = new ImportClient({
+    baseUrl: sb.url, apiKey: API_KEY, apiVersion: 'v3.0', connections: 1, timeoutMs: 5000, proxy: { noProxy: '' },
+  });
+  t.after(() => client.close());
+  const abandon = new AbortController();
+  const sender = new BatchSender({
+    client, limiter: new RateLimiter(1e9, systemClock), clock: systemClock,
+    policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10_000, maxDelayMs: 10_000 },
+    hardStop: new AbortController().signal, abandon: abandon.signal, random: () => 0.99,
+  });
+  const started = Date.now();
+  const sending = sender.send(ENTITIES.users, [record('stuck', 'f', 0)]);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  abandon.abort();
+  await assert.rejects(sending, { code: 'INTERRUPTED' });
+  assert.ok(Date.now() - started < 5000, `gave up in ${Date.now() - started} ms, not after its 10 s backoff`);
+  assert.equal(sb.stats().perEntity.users.requests, 1, 'no try after the abandon');
+});

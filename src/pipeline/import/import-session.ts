@@ -92,13 +92,13 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     });
     // A fatal failure ends the sends still retrying too: their batches are read again on resume.
     const failed = new AbortController();
-    const sendStop = AbortSignal.any([options.hardStop, failed.signal]);
     const sender = new BatchSender({
       client,
       limiter: new RateLimiter(config.requestsPerMinute, systemClock),
       policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
       clock: systemClock,
-      hardStop: sendStop,
+      hardStop: options.hardStop,
+      abandon: failed.signal,
       events: {
         // Into the phase's counts as they happen, so a batch that fails in the end still counts its tries.
         requestStarted: (entity, isRetry) => {

@@ -33,6 +33,11 @@ export interface BatchSenderOptions {
   clock: Clock;
   /** Aborts requests under way: only the second Ctrl+C or the end of the grace period fires it. */
   hardStop: AbortSignal;
+  /**
+   * Fired when the run failed elsewhere: no further try and no wait (a split batch's other half kept a
+   * failed run alive ~70 s), while a request already on the wire still finishes and is counted.
+   */
+  abandon?: AbortSignal;
   random?: () => number;
   /**
    * Asked when the service says a record already exists: undefined counts it as imported (a re-send
@@ -85,6 +90,7 @@ export class BatchSender {
     let okCountAtFirstError = okBaseline;
     let isRetry = okBaseline >= 0;
     for (;;) {
+      if (isRetry && this.options.abandon?.aborted) throw new InterruptedError();
       await limiter.acquire(hardStop);
       if (hardStop.aborted) throw new InterruptedError();
       this.options.events?.requestStarted(entity.name, isRetry);
@@ -221,8 +227,9 @@ export class BatchSender {
     }
     const delayMs = backoffDelay(policy, attempt, serverAskedMs, random);
     this.options.events?.retrying(entity.name, { attempt: attempt + 1, of: policy.retries, delayMs, reason });
-    await clock.sleep(delayMs, hardStop);
-    if (hardStop.aborted) throw new InterruptedError();
+    const { abandon } = this.options;
+    await clock.sleep(delayMs, abandon ? AbortSignal.any([hardStop, abandon]) : hardStop);
+    if (hardStop.aborted || abandon?.aborted) throw new InterruptedError();
     return attempt + 1;
   }
 }
