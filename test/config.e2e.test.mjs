@@ -95,7 +95,7 @@ test('status prints the checkpoint progress per entity and file', async () => {
     assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
     const status = await runCli(['status'], { cwd: dir });
     assert.equal(status.code, 0, status.stderr);
-    assert.match(status.stdout, /messages \(done\): 358 imported, 0 already there, 0 rejected, 2 skipped/);
+    assert.match(status.stdout, /messages \(done\): 358 imported, 0 already there, 0 rejected and not in yet, 2 skipped \(soft-deleted 1, permanently-deleted 1\)/);
     assert.match(status.stdout, /messages-archive\.csv: 60 records acknowledged/);
     const json = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout);
     assert.equal(json.totals.users.imported, 40);
