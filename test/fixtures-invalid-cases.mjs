@@ -40,7 +40,8 @@ const at = (scenario, rule, file, line, entity, id, field, severity = E, extra =
   return c;
 };
 const rec = (...a) => at('records', ...a);
-const bad = (rule, file, line, entity, severity = E) => at('malformed', rule, file, line, entity, undefined, undefined, severity);
+const bad = (rule, file, line, entity, severity = E) =>
+  at('malformed', rule, file, line, entity, undefined, undefined, severity);
 
 export const CASES = [
   // ---- records/users.csv (CSV; rows 2-4 and 25-26 are valid: 100 emoji / 100 CJK characters are within limits)

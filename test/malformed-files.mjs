@@ -27,8 +27,20 @@ export function minifiedErrorColumn(text) {
   return text.indexOf('"name":,') + '"name":,'.length;
 }
 
-const MESSAGE = { muid: 'x1', sender: 'u1', receiverType: 'group', receiver: 't1', sentAt: 1600000000, type: 'text', data: { text: 'hi' } };
-const prettyGroup = (i) => `  {"guid": "k${i}", "name": "K${i}", "type": "public"}`;
+const MESSAGE = {
+  muid: 'x1',
+  sender: 'u1',
+  receiverType: 'group',
+  receiver: 't1',
+  sentAt: 1600000000,
+  type: 'text',
+  data: { text: 'hi' },
+};
+/** Groups k1-k6, one a line; k4 on line 5 lacks the comma before it: a break, lines 5-8 not read. */
+function brokenGroups() {
+  const lines = [1, 2, 3, 4, 5, 6].map((i) => `  {"guid": "k${i}", "name": "K${i}", "type": "public"}`);
+  return `[\n${lines.slice(0, 3).join(',\n')}\n${lines.slice(3).join(',\n')}\n]\n`;
+}
 
 /** Writes a folder of one broken file per kind (and a config naming them all); returns the folder. */
 export async function writeMalformedExport(dir, config = {}) {
@@ -38,8 +50,7 @@ export async function writeMalformedExport(dir, config = {}) {
     'users-blank.csv': '\n \n\t\n',
     'groups-min.json': minifiedGroups('t', 1500, 1001),
     'groups-three.json': minifiedGroups('s', 3, 2),
-    // k4 on line 5 lacks the comma before it: a break in the structure, lines 5-8 not read.
-    'groups-broken.json': `[\n${[1, 2, 3, 4, 5, 6].map(prettyGroup).join(',\n').replace('},\n  {"guid": "k4"', '}\n  {"guid": "k4"')}\n]\n`,
+    'groups-broken.json': brokenGroups(),
     // The two groups before the broken third of groups-three.json: read, so no reference is missing.
     'members-refs.ndjson': `${['s1', 's2'].map((g) => JSON.stringify({ guid: g, uid: 'u1' })).join('\n')}\n`,
     'members-utf8.ndjson': Buffer.concat([
@@ -53,7 +64,9 @@ export async function writeMalformedExport(dir, config = {}) {
     'messages-ok.ndjson': `${JSON.stringify(MESSAGE)}\n`,
   };
   const lines = [];
-  for (let i = 0; i < 3000; i++) lines.push(JSON.stringify({ guid: `t${1 + Math.floor(i / 200)}`, uid: `u${(i % 200) + 14}` }));
+  for (let i = 0; i < 3000; i++) {
+    lines.push(JSON.stringify({ guid: `t${1 + Math.floor(i / 200)}`, uid: `u${(i % 200) + 14}` }));
+  }
   const gz = gzipSync(`${lines.join('\n')}\n`);
   files['members-cut.ndjson.gz'] = gz.subarray(0, Math.floor(gz.length * 0.6));
   for (const [name, body] of Object.entries(files)) await writeFile(path.join(dir, name), body);

@@ -46,7 +46,8 @@ test('a CSV quote that never closes costs its row: the 216 rows after it are rea
   const sources = { users: { path: 'users.csv' } };
   const dir = await exportDir({ 'users.csv': openQuoteCsv() }, sources);
   const { report } = await validate(dir);
-  const message = 'a quote opened in this row never closes: line 14 could not be read as a row; reading goes on at line 15';
+  const message =
+    'a quote opened in this row never closes: line 14 could not be read as a row; reading goes on at line 15';
   assert.deepEqual(
     report.problems.map((p) => [p.file, p.line, p.rule, p.message]),
     [['users.csv', 14, 'input.csv-syntax', message]],
@@ -55,7 +56,8 @@ test('a CSV quote that never closes costs its row: the 216 rows after it are rea
 
   const { runs, records, rejects } = await importInto(dir, sources);
   assert.equal(runs[0].code, 3);
-  assert.deepEqual(runs[0].summary.entities.users, { ...runs[0].summary.entities.users, read: 229, imported: 228, rejected: 1 });
+  const { read, imported, rejected } = runs[0].summary.entities.users;
+  assert.deepEqual([read, imported, rejected], [229, 228, 1]);
   assert.ok(records.users.u229, 'the last row is imported');
   assert.deepEqual(rejects.map((r) => [r.line, r.code, r.message]), [[14, 'input.csv-syntax', message]]);
 });
@@ -69,7 +71,11 @@ test('a JSON syntax error names line and column; every record before it (and aft
     'groups-three.json': three,
     'members.ndjson': `${JSON.stringify({ guid: 's1', uid: 'u1' })}\n${JSON.stringify({ guid: 's2', uid: 'u1' })}\n`,
   };
-  const sources = { users: { path: 'users.ndjson' }, groups: { path: 'groups-*.json' }, members: { path: 'members.ndjson' } };
+  const sources = {
+    users: { path: 'users.ndjson' },
+    groups: { path: 'groups-*.json' },
+    members: { path: 'members.ndjson' },
+  };
   const dir = await exportDir(files, sources);
   const { report } = await validate(dir);
   const at = (text) => `invalid JSON at line 1, column ${minifiedErrorColumn(text)}: Unexpected token ','`;

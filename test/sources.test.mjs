@@ -70,7 +70,7 @@ test('csv: header, BOM, quoted newline and comma, exact start lines, empty cells
   ]);
 });
 
-test('csv: wrong column count is a problem and reading continues; an unterminated quote costs its row only', async () => {
+test('csv: a wrong column count is a problem and reading goes on; an unterminated quote costs its row', async () => {
   const f = await file('bad.csv', 'a,b,c,d\n1,2,3,4\n1,2,3,4,5\n1,2\n5,6,7,8\n9,"open,\n10,11,12,13\n');
   const items = await read(f);
   assert.deepEqual(shape(items), [
@@ -89,7 +89,7 @@ test('csv: wrong column count is a problem and reading continues; an unterminate
   );
 });
 
-test('csv: other syntax errors cost their row; empty header names are reported; a broken header ends the file', async () => {
+test('csv: other syntax errors cost their row; empty header names are reported; a broken header ends it', async () => {
   const items = await read(await file('quote.csv', 'a,,a\n1,2,3\n4,"5"x,6\n7,8,9\n'));
   assert.deepEqual(shape(items), [
     [1, undefined, 'input.csv-header'],
@@ -151,7 +151,7 @@ test('json: the API wrapper, keyed or array; options.entity picks the key', asyn
   assert.deepEqual(shape(missing).map((s) => s[2]), ['input.json-shape']);
 });
 
-test('json: a record that is not JSON costs its slot, at line and column; a broken structure ends the file', async () => {
+test('json: a record that is not JSON costs its slot, at line and column; a broken structure ends it', async () => {
   const bad = await read(await file('syntax.json', '[\n  {"a": 1},\n  {"b": 2,,},\n  {"c": 3}\n]\n'));
   assert.deepEqual(shape(bad), [[2, 0, { a: 1 }], [3, 1, 'input.json-syntax'], [4, 2, { c: 3 }]]);
   assert.equal(bad[1].fatalForFile, undefined);

@@ -42,7 +42,8 @@ export class CsvRows {
 
   /** The header's problem, once the file's last line is known. */
   stopProblem(lastLine: number): SourceItem[] {
-    const message = `the header row could not be read: ${this.headerBreak}; nothing in the file could be read: ${lineSpan(1, lastLine)}`;
+    const lost = `nothing in the file could be read: ${lineSpan(1, lastLine)}`;
+    const message = `the header row could not be read: ${this.headerBreak}; ${lost}`;
     return [{ kind: 'problem', file: this.file, line: 1, rule: 'input.csv-syntax', message, fatalForFile: true }];
   }
 
@@ -55,7 +56,8 @@ export class CsvRows {
     }
     this.nextLine = line + 1;
     const message = `${reason}: line ${line} could not be read as a row; reading goes on at line ${line + 1}`;
-    this.items.push({ kind: 'problem', file: this.file, line, ordinal: this.ordinal++, rule: 'input.csv-syntax', message });
+    const ordinal = this.ordinal++;
+    this.items.push({ kind: 'problem', file: this.file, line, ordinal, rule: 'input.csv-syntax', message });
   }
 
   private add(record: string[]): void {

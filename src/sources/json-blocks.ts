@@ -94,7 +94,8 @@ export abstract class JsonBlockReader<T> implements BlockReader<T>, JsonScanVisi
     if (error.atEnd) return [this.broken(error.line, `invalid JSON at the end of the file: ${error.message}`)];
     const rest = lastLine > error.line ? `: ${lineSpan(error.line, lastLine)}` : ` (the rest of line ${error.line})`;
     const lost = `nothing from there on could be read${rest}`;
-    return [this.broken(error.line, `invalid JSON at line ${error.line}, column ${error.column}: ${error.message}; ${lost}`)];
+    const at = `line ${error.line}, column ${error.column}`;
+    return [this.broken(error.line, `invalid JSON at ${at}: ${error.message}; ${lost}`)];
   }
 
   private reportStrays(before: number): void {

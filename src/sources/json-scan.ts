@@ -173,7 +173,8 @@ export class JsonScanner {
     if (this.stopped) return;
     if (this.cutting !== NOT_CUTTING && this.cutScalar && this.frames.length === 0) this.endCut('');
     if (this.cutting !== NOT_CUTTING && !this.cutScalar) {
-      throw new JsonScanError(this.cutLine, this.cutColumn, 'the value that starts here never ends (a quote or bracket missing?)');
+      const message = 'the value that starts here never ends (a quote or bracket missing?)';
+      throw new JsonScanError(this.cutLine, this.cutColumn, message);
     }
     if (this.cutting !== NOT_CUTTING || this.inKey || this.frames.length > 0) {
       throw new JsonScanError(this.lastLine, 0, 'the file ends before the JSON document does', true);
@@ -282,7 +283,8 @@ export class JsonScanner {
     if (this.cutting === KEEPING) {
       if (this.cutText.length + (n - from) > MAX_VALUE_CHARS) {
         const mb = MAX_VALUE_CHARS / (1024 * 1024);
-        throw new JsonScanError(this.cutLine, this.cutColumn, `the value that starts here runs on past ${mb} MB of text (a quote or bracket missing?)`);
+        const message = `the value that starts here runs on past ${mb} MB of text (a quote or bracket missing?)`;
+        throw new JsonScanError(this.cutLine, this.cutColumn, message);
       }
       this.cutText += s.slice(from, n);
     }
@@ -317,7 +319,9 @@ export class JsonScanner {
     }
     this.keyEscape = escaped;
     if (i === n) {
-      if (this.keyText.length + (n - from) > MAX_VALUE_CHARS) this.fail('an object key runs on (a quote missing?)', from);
+      if (this.keyText.length + (n - from) > MAX_VALUE_CHARS) {
+        this.fail('an object key runs on (a quote missing?)', from);
+      }
       this.keyText += s.slice(from, n);
       return n;
     }

@@ -44,8 +44,9 @@ export function splitJsonLines(block: LinesBlock, sink: JsonLineSink): boolean {
         value = JSON.parse(text.slice(start, end));
       } catch (error) {
         parsed = false;
-        const at = jsonErrorPlace(text.slice(start, end), line).column;
-        sink.bad('input.json-syntax', `invalid JSON at line ${line}, column ${at}: ${jsonErrorReason(error as Error)}`, line);
+        const column = jsonErrorPlace(text.slice(start, end), line).column;
+        const reason = jsonErrorReason(error as Error);
+        sink.bad('input.json-syntax', `invalid JSON at line ${line}, column ${column}: ${reason}`, line);
       }
       if (parsed) sink.value(value, line);
     }
