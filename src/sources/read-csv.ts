@@ -6,8 +6,9 @@
  * row, not the rest of the file: the row is a problem in its slot and a new parser takes the bytes
  * from the line after the row's first. So this reader keeps the blocks of the row being read, which
  * is one block or two unless a quoted field spans many: a quote that never closes holds up to
- * csv-parse's limit (16 MB of text) before it is known to be one. csv-parse cannot be told to go on
- * after an error (7.0.3): it stops for good.
+ * csv-parse's limit (16 MB of text) before it is known to be one. csv-parse stops for good after an
+ * error, and its `skip_records_with_error` cannot help a quote that never closes: the rest of the
+ * file is inside it (7.0.3).
  */
 import type { SourceItem } from '../entities/types.js';
 import { LocalCsvRowParser, WorkerCsvRowParser, type CsvRowParser, type ParsedRows } from './csv-row-parser.js';
