@@ -17,7 +17,7 @@ export const SCENARIOS = {
   // Every per-record and reference rule, in a well-formed export of all four entities.
   records: { exit: 3, recordsRead: 119, skipped: { messages: 2 } },
   // The readers' input.* problems: one way of breaking a file each, good records around it.
-  malformed: { exit: 3, recordsRead: 43 },
+  malformed: { exit: 3, recordsRead: 47 },
   // group.large above 300 members (not at exactly 300): warnings only, so exit 0.
   'large-group': { exit: 0, recordsRead: 904 },
   // Members without a groups source: one note instead of a check per member; uids still checked.
@@ -40,7 +40,8 @@ const at = (scenario, rule, file, line, entity, id, field, severity = E, extra =
   return c;
 };
 const rec = (...a) => at('records', ...a);
-const bad = (rule, file, line, entity) => at('malformed', rule, file, line, entity, undefined, undefined);
+const bad = (rule, file, line, entity, severity = E) =>
+  at('malformed', rule, file, line, entity, undefined, undefined, severity);
 
 export const CASES = [
   // ---- records/users.csv (CSV; rows 2-4 and 25-26 are valid: 100 emoji / 100 CJK characters are within limits)
@@ -164,11 +165,11 @@ export const CASES = [
   bad('input.csv-columns', 'users-columns.csv', 6, 'users'),
   bad('input.csv-header', 'users-header.csv', 1, 'users'), // a column without a name
   bad('input.csv-header', 'users-header.csv', 1, 'users'), // a repeated name
-  bad('input.csv-syntax', 'users-quote.csv', 3, 'users'), // unterminated quote
+  bad('input.csv-syntax', 'users-quote.csv', 3, 'users'), // unterminated quote: that row only; u10 on line 4 is read
   bad('input.utf8', 'users-utf8.csv', 3, 'users'),
-  bad('input.empty-file', 'users-empty.csv', 1, 'users'), // 0 bytes
-  bad('input.empty-file', 'users-bom.csv', 1, 'users'), // a BOM only
-  bad('input.json-syntax', 'groups-syntax.json', 3, 'groups'),
+  bad('input.empty-file', 'users-empty.csv', 1, 'users', W), // 0 bytes
+  bad('input.empty-file', 'users-bom.csv', 1, 'users', W), // a BOM only
+  bad('input.json-syntax', 'groups-syntax.json', 3, 'groups'), // that record only; g3 on line 4 is read
   bad('input.json-shape', 'groups-scalar.json', 3, 'groups'),
   bad('input.json-shape', 'groups-wrapper.json', 5, 'groups'), // "extras" beside "groups"
   bad('input.not-object', 'groups-not-object.json', 3, 'groups'), // 5
@@ -182,8 +183,8 @@ export const CASES = [
   bad('input.not-object', 'members-lines.ndjson', 3, 'members'), // [1, 2]
   bad('input.not-object', 'members-lines.ndjson', 4, 'members'), // "text"
   bad('input.utf8', 'members-lines.ndjson', 6, 'members'), // after a blank line 5
-  bad('input.empty-file', 'members-blank.ndjson', 1, 'members'), // whitespace only
-  bad('input.empty-file', 'messages-empty.json', 1, 'messages'),
+  bad('input.empty-file', 'members-blank.ndjson', 1, 'members', W), // whitespace only
+  bad('input.empty-file', 'messages-empty.json', 1, 'messages', W),
   bad('input.json-shape', 'messages-shape.json', 3, 'messages'), // a wrapper without "messages"
 
   // ---- large-group/

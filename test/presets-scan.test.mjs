@@ -22,7 +22,7 @@ async function scan(text, descend, chunk = 7) {
     for (let i = 0; i < text.length; i += chunk) scanner.feed(text.slice(i, i + chunk));
     scanner.end();
   } catch (error) {
-    hits.push(['error', error.line, error.message]);
+    hits.push(['error', `${error.line}:${error.column}`, error.message]);
   }
   return hits;
 }
@@ -78,11 +78,17 @@ test('pieces: a value that is not JSON costs its slot; an empty file, a broken s
   assert.deepEqual(await pieces(Buffer.from('{"a": 1}\n\n[2]\n'), 'lines'), [['0', 1, { a: 1 }], ['1', 3, [2]]]);
 });
 
-test('structural errors stop the file with their line; what came before is kept', async () => {
-  assert.deepEqual(await scan('[1,\n2,\n', (p) => p.length === 0), [['0', 1, 1], ['1', 2, 2], ['error', 3, 'the file ends before the JSON document does']]);
-  assert.deepEqual(await scan('[{"a":1},]', (p) => p.length === 0), [['0', 1, { a: 1 }], ['error', 1, 'unexpected "]"']]);
-  assert.deepEqual((await scan('[1] [2]', (p) => p.length === 0)).at(-1), ['error', 1, 'unexpected text after the end of the JSON document']);
-  assert.deepEqual(await scan('{"a" 1}', (p) => p.length === 0), [['error', 1, 'expected ":" after an object key']]);
+test('structural errors stop the file with their line and column; what came before is kept', async () => {
+  const ends = ['error', '2:0', 'the file ends before the JSON document does'];
+  assert.deepEqual(await scan('[1,\n2,\n', (p) => p.length === 0), [['0', 1, 1], ['1', 2, 2], ends]);
+  const top = (p) => p.length === 0;
+  assert.deepEqual(await scan('[{"a":1},]', top), [['0', 1, { a: 1 }], ['error', '1:10', 'unexpected "]"']]);
+  const after = ['error', '2:5', 'unexpected text after the end of the JSON document'];
+  for (const chunk of [1, 3, 64]) assert.deepEqual((await scan('[1]\n \t  [2]', top, chunk)).at(-1), after);
+  assert.deepEqual(await scan('{"a" 1}', top), [['error', '1:6', 'expected ":" after an object key']]);
+  const open = ['error', '4:3', 'the value that starts here never ends (a quote or bracket missing?)'];
+  const text = '[\n{"a":\n "x"},\n  {"b": "y}\n]';
+  for (const chunk of [1, 5, 64]) assert.deepEqual((await scan(text, (p) => p.length === 0, chunk)).at(-1), open);
 });
 
 test('the export tree lists a folder, a zip (entries streamed) and a single file the same way', async () => {

@@ -70,7 +70,7 @@ test('csv: header, BOM, quoted newline and comma, exact start lines, empty cells
   ]);
 });
 
-test('csv: wrong column count is a problem and reading continues; unterminated quote is fatal', async () => {
+test('csv: a wrong column count is a problem and reading goes on; an unterminated quote costs its row', async () => {
   const f = await file('bad.csv', 'a,b,c,d\n1,2,3,4\n1,2,3,4,5\n1,2\n5,6,7,8\n9,"open,\n10,11,12,13\n');
   const items = await read(f);
   assert.deepEqual(shape(items), [
@@ -78,21 +78,31 @@ test('csv: wrong column count is a problem and reading continues; unterminated q
     [3, 1, 'input.csv-columns'],
     [4, 2, 'input.csv-columns'],
     [5, 3, { a: '5', b: '6', c: '7', d: '8' }],
-    [6, undefined, 'input.csv-syntax'],
+    [6, 4, 'input.csv-syntax'],
+    [7, 5, { a: '10', b: '11', c: '12', d: '13' }],
   ]);
   assert.equal(items[1].message, 'row has 5 fields; header has 4');
-  assert.equal(items[4].fatalForFile, true);
-  assert.match(items[4].message, /line 6/);
+  assert.equal(items[4].fatalForFile, undefined);
+  assert.equal(
+    items[4].message,
+    'a quote opened in this row never closes: line 6 could not be read as a row; reading goes on at line 7',
+  );
 });
 
-test('csv: other syntax errors are fatal with the record line; empty header names are reported', async () => {
+test('csv: other syntax errors cost their row; empty header names are reported; a broken header ends it', async () => {
   const items = await read(await file('quote.csv', 'a,,a\n1,2,3\n4,"5"x,6\n7,8,9\n'));
   assert.deepEqual(shape(items), [
     [1, undefined, 'input.csv-header'],
     [1, undefined, 'input.csv-header'],
     [2, 0, { a: '1' }],
-    [3, undefined, 'input.csv-syntax'],
+    [3, 1, 'input.csv-syntax'],
+    [4, 2, { a: '7' }],
   ]);
+  assert.match(items[3].message, /^a closing quote is followed by "x" .*: line 3 could not be read as a row/);
+  const header = await read(await file('header.csv', '"a,b\n1,2\n3,4\n'));
+  assert.deepEqual(shape(header), [[1, undefined, 'input.csv-syntax']]);
+  assert.equal(header[0].fatalForFile, true);
+  assert.match(header[0].message, /^the header row could not be read: .*: lines 1-3 \(3 lines\)$/);
 });
 
 test('json: pretty-printed array, each record at the line of its {', async () => {
@@ -141,14 +151,21 @@ test('json: the API wrapper, keyed or array; options.entity picks the key', asyn
   assert.deepEqual(shape(missing).map((s) => s[2]), ['input.json-shape']);
 });
 
-test('json: syntax error is fatal with its line; top-level scalar; truncated file', async () => {
+test('json: a record that is not JSON costs its slot, at line and column; a broken structure ends it', async () => {
   const bad = await read(await file('syntax.json', '[\n  {"a": 1},\n  {"b": 2,,},\n  {"c": 3}\n]\n'));
-  assert.deepEqual(shape(bad), [[2, 0, { a: 1 }], [3, undefined, 'input.json-syntax']]);
-  assert.equal(bad[1].fatalForFile, true);
+  assert.deepEqual(shape(bad), [[2, 0, { a: 1 }], [3, 1, 'input.json-syntax'], [4, 2, { c: 3 }]]);
+  assert.equal(bad[1].fatalForFile, undefined);
+  assert.equal(bad[1].message, 'invalid JSON at line 3, column 11: Expected double-quoted property name');
   const scalar = await read(await file('scalar.json', '\n  "just a string"\n'));
   assert.deepEqual(shape(scalar), [[2, undefined, 'input.json-shape']]);
   const cut = await read(await file('cut.json', '[\n{"a": 1},\n{"b": '));
   assert.deepEqual(shape(cut), [[2, 0, { a: 1 }], [3, undefined, 'input.json-syntax']]);
+  assert.match(cut[1].message, /^invalid JSON at line 3, column 1: the value that starts here never ends/);
+  const broken = await read(await file('broken.json', '[\n{"a": 1}\n{"b": 2},\n{"c": 3}\n]\n'));
+  assert.deepEqual(shape(broken), [[2, 0, { a: 1 }], [3, undefined, 'input.json-syntax']]);
+  assert.equal(broken[1].fatalForFile, true);
+  const lost = 'nothing from there on could be read: lines 3-5 (3 lines)';
+  assert.equal(broken[1].message, `invalid JSON at line 3, column 1: expected "," or "]"; ${lost}`);
 });
 
 test('invalid UTF-8: the record is a problem at its line; reading continues', async () => {
@@ -257,7 +274,7 @@ test('csv over many blocks: quoted newlines, bad bytes and a syntax error read t
   // the last record starts after 6000 lines plus one extra line for every quoted newline before it
   assert.equal(items.at(-1).line, 6001 + Math.floor(5999 / 97));
   const broken = await read(await file('big-broken.csv', Buffer.concat([body, Buffer.from('r9,"x"y\nr10,z\n')])));
-  assert.equal(records(broken).length, 6000);
+  assert.equal(records(broken).length, 6001);
   assert.deepEqual(problems(broken).map((p) => p.rule), ['input.csv-syntax']);
   const gz = gzipSync(body);
   const cutGz = await read(await file('big-cut.csv.gz', gz.subarray(0, Math.floor(gz.length / 2))), { csvWorkerMinBytes: 0 });

@@ -37,13 +37,16 @@ that fails: it goes to the rejects file with its rule as \`code\`, and the run g
 refuses to start while there are errors.
 
 Malformed input is reported with its place and, where the format allows, the rest of the file is still
-checked: a CSV row with the wrong number of columns (\`input.csv-columns\`), an unterminated quote
-(\`input.csv-syntax\`, ends the file), a JSON syntax error (\`input.json-syntax\`; in NDJSON only that line),
-a line that is not an object (\`input.not-object\`), a JSON document of the wrong shape
-(\`input.json-shape\`), invalid UTF-8 (\`input.utf8\`, that record), an empty file (\`input.empty-file\`), a
-corrupt gzip (\`input.gzip\`), a broken CSV header (\`input.csv-header\`). The mapper adds \`field.json\` (a
-JSON-text cell that is not JSON), \`field.conflict\` (a dotted column that collides with a value) and
-\`field.unknown\` (warning, once per file).
+checked: a CSV row with the wrong number of columns (\`input.csv-columns\`), a quote that never closes or
+text after a closing quote (\`input.csv-syntax\`: that row; reading goes on at the next line), a JSON
+syntax error (\`input.json-syntax\`, at line and column: a record that is not JSON costs that record, a
+break in the structure around the records ends the file and names the lines not read; in NDJSON only
+that line), a line that is not an object (\`input.not-object\`), a JSON document of the wrong shape
+(\`input.json-shape\`), invalid UTF-8 (\`input.utf8\`, that record), an empty file (\`input.empty-file\`, a
+warning), a corrupt gzip (\`input.gzip\`, names the line from which nothing could be read), a broken CSV
+header (\`input.csv-header\`). The mapper adds \`field.json\` (a JSON-text cell that is not JSON),
+\`field.conflict\` (a dotted column that collides with a value) and \`field.unknown\` (warning, once per
+file). [Input formats](input-formats.md#malformed-input) says what is read around each.
 `;
 
 const RULES_INTRO = `## Rules

@@ -6,12 +6,14 @@ import { Parser } from 'csv-parse';
 import type { WorkerJob } from './worker-job.js';
 
 /** Beyond this a record is a runaway quote, not data: stop instead of buffering the rest of the file. */
-const MAX_RECORD_CHARS = 16 * 1024 * 1024;
+export const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 
-/** What one block gave: its complete rows and, when the CSV broke in it, csv-parse's message. */
+/** What one block gave: its complete rows and, when the CSV broke in it, csv-parse's message and code. */
 export interface ParsedRows {
   rows: string[][];
   error?: string;
+  /** csv-parse's code, e.g. `CSV_QUOTE_NOT_CLOSED`. */
+  code?: string;
 }
 
 /** A block to parse, or the end of the file (its last record need not end with a newline). */
@@ -36,7 +38,8 @@ export function createCsvParser(): Parser {
 export function takeRows(parser: Parser): ParsedRows {
   const rows: string[][] = [];
   for (let row = parser.read() as string[] | null; row !== null; row = parser.read() as string[] | null) rows.push(row);
-  return parser.errored ? { rows, error: parser.errored.message } : { rows };
+  const error = parser.errored as (Error & { code?: string }) | null;
+  return error ? { rows, error: error.message, code: error.code } : { rows };
 }
 
 export async function endParser(parser: Parser): Promise<ParsedRows> {

@@ -3,11 +3,13 @@
  * (read-pieces.ts): feeds each block's text to the scanner, sets the lines of invalid UTF-8 the
  * blocks reported against the values taken, and ends the document. A value that touches a bad line
  * stands as `input.utf8` in its slot; a bad line no value touches (between records, in a key) is
- * reported on its own, in line order with the values.
+ * reported on its own, in line order with the values. A break in the structure ends the file: its
+ * problem names line and column, and, once the rest has been read through, the lines it cost.
  */
 import { JsonScanError, JsonScanner, type Decision, type JsonPath, type JsonScanVisitor } from './json-scan.js';
 import type { Block } from './read-blocks.js';
 import type { BlockReader } from './read-file.js';
+import { lineSpan } from './source-items.js';
 
 export abstract class JsonBlockReader<T> implements BlockReader<T>, JsonScanVisitor {
   stopped = false;
@@ -16,17 +18,19 @@ export abstract class JsonBlockReader<T> implements BlockReader<T>, JsonScanVisi
   private readonly badLines: number[] = [];
   /** The last bad line a value touched: the next value may start on the same line. */
   private sharedBadLine = 0;
+  /** The break that ended the file: its problem waits for the file's last line. */
+  private breakError: JsonScanError | undefined;
 
   get sawContent(): boolean {
     return this.scanner.started;
   }
 
   abstract decide(path: JsonPath, container: boolean, line: number): Decision;
-  abstract take(path: JsonPath, text: string, line: number, endLine: number): void;
+  abstract take(path: JsonPath, text: string, line: number, endLine: number, column: number): void;
   /** The item for a bad line no value touched. */
   protected abstract strayLine(line: number): T;
-  /** The item for a break in the structure, which ends the file. */
-  protected abstract broken(line: number, message: string, atEnd: boolean): T;
+  /** The item for a break in the structure, which ends the file; `message` is complete. */
+  protected abstract broken(line: number, message: string): T;
   /** Problems only visible once the whole document has been seen. */
   protected finish(): void {}
 
@@ -80,8 +84,18 @@ export abstract class JsonBlockReader<T> implements BlockReader<T>, JsonScanVisi
   protected fail(error: unknown): void {
     if (!(error instanceof JsonScanError)) throw error;
     this.reportStrays(error.line + 1);
-    this.items.push(this.broken(error.line, error.message, error.atEnd));
+    this.breakError = error;
     this.stop();
+  }
+
+  stopProblem(lastLine: number): T[] {
+    const error = this.breakError;
+    if (error === undefined) return []; // stopped with its own problem already given
+    if (error.atEnd) return [this.broken(error.line, `invalid JSON at the end of the file: ${error.message}`)];
+    const rest = lastLine > error.line ? `: ${lineSpan(error.line, lastLine)}` : ` (the rest of line ${error.line})`;
+    const lost = `nothing from there on could be read${rest}`;
+    const at = `line ${error.line}, column ${error.column}`;
+    return [this.broken(error.line, `invalid JSON at ${at}: ${error.message}; ${lost}`)];
   }
 
   private reportStrays(before: number): void {

@@ -25,16 +25,21 @@ export interface JsonScanVisitor {
    * scanner's own array, changed as it goes on: copy it to keep it.
    */
   decide(path: JsonPath, container: boolean, line: number): Decision;
-  /** A taken value's JSON text, from its first line to its last. `path` as for `decide`. */
-  take(path: JsonPath, text: string, line: number, endLine: number): void;
+  /**
+   * A taken value's JSON text, from its first line to its last; `column` (1-based, in characters) is
+   * where it starts on its first line. `path` as for `decide`.
+   */
+  take(path: JsonPath, text: string, line: number, endLine: number, column: number): void;
 }
 
 /** The document's structure is broken where the scanner walks: the rest cannot be read. */
 export class JsonScanError extends Error {
   constructor(
     readonly line: number,
+    /** 1-based, in characters (a minified file is one long line); 0 with `atEnd`. */
+    readonly column: number,
     message: string,
-    /** The input ended before the document did. */
+    /** The input ended before the document did, inside no value: nothing is left unread. */
     readonly atEnd = false,
   ) {
     super(message);
@@ -71,6 +76,9 @@ export class JsonScanner {
 
   private stopped = false;
   private done = false;
+  // Columns: characters fed before the piece being read, and where the current line starts in them.
+  private base = 0;
+  private lineStart = 0;
   private readonly frames: Frame[] = [];
   private readonly path: Array<string | number> = [];
 
@@ -82,6 +90,7 @@ export class JsonScanner {
   private cutEscape = false;
   private cutScalar = false;
   private cutLine = 0;
+  private cutColumn = 0;
 
   // A key being read (keys may span pieces too).
   private inKey = false;
@@ -115,16 +124,19 @@ export class JsonScanner {
       }
       const c = s.charCodeAt(i);
       if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
-        if (c === 0x0a) this.line++;
+        if (c === 0x0a) {
+          this.line++;
+          this.lineStart = this.base + i + 1;
+        }
         i++;
         continue;
       }
       this.started = true;
       this.lastLine = this.line;
-      if (this.done) this.fail('unexpected text after the end of the JSON document');
+      if (this.done) this.fail('unexpected text after the end of the JSON document', i);
       const top = this.frames.length > 0 ? this.frames[this.frames.length - 1] : undefined;
       if (top !== undefined && top.want !== VALUE) {
-        this.walkPunctuation(top, c);
+        this.walkPunctuation(top, c, i);
         i++;
         continue;
       }
@@ -134,7 +146,7 @@ export class JsonScanner {
         continue;
       }
       // A value starts (the document itself, an array element or an object member).
-      if (c === 0x7d || c === 0x5d || c === 0x2c || c === 0x3a) this.fail(`unexpected "${String.fromCharCode(c)}"`);
+      if (c === 0x7d || c === 0x5d || c === 0x2c || c === 0x3a) this.fail(`unexpected "${String.fromCharCode(c)}"`, i);
       const container = c === 0x7b || c === 0x5b;
       if (top !== undefined) this.path.push(top.array ? top.index : top.key);
       const decision = this.visitor.decide(this.path, container, this.line);
@@ -151,20 +163,26 @@ export class JsonScanner {
       this.cutEscape = false;
       this.cutScalar = !container && c !== 0x22;
       this.cutLine = this.line;
+      this.cutColumn = this.base + i - this.lineStart + 1;
     }
+    this.base += n;
   }
 
   /** The input is over: a scalar document ends here; anything left open is an error. */
   end(): void {
     if (this.stopped) return;
     if (this.cutting !== NOT_CUTTING && this.cutScalar && this.frames.length === 0) this.endCut('');
+    if (this.cutting !== NOT_CUTTING && !this.cutScalar) {
+      const message = 'the value that starts here never ends (a quote or bracket missing?)';
+      throw new JsonScanError(this.cutLine, this.cutColumn, message);
+    }
     if (this.cutting !== NOT_CUTTING || this.inKey || this.frames.length > 0) {
-      throw new JsonScanError(this.line, 'the file ends before the JSON document does', true);
+      throw new JsonScanError(this.lastLine, 0, 'the file ends before the JSON document does', true);
     }
   }
 
-  /** A key, a colon, a comma or a closing bracket of a container being walked. */
-  private walkPunctuation(top: Frame, c: number): void {
+  /** A key, a colon, a comma or a closing bracket of a container being walked; `at` is its index. */
+  private walkPunctuation(top: Frame, c: number, at: number): void {
     if (top.want === KEY) {
       if (c === 0x22) {
         this.inKey = true;
@@ -173,10 +191,10 @@ export class JsonScanner {
       } else if (c === 0x7d && top.index === 0) {
         this.closeContainer();
       } else {
-        this.fail('expected an object key');
+        this.fail('expected an object key', at);
       }
     } else if (top.want === COLON) {
-      if (c !== 0x3a) this.fail('expected ":" after an object key');
+      if (c !== 0x3a) this.fail('expected ":" after an object key', at);
       top.want = VALUE;
     } else if (c === 0x2c) {
       top.index++;
@@ -184,7 +202,7 @@ export class JsonScanner {
     } else if (c === (top.array ? 0x5d : 0x7d)) {
       this.closeContainer();
     } else {
-      this.fail(top.array ? 'expected "," or "]"' : 'expected "," or "}"');
+      this.fail(top.array ? 'expected "," or "]"' : 'expected "," or "}"', at);
     }
   }
 
@@ -209,6 +227,7 @@ export class JsonScanner {
     let inString = this.cutInString;
     let escaped = this.cutEscape;
     let line = this.line;
+    let newline = -1;
     let i = from;
     let ended = false;
     if (this.cutScalar) {
@@ -233,7 +252,10 @@ export class JsonScanner {
               ended = true;
               break;
             }
-          } else if (c === 0x0a) line++;
+          } else if (c === 0x0a) {
+            line++;
+            newline = i;
+          }
         } else if (c === 0x22) inString = true;
         else if (c === 0x7b || c === 0x5b) depth++;
         else if (c === 0x7d || c === 0x5d) {
@@ -242,10 +264,14 @@ export class JsonScanner {
             ended = true;
             break;
           }
-        } else if (c === 0x0a) line++;
+        } else if (c === 0x0a) {
+          line++;
+          newline = i;
+        }
       }
     }
     this.line = line;
+    if (newline >= 0) this.lineStart = this.base + newline + 1;
     this.cutDepth = depth;
     this.cutInString = inString;
     this.cutEscape = escaped;
@@ -256,7 +282,9 @@ export class JsonScanner {
     }
     if (this.cutting === KEEPING) {
       if (this.cutText.length + (n - from) > MAX_VALUE_CHARS) {
-        this.fail(`a value runs on past ${MAX_VALUE_CHARS / (1024 * 1024)} MB of text (a bracket or quote missing?)`);
+        const mb = MAX_VALUE_CHARS / (1024 * 1024);
+        const message = `the value that starts here runs on past ${mb} MB of text (a quote or bracket missing?)`;
+        throw new JsonScanError(this.cutLine, this.cutColumn, message);
       }
       this.cutText += s.slice(from, n);
     }
@@ -269,7 +297,7 @@ export class JsonScanner {
     if (keep) {
       const text = this.cutText === '' ? tail : this.cutText + tail;
       this.cutText = '';
-      this.visitor.take(this.path, text, this.cutLine, this.line);
+      this.visitor.take(this.path, text, this.cutLine, this.line, this.cutColumn);
     }
     this.afterValue();
   }
@@ -283,11 +311,17 @@ export class JsonScanner {
       if (escaped) escaped = false;
       else if (c === 0x5c) escaped = true;
       else if (c === 0x22) break;
-      else if (c === 0x0a) this.line++; // not JSON; counted so the error names the right line
+      else if (c === 0x0a) {
+        // Not JSON; counted so the error names the right line.
+        this.line++;
+        this.lineStart = this.base + i + 1;
+      }
     }
     this.keyEscape = escaped;
     if (i === n) {
-      if (this.keyText.length + (n - from) > MAX_VALUE_CHARS) this.fail('an object key runs on (a quote missing?)');
+      if (this.keyText.length + (n - from) > MAX_VALUE_CHARS) {
+        this.fail('an object key runs on (a quote missing?)', from);
+      }
       this.keyText += s.slice(from, n);
       return n;
     }
@@ -298,13 +332,14 @@ export class JsonScanner {
     try {
       top.key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
     } catch {
-      this.fail('invalid object key');
+      this.fail('invalid object key', i);
     }
     top.want = COLON;
     return i + 1;
   }
 
-  private fail(message: string): never {
-    throw new JsonScanError(this.line, message);
+  /** Ends the scan at character `at` of the piece being read. */
+  private fail(message: string, at: number): never {
+    throw new JsonScanError(this.line, this.base + at - this.lineStart + 1, message);
   }
 }

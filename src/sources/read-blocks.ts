@@ -29,6 +29,8 @@ export interface Block {
   bytes: Buffer;
   /** 1-based number of the line the block starts on (a block may start mid-line after a cut). */
   firstLine: number;
+  /** The line the byte after the block is on: `firstLine` plus the block's newlines. */
+  lineAfter: number;
   /** Lines of this block that are not valid UTF-8, ascending; undefined in the usual case. */
   badLines?: number[];
 }
@@ -86,7 +88,9 @@ export async function* readBlocks(source: ByteSource, options: BlockOptions = {}
     }
     const firstLine = line;
     line += countNewlines(bytes);
-    return isUtf8(bytes) ? { bytes, firstLine } : { bytes, firstLine, badLines: findBadLines(bytes, firstLine) };
+    const lineAfter = line;
+    if (isUtf8(bytes)) return { bytes, firstLine, lineAfter };
+    return { bytes, firstLine, lineAfter, badLines: findBadLines(bytes, firstLine) };
   };
 
   try {
@@ -163,6 +167,12 @@ export async function openFile(file: Pick<ResolvedFile, 'path' | 'display'>): Pr
 function isZlibError(error: unknown): error is Error {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('Z_');
+}
+
+/** The number of the file's last line, given its last block (a newline at the very end starts no line). */
+export function lastLineOf(block: Block | undefined): number {
+  if (block === undefined) return 1;
+  return block.bytes.length > 0 && block.bytes[block.bytes.length - 1] === LF ? block.lineAfter - 1 : block.lineAfter;
 }
 
 function countNewlines(bytes: Buffer): number {

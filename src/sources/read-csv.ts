@@ -1,22 +1,27 @@
 /**
- * CSV with a header row. csv-parse does the quoting; this module names the fields, keeps line
+ * CSV with a header row. csv-parse does the quoting; csv-rows.ts names the fields, keeps line
  * numbers exact and turns bad rows into problems.
  *
- * Line numbers are counted here, not taken from csv-parse's `info`: `info.lines` counts a CRLF
- * inside a quoted field as two lines (7.0.3), and `info: true` / `on_record` build two info objects
- * per record, which halves the parse rate. With `skip_empty_lines` off every line belongs to some
- * record (a blank line arrives as `['']`), so a record starts one line after the previous one ends,
- * and it ends after as many lines as its fields hold `\n`s.
+ * A row csv-parse cannot read (a quote that never closes, text after a closing quote) costs that
+ * row, not the rest of the file: the row is a problem in its slot and a new parser takes the bytes
+ * from the line after the row's first. So this reader keeps the blocks of the row being read, which
+ * is one block or two unless a quoted field spans many: a quote that never closes holds up to
+ * csv-parse's limit (16 MB of text) before it is known to be one. csv-parse stops for good after an
+ * error, and its `skip_records_with_error` cannot help a quote that never closes: the rest of the
+ * file is inside it (7.0.3).
  */
-import type { JsonObject, SourceItem } from '../entities/types.js';
+import type { SourceItem } from '../entities/types.js';
 import { LocalCsvRowParser, WorkerCsvRowParser, type CsvRowParser, type ParsedRows } from './csv-row-parser.js';
-import { fileBytes, type Block } from './read-blocks.js';
+import { CsvRows } from './csv-rows.js';
+import { fileBytes, lastLineOf, type Block } from './read-blocks.js';
 import { readFileItems, type BlockReader } from './read-file.js';
-import { utf8Problem } from './source-items.js';
 import type { ReadOptions, ResolvedFile } from './types.js';
 import { isFileAtLeast } from './worker-threshold.js';
 
 const CUT_LONG_LINES_AT = 1024 * 1024;
+/** How much of a backlog one call reads again (see CsvReader.backlog). */
+const REFEED_BYTES = 1024 * 1024;
+const LF = 0x0a;
 
 export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
   // A worker only pays for itself on a large file; unset (import), never.
@@ -33,151 +38,145 @@ export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions =
 
 class CsvReader implements BlockReader<SourceItem> {
   private readonly rows: CsvRows;
+  /** Blocks handed to the parser from the one the next row starts in: what a new parser would read again. */
+  private kept: Block[] = [];
+  /**
+   * After a row that broke: the bytes the new parser is still to read, a few blocks a call, so a
+   * quote open for 16 MB comes back as many batches of rows, not one of hundreds of thousands.
+   */
+  private backlog: Block[] = [];
+  /** The parser that replaced the first: always in this thread, so its rows come back at once. */
+  private local: LocalCsvRowParser | undefined;
+  /** The worker replaced after an error: ended once the answers it still owes have come. */
+  private replaced: CsvRowParser | undefined;
+  /** Answers the worker owes. */
+  private owed = 0;
+  /** Counts parsers: the rows of a replaced one are dropped, as its bytes went to the new one. */
+  private generation = 0;
+  private parserEnded = false;
 
   constructor(
     display: string,
-    private readonly parser: CsvRowParser,
+    private parser: CsvRowParser,
   ) {
     this.rows = new CsvRows(display);
   }
 
   get sawContent(): boolean {
-    return this.rows.sawHeader;
+    return this.rows.sawHeader || this.rows.stopped;
   }
 
   get stopped(): boolean {
-    return this.rows.broken;
+    return this.rows.stopped;
+  }
+
+  get more(): boolean {
+    return this.backlog.length > 0 || !this.parserEnded;
   }
 
   block(block: Block): SourceItem[] | Promise<SourceItem[]> {
     // Queued before the bytes reach csv-parse: rows are matched to them as they come back.
     if (block.badLines !== undefined) this.rows.badLines.push(...block.badLines);
+    this.kept.push(block);
+    if (this.backlog.length > 0) {
+      this.backlog.push(block);
+      return this.feedBacklog();
+    }
+    const generation = this.generation;
     const parsed = this.parser.write(block.bytes);
-    return parsed instanceof Promise ? parsed.then((p) => this.rows.take(p)) : this.rows.take(parsed);
+    if (!(parsed instanceof Promise)) return this.took(parsed, generation);
+    this.owed++;
+    return parsed.then((p) => {
+      this.owed--;
+      const items = this.took(p, generation);
+      this.endReplaced();
+      return items;
+    });
   }
 
+  /** Called again while `more`: a backlog to read, or a new parser to end after a row broke at the end. */
   async end(): Promise<SourceItem[]> {
-    return this.rows.take(await this.parser.end());
+    if (this.backlog.length > 0) return this.feedBacklog();
+    const generation = this.generation;
+    this.parserEnded = true;
+    const items = this.took(await this.parser.end(), generation);
+    this.endReplaced();
+    return items;
+  }
+
+  stopProblem(lastLine: number): SourceItem[] {
+    return this.rows.stopProblem(lastLine);
   }
 
   close(): void {
     this.parser.close();
+    this.replaced?.close();
+  }
+
+  private took(parsed: ParsedRows, generation: number): SourceItem[] {
+    if (generation !== this.generation) return [];
+    const items = this.rows.take(parsed);
+    if (parsed.error !== undefined && !this.rows.stopped) this.restart();
+    else this.release();
+    return items;
+  }
+
+  /** After a row that could not be read: a new parser, in this thread, reads on from the line after it. */
+  private restart(): void {
+    // A worker may still owe answers (dropped by generation); a parser in this thread owes none.
+    if (this.parser === this.local) this.parser.close();
+    else this.replaced = this.parser;
+    this.local = new LocalCsvRowParser();
+    this.parser = this.local;
+    this.parserEnded = false;
+    this.generation++;
+    this.backlog = fromLine(this.kept, this.rows.nextLine);
+  }
+
+  private feedBacklog(): SourceItem[] {
+    const items: SourceItem[] = [];
+    for (let fed = 0; this.backlog.length > 0 && fed < REFEED_BYTES; ) {
+      const block = this.backlog.shift()!;
+      fed += block.bytes.length;
+      const parsed = this.local!.write(block.bytes);
+      append(items, this.rows.take(parsed));
+      if (parsed.error !== undefined) this.restart();
+    }
+    this.release();
+    return items;
+  }
+
+  /** Ends the replaced worker once it owes nothing: it holds the row that broke (up to 16 MB). */
+  private endReplaced(): void {
+    if (this.replaced === undefined || this.owed > 0) return;
+    this.replaced.close();
+    this.replaced = undefined;
+  }
+
+  /** Lets go of the blocks whose bytes all belong to rows already taken. */
+  private release(): void {
+    const next = this.rows.nextLine;
+    const kept = this.kept;
+    let done = 0;
+    while (done < kept.length && lastLineOf(kept[done]) < next) done++;
+    if (done > 0) kept.splice(0, done);
   }
 }
 
-/** Turns csv-parse's arrays into SourceItems, tracking lines, ordinals and the header. */
-class CsvRows {
-  /** Lines with invalid UTF-8, ascending; queued before the bytes reach csv-parse. */
-  readonly badLines: number[] = [];
-  sawHeader = false;
-  /** The CSV broke: rows after it are not taken. */
-  broken = false;
-  private readonly items: SourceItem[] = [];
-  /** Field names by column; undefined for a column whose values are ignored. */
-  private names: (string | undefined)[] = [];
-  private nextLine = 1;
-  private ordinal = 0;
-
-  constructor(private readonly file: string) {}
-
-  private add(record: string[]): void {
-    const start = this.nextLine;
-    const end = start + countNewlines(record);
-    this.nextLine = end + 1;
-    const badLine = this.takeBadLine(start, end);
-    if (record.length === 1 && record[0].trim() === '' && badLine === undefined) return; // a blank line
-    if (!this.sawHeader) {
-      this.sawHeader = true;
-      if (badLine !== undefined) this.items.push(utf8Problem(this.file, badLine));
-      this.readHeader(record, start);
-      return;
-    }
-    const ordinal = this.ordinal++;
-    if (badLine !== undefined) {
-      this.items.push(utf8Problem(this.file, badLine, ordinal));
-    } else if (record.length !== this.names.length) {
-      this.items.push({
-        kind: 'problem',
-        file: this.file,
-        line: start,
-        ordinal,
-        rule: 'input.csv-columns',
-        message: `row has ${record.length} fields; header has ${this.names.length}`,
-      });
-    } else {
-      const names = this.names;
-      const value: JsonObject = {};
-      for (let i = 0; i < names.length; i++) {
-        const name = names[i];
-        // An empty cell means "no value": sending "" would overwrite or fail validation.
-        if (name !== undefined && record[i] !== '') value[name] = record[i];
-      }
-      this.items.push({ kind: 'record', value, file: this.file, line: start, ordinal });
-    }
+/** The kept blocks from the start of `line` on (it starts after a newline in them). */
+function fromLine(blocks: Block[], line: number): Block[] {
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i];
+    if (block.lineAfter < line) continue;
+    let at = -1;
+    for (let n = line - block.firstLine; n > 0; n--) at = block.bytes.indexOf(LF, at + 1);
+    const first: Block = { bytes: block.bytes.subarray(at + 1), firstLine: line, lineAfter: block.lineAfter };
+    return [first, ...blocks.slice(i + 1)];
   }
-
-  /** A block's rows (taken in block order) as items, then the syntax error that ends the file, if any. */
-  take(parsed: ParsedRows): SourceItem[] {
-    if (this.broken) return [];
-    for (const record of parsed.rows) this.add(record);
-    if (parsed.error !== undefined) {
-      this.broken = true;
-      this.items.push(this.syntaxProblem(new Error(parsed.error)));
-    }
-    return this.items.splice(0);
-  }
-
-  private syntaxProblem(error: Error): SourceItem {
-    const start = this.nextLine;
-    return {
-      kind: 'problem',
-      file: this.file,
-      line: start,
-      rule: 'input.csv-syntax',
-      message: `CSV syntax error in the record starting on line ${start}: ${error.message}; the rest of the file is not read`,
-      fatalForFile: true,
-    };
-  }
-
-  private takeBadLine(start: number, end: number): number | undefined {
-    const bad = this.badLines;
-    while (bad.length > 0 && bad[0] < start) bad.shift();
-    if (bad.length === 0 || bad[0] > end) return undefined;
-    const line = bad[0];
-    while (bad.length > 0 && bad[0] <= end) bad.shift();
-    return line;
-  }
-
-  private readHeader(record: string[], line: number): void {
-    const seen = new Set<string>();
-    this.names = record.map((raw, index) => {
-      const name = raw.trim();
-      const reason =
-        name === ''
-          ? `column ${index + 1} has no name`
-          : name === '__proto__'
-            ? `column ${index + 1} is named "__proto__"`
-            : seen.has(name)
-              ? `column ${index + 1} repeats the name "${name}"`
-              : undefined;
-      seen.add(name);
-      if (reason === undefined) return name;
-      this.items.push({
-        kind: 'problem',
-        file: this.file,
-        line,
-        rule: 'input.csv-header',
-        message: `${reason}; its values are ignored`,
-      });
-      return undefined;
-    });
-  }
+  return [];
 }
 
-function countNewlines(record: string[]): number {
-  let count = 0;
-  for (const field of record) {
-    for (let at = field.indexOf('\n'); at >= 0; at = field.indexOf('\n', at + 1)) count++;
-  }
-  return count;
+/** Pushes one by one: a block can hold more rows than a spread's arguments may number. */
+function append(items: SourceItem[], more: SourceItem[]): void {
+  for (const item of more) items.push(item);
 }

@@ -3,10 +3,11 @@
  * validate's shared NDJSON reading, presets' pieces): blocks go to the reader in order, its items
  * come back in order (a worker thread may work a few blocks ahead), a gzip layer that fails ends the
  * file after the blocks read before it (`input.gzip`), a file with nothing in it is `input.empty-file`,
- * and an abort ends the reading quietly. Readers only turn blocks into items.
+ * a reader that stops on a break in the file has the rest read through, so its problem can say how
+ * many lines the break cost, and an abort ends the reading quietly. Readers only turn blocks into items.
  */
 import type { SourceProblem } from '../entities/types.js';
-import { CorruptGzipError, readBlocks, type Block, type ByteSource } from './read-blocks.js';
+import { CorruptGzipError, lastLineOf, readBlocks, type Block, type ByteSource } from './read-blocks.js';
 import { emptyFileProblem, gzipProblem } from './source-items.js';
 
 /** What a reader makes of a file's blocks. */
@@ -15,10 +16,17 @@ export interface BlockReader<T> {
   block(block: Block): T[] | Promise<T[]>;
   /** The items left once every block is in (a last record without its newline, a document's end). */
   end(): T[] | Promise<T[]>;
+  /** Set after `end` while it has more to give: it is called again (CSV reading again after a broken row). */
+  readonly more?: boolean;
   /** Whether the file held anything but whitespace; read after `end`. */
   readonly sawContent: boolean;
   /** Set once a problem ended the file: what comes after it is not read. */
   readonly stopped: boolean;
+  /**
+   * The problem that ended the file, asked for once the rest has been read through without parsing:
+   * `lastLine` is the file's last line, so the problem can say which lines were not read.
+   */
+  stopProblem?(lastLine: number): T[];
   /** Called however the reading ends (a worker thread to stop). */
   close?(): void;
 }
@@ -40,6 +48,9 @@ export async function* readFileItems<T>(
   const { signal, cutLongLinesAt } = options;
   const ahead = options.ahead ?? 1;
   const pending: Array<T[] | Promise<T[]>> = [];
+  let lastBlock: Block | undefined;
+  // The reader stopped: the rest is read only to find the file's last line.
+  let counting = false;
   const take = async (): Promise<T[]> => {
     const next = pending.shift()!;
     return Array.isArray(next) ? next : await next;
@@ -47,13 +58,15 @@ export async function* readFileItems<T>(
   try {
     try {
       for await (const block of readBlocks(source, { signal, cutLongLinesAt })) {
+        lastBlock = block;
+        if (counting) continue;
         pending.push(reader.block(block));
         if (pending.length < ahead) continue;
         const items = await take();
         if (signal?.aborted) return;
         if (items.length > 0) yield items;
         // Stopped by a block read ahead, maybe: the blocks before that one are still to hand over.
-        if (reader.stopped) break;
+        if (reader.stopped) counting = true;
       }
     } catch (error) {
       if (!(error instanceof CorruptGzipError)) throw error;
@@ -62,7 +75,9 @@ export async function* readFileItems<T>(
         const items = await take();
         if (items.length > 0) yield items;
       }
-      if (!reader.stopped) yield [gzipProblem(source.display, error)];
+      // The reader's break and the failure after it are both true: the first counts up to the second.
+      const stop = reader.stopped ? (reader.stopProblem?.(lastLineOf(lastBlock)) ?? []) : [];
+      yield [...stop, gzipProblem(source.display, error)];
       return;
     }
     // A reader gives no items for blocks after the one that stopped it.
@@ -71,10 +86,18 @@ export async function* readFileItems<T>(
       if (signal?.aborted) return;
       if (items.length > 0) yield items;
     }
-    if (reader.stopped || signal?.aborted) return;
-    const last = await reader.end();
-    if (last.length > 0) yield last;
-    if (reader.stopped) return;
+    if (signal?.aborted) return;
+    while (!reader.stopped) {
+      const last = await reader.end();
+      if (signal?.aborted) return;
+      if (last.length > 0) yield last;
+      if (reader.more !== true) break;
+    }
+    if (reader.stopped) {
+      const problem = reader.stopProblem?.(lastLineOf(lastBlock)) ?? [];
+      if (problem.length > 0) yield problem;
+      return;
+    }
     if (!reader.sawContent && !signal?.aborted) yield [emptyFileProblem(source.display)];
   } finally {
     // Blocks read ahead and left behind by an early end: their failures are no one's to see.

@@ -6,12 +6,14 @@
  *   { "users": { "<id>": {...} } } / { "users": [...] }   the API's own request body
  * The shape is decided by the first key of a top-level object: an entity name whose value is an
  * object or array means the wrapper. (A uid literally named "users" would be misread; accepted.)
- * A record that is not valid JSON ends the file, as a break in the structure around it does.
+ * A record that is not valid JSON costs its own slot (the scanner found where it ends, so the next
+ * one is read); a break in the structure around the records ends the file. Both name line and column.
  * Another entity's part of a wrapper is passed over unread: its own reading reports its errors.
  */
 import type { EntityName, SourceItem } from '../entities/types.js';
 import { ENTITY_ORDER } from '../entities/types.js';
 import { JsonBlockReader } from './json-blocks.js';
+import { jsonErrorPlace, jsonErrorReason } from './json-error-at.js';
 import { JsonScanError, SKIP, TAKE, WALK, type Decision, type JsonPath } from './json-scan.js';
 import { fileBytes } from './read-blocks.js';
 import { readFileItems } from './read-file.js';
@@ -53,14 +55,15 @@ class JsonRecordReader extends JsonBlockReader<SourceItem> {
     return ENTITY_NAMES.has(key) && (this.entity === undefined || key === this.entity) ? WALK : SKIP;
   }
 
-  take(path: JsonPath, text: string, line: number, endLine: number): void {
+  take(path: JsonPath, text: string, line: number, endLine: number, column: number): void {
     let value: unknown;
     if (path.length === 0) {
       // The document is a single value: whatever it is, there are no records.
       try {
         JSON.parse(text);
       } catch (error) {
-        this.fail(new JsonScanError(line, (error as Error).message));
+        const at = jsonErrorPlace(text, line, column);
+        this.fail(new JsonScanError(at.line, at.column, jsonErrorReason(error as Error)));
         return;
       }
       this.shapeProblem(line, 'the file holds a single value; expected an array or an object of records', true);
@@ -76,8 +79,9 @@ class JsonRecordReader extends JsonBlockReader<SourceItem> {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      // A record that is not JSON ends the file, as a break around it would: at the line it breaks on.
-      this.fail(new JsonScanError(errorLine(error as Error, text, line), (error as Error).message));
+      const at = jsonErrorPlace(text, line, column);
+      const message = `invalid JSON at line ${at.line}, column ${at.column}: ${jsonErrorReason(error as Error)}`;
+      this.items.push({ kind: 'problem', file: this.file, line: at.line, ordinal, rule: 'input.json-syntax', message });
       return;
     }
     const last = path[path.length - 1];
@@ -98,17 +102,8 @@ class JsonRecordReader extends JsonBlockReader<SourceItem> {
     return utf8Problem(this.file, line);
   }
 
-  protected broken(line: number, detail: string, atEnd: boolean): SourceItem {
-    return {
-      kind: 'problem',
-      file: this.file,
-      line,
-      rule: 'input.json-syntax',
-      message: atEnd
-        ? 'invalid JSON: the file ends before the document does'
-        : `invalid JSON: ${detail}; the rest of the file is not read`,
-      fatalForFile: true,
-    };
+  protected broken(line: number, message: string): SourceItem {
+    return { kind: 'problem', file: this.file, line, rule: 'input.json-syntax', message, fatalForFile: true };
   }
 
   protected override finish(): void {
@@ -124,14 +119,4 @@ class JsonRecordReader extends JsonBlockReader<SourceItem> {
     if (fatalForFile) item.fatalForFile = true;
     this.items.push(item);
   }
-}
-
-/** The line of a JSON.parse error inside a value: JSON.parse names the position, not the line. */
-function errorLine(error: Error, text: string, firstLine: number): number {
-  const at = /at position (\d+)/.exec(error.message);
-  if (at === null) return firstLine;
-  let line = firstLine;
-  const end = Math.min(Number(at[1]), text.length);
-  for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) line++;
-  return line;
 }

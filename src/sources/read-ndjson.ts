@@ -5,6 +5,7 @@
  * the one line splitter: plain NDJSON sources, validate's worker and presets' JSON Lines files use it.
  */
 import type { SourceItem } from '../entities/types.js';
+import { jsonErrorPlace, jsonErrorReason } from './json-error-at.js';
 import { fileBytes, type Block } from './read-blocks.js';
 import { readFileItems, type BlockReader } from './read-file.js';
 import { describeValue, isBlank, UTF8_MESSAGE } from './source-items.js';
@@ -18,8 +19,11 @@ export interface JsonLineSink {
   bad(rule: string, message: string, line: number): void;
 }
 
+/** What line splitting needs of a block: validate's worker rebuilds this much of one. */
+export type LinesBlock = Pick<Block, 'bytes' | 'firstLine' | 'badLines'>;
+
 /** Hands each non-blank line of a block (lines are whole in a block) to `sink`; true when there was one. */
-export function splitJsonLines(block: Block, sink: JsonLineSink): boolean {
+export function splitJsonLines(block: LinesBlock, sink: JsonLineSink): boolean {
   const text = block.bytes.toString('utf8');
   const badLines = block.badLines;
   let badIndex = 0;
@@ -40,7 +44,9 @@ export function splitJsonLines(block: Block, sink: JsonLineSink): boolean {
         value = JSON.parse(text.slice(start, end));
       } catch (error) {
         parsed = false;
-        sink.bad('input.json-syntax', `invalid JSON: ${(error as Error).message}`, line);
+        const column = jsonErrorPlace(text.slice(start, end), line).column;
+        const reason = jsonErrorReason(error as Error);
+        sink.bad('input.json-syntax', `invalid JSON at line ${line}, column ${column}: ${reason}`, line);
       }
       if (parsed) sink.value(value, line);
     }
@@ -103,7 +109,7 @@ class NdjsonReader implements BlockReader<SourceItem> {
 
 /** One block's items (lines are whole in a block), numbering record slots from `ordinal`. */
 export function ndjsonBlockItems(
-  block: Block,
+  block: LinesBlock,
   display: string,
   ordinal: number,
 ): { items: SourceItem[]; nextOrdinal: number; sawContent: boolean } {

@@ -8,6 +8,7 @@
  */
 import type { SourceProblem } from '../entities/types.js';
 import { JsonBlockReader } from './json-blocks.js';
+import { jsonErrorPlace, jsonErrorReason } from './json-error-at.js';
 import { TAKE, WALK, type Decision, type JsonPath } from './json-scan.js';
 import { JSON_CUT_LONG_LINES_AT } from './read-json.js';
 import type { Block, ByteSource } from './read-blocks.js';
@@ -91,7 +92,7 @@ class JsonPieces extends JsonBlockReader<Piece> {
     return container && this.descend(path) ? WALK : TAKE;
   }
 
-  take(path: JsonPath, text: string, line: number, endLine: number): void {
+  take(path: JsonPath, text: string, line: number, endLine: number, column: number): void {
     const badLine = this.badLineOf(line, endLine);
     const at = path.slice();
     if (badLine !== 0) {
@@ -101,7 +102,9 @@ class JsonPieces extends JsonBlockReader<Piece> {
     try {
       this.items.push({ ok: true, value: JSON.parse(text), path: at, line });
     } catch (error) {
-      this.items.push(slotProblem(at, line, 'input.json-syntax', `invalid JSON: ${(error as Error).message}`));
+      const place = jsonErrorPlace(text, line, column);
+      const message = `invalid JSON at line ${place.line}, column ${place.column}: ${jsonErrorReason(error as Error)}`;
+      this.items.push(slotProblem(at, place.line, 'input.json-syntax', message));
     }
   }
 
@@ -109,8 +112,7 @@ class JsonPieces extends JsonBlockReader<Piece> {
     return { ok: false, path: [], line, rule: 'input.utf8', message: UTF8_MESSAGE, fatal: false, slot: false };
   }
 
-  protected broken(line: number, detail: string): Piece {
-    const message = `invalid JSON: ${detail}; the rest of the file is not read`;
+  protected broken(line: number, message: string): Piece {
     return { ok: false, path: [], line, rule: 'input.json-syntax', message, fatal: true, slot: false };
   }
 }

@@ -16,7 +16,11 @@ export function utf8Problem(file: string, line: number, ordinal?: number): Sourc
   return problem;
 }
 
+/** An empty file holds no record to lose: a warning in validate and import, never a reject. */
+export const EMPTY_FILE_RULE = 'input.empty-file';
+
 export function emptyFileProblem(file: string): SourceProblem {
+  // The code written out (not EMPTY_FILE_RULE): test/validate.e2e.test.mjs finds the readers' codes so.
   return { kind: 'problem', file, line: 1, rule: 'input.empty-file', message: 'file is empty' };
 }
 
@@ -26,9 +30,14 @@ export function gzipProblem(file: string, error: CorruptGzipError): SourceProble
     file,
     line: error.line,
     rule: 'input.gzip',
-    message: `${error.message}; the rest of the file is not read`,
+    message: `${error.message}; nothing from line ${error.line} on could be read`,
     fatalForFile: true,
   };
+}
+
+/** Lines a break cost, for its message: "line 7", "lines 14-230 (217 lines)". */
+export function lineSpan(from: number, to: number): string {
+  return to <= from ? `line ${from}` : `lines ${from}-${to} (${to - from + 1} lines)`;
 }
 
 /** For messages: "a string", "an array", "null". */

@@ -7,6 +7,7 @@ import { duplicateIdProblem } from '../../rules/duplicate-problems.js';
 import { checkRecord, hasError } from '../../rules/check-record.js';
 import { emptyCounts, type EntityCounts, type RunCounts, type RunEvents } from '../events.js';
 import { checkFingerprint } from '../../sources/fingerprint.js';
+import { EMPTY_FILE_RULE } from '../../sources/source-items.js';
 import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
@@ -101,8 +102,12 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   const admit = (item: SourceItem, cursor: FileCursor, slots: ItemSlots): MappedRecord | undefined => {
     const kind = slots.kindOf(item);
     if (kind === FILE_PROBLEM) {
-      cursor.fileProblem = true;
-      batcher.hold(rejectOfProblem(entity.name, item as SourceProblem), noSlot(cursor));
+      const problem = item as SourceProblem;
+      if (problem.rule === EMPTY_FILE_RULE) run.events.warning(`${problem.file}: ${problem.message}`);
+      else {
+        cursor.fileProblem = true;
+        batcher.hold(rejectOfProblem(entity.name, problem), noSlot(cursor));
+      }
       return undefined;
     }
     counts.read++;

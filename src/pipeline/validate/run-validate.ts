@@ -10,6 +10,7 @@ import { BAD_SLOT, countsAsRead, FILE_PROBLEM, ItemSlots, SKIP } from '../item-s
 import type { ResolvedFile } from '../../sources/types.js';
 import { recheckDuplicates } from './recheck-duplicates.js';
 import { isFileAtLeast, WORKER_MIN_BYTES } from '../../sources/worker-threshold.js';
+import { EMPTY_FILE_RULE } from '../../sources/source-items.js';
 import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
 
 export interface ValidateOptions {
@@ -78,7 +79,8 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
           }
           if (kind === FILE_PROBLEM || kind === BAD_SLOT) {
             const { file, line, rule, message } = item as SourceProblem;
-            tally.add({ file, line, entity: entity.name, rule, severity: 'error', message }, seq);
+            const severity = rule === EMPTY_FILE_RULE ? 'warning' : 'error';
+            tally.add({ file, line, entity: entity.name, rule, severity, message }, seq);
             continue;
           }
           if (kind === SKIP) {
