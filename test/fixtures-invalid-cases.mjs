@@ -24,6 +24,8 @@ export const SCENARIOS = {
   unchecked: { exit: 3, recordsRead: 6, notChecked: [/Members' groups \(guid\) were not checked/] },
   // A small, mostly valid export: what import sends, rejects and skips (see validate.e2e.test.mjs).
   mixed: { exit: 3, recordsRead: 18, skipped: { messages: 2 } },
+  // Odd values of real exports: "never" times, exact copies (skipped) and repeated ids with other content.
+  odd: { exit: 3, recordsRead: 75, skipped: { users: 1, members: 1, messages: 2 } },
 };
 
 const E = 'error';
@@ -61,7 +63,7 @@ export const CASES = [
   rec('tag.not-string', 'users.csv', 18, 'users', 'u18', 'tags'),
   rec('tag.too-long', 'users.csv', 19, 'users', 'u19', 'tags'), // 101 CJK characters
   rec('timestamp.invalid', 'users.csv', 20, 'users', 'u20', 'createdAt'), // "yesterday": the mapper's
-  rec('timestamp.invalid', 'users.csv', 21, 'users', 'u21', 'createdAt'), // -5: the rule's
+  rec('timestamp.never', 'users.csv', 21, 'users', 'u21', 'createdAt', W), // -5: "never", left out
   rec('timestamp.future', 'users.csv', 22, 'users', 'u22', 'createdAt'),
   rec('field.json', 'users.csv', 23, 'users', 'u23', 'metadata'), // "{bad json"
   rec('field.unknown', 'users.csv', 24, 'users', 'u24', 'nickname', W),
@@ -201,13 +203,26 @@ export const CASES = [
   at('mixed', 'message.text.empty', 'messages.ndjson', 3, 'messages', 'x3', 'data.text'),
   at('mixed', 'input.json-syntax', 'messages.ndjson', 4, 'messages', undefined, undefined),
   at('mixed', 'ref.message.sender', 'messages.ndjson', 5, 'messages', 'x5', 'sender'),
+
+  // ---- odd/ (exact copies: users.ndjson 3, members.ndjson 3, messages.ndjson 4 and 66 are skipped, not reported)
+  at('odd', 'timestamp.never', 'users.ndjson', 2, 'users', 'bob', 'createdAt', W), // 0
+  at('odd', 'timestamp.never', 'users.ndjson', 2, 'users', 'bob', 'lastActiveAt', W), // Sendbird's epoch in +01:00
+  at('odd', 'timestamp.never', 'users.ndjson', 2, 'users', 'bob', 'deactivatedAt', W), // a zero date
+  at('odd', 'id.duplicate', 'users.ndjson', 4, 'users', 'ann', 'uid'), // other name; first seen at users.ndjson:1
+  at('odd', 'timestamp.never', 'groups.ndjson', 1, 'groups', 'team', 'createdAt', W),
+  at('odd', 'timestamp.never', 'members.ndjson', 1, 'members', 'team_member_ann', 'joinedAt', W), // -1
+  at('odd', 'timestamp.never', 'messages.ndjson', 2, 'messages', 'm2', 'deliveredAt', W),
+  at('odd', 'timestamp.never', 'messages.ndjson', 2, 'messages', 'm2', 'readAt', W),
+  at('odd', 'timestamp.invalid', 'messages.ndjson', 3, 'messages', 'm3', 'sentAt'), // "never", yet required: the rule's
+  at('odd', 'id.duplicate', 'messages.ndjson', 5, 'messages', 'm1', 'muid'), // first seen at messages.ndjson:1
+  at('odd', 'id.duplicate', 'messages.ndjson', 67, 'messages', 'f7', 'muid'), // first seen at messages.ndjson:7
 ];
 
 /**
  * Codes the mapper and the readers emit besides RULES. The e2e test also scans the built mapper and
  * readers for code literals, so a new one without a fixture fails there too.
  */
-export const MAPPER_CODES = ['field.json', 'field.unknown', 'field.conflict', 'timestamp.invalid'];
+export const MAPPER_CODES = ['field.json', 'field.unknown', 'field.conflict', 'timestamp.invalid', 'timestamp.never'];
 export const READER_CODES = [
   'input.csv-columns', 'input.csv-syntax', 'input.csv-header', 'input.json-syntax', 'input.not-object',
   'input.json-shape', 'input.utf8', 'input.empty-file', 'input.gzip',

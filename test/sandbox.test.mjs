@@ -198,7 +198,7 @@ test('per-record validation for members, including ERR_IMPORT_INVALID_JOINEDAT',
   const ok = await post(s, 'members', { members: { g1_member_u1: m({ joinedAt: T0, scope: 'moderator', isBanned: false }) } });
   assert.equal(ok.json.data.g1_member_u1.success, true);
   // An unknown group has no createdAt to compare with: only the future check applies.
-  const other = await post(s, 'members', { members: { g9_member_u1: { guid: 'g9', uid: 'u1', joinedAt: 1 } } });
+  const other = await post(s, 'members', { members: { g9_member_u1: { guid: 'g9', uid: 'u1', joinedAt: 86_400 } } });
   assert.equal(other.json.data.g9_member_u1.success, true);
 });
 

@@ -15,8 +15,8 @@ import { exportDir, ndjson, NOW, planExport, TINY_BLOOM_BYTES, validate } from '
 const MESSAGES = new Set(['messages']);
 
 /** @returns {import('../dist/entities/types.js').MappedRecord} */
-function message(muid, line, extra = {}) {
-  const payload = { muid, sender: 'u1', receiverType: 'group', receiver: 'g1', category: 'message', type: 'text', sentAt: 1_600_000_000, data: { text: 'hi' } };
+function message(muid, line, extra = {}, text = 'hi') {
+  const payload = { muid, sender: 'u1', receiverType: 'group', receiver: 'g1', category: 'message', type: 'text', sentAt: 1_600_000_000, data: { text } };
   return { entity: 'messages', payload, id: muid, source: {}, file: 'messages.ndjson', line, ordinal: line - 1, problems: [], ...extra };
 }
 
@@ -44,7 +44,7 @@ test('IdBloomFilter: never forgets an id, ignores case, allocates on first use, 
 test('ExportIndex bloom mode: check marks later muids as suspects instead of reporting them', () => {
   const index = new ExportIndex({ configured: MESSAGES, nowSec: NOW, messageIds: 'bloom' });
   const first = message('m1', 1);
-  const again = message('m1', 2);
+  const again = message('m1', 2, {}, 'again');
   const upper = message('M1', 3);
   const other = message('m2', 4);
   for (const r of [first, again, upper, other]) assert.deepEqual(index.check(r), []);
@@ -60,20 +60,22 @@ test('ExportIndex bloom mode: check marks later muids as suspects instead of rep
 
   // The second reading, in the same order, says what each suspect is, naming the first place.
   assert.equal(index.recheckMessageId(message('m1', 1)), undefined);
-  const dup = index.recheckMessageId(message('m1', 2));
+  /** @type {(r: import('../dist/entities/types.js').MappedRecord) => import('../dist/entities/types.js').Problem} */
+  const recheck = (r) => /** @type {any} */ (index.recheckMessageId(r));
+  const dup = recheck(message('m1', 2, {}, 'again'));
   assert.deepEqual([dup.rule, dup.field, dup.severity], ['id.duplicate', 'muid', 'error']);
   assert.equal(dup.message, 'duplicate muid m1; first seen at messages.ndjson:1');
-  const clash = index.recheckMessageId(message('M1', 3, { file: 'archive.csv' }));
+  const clash = recheck(message('M1', 3, { file: 'archive.csv' }));
   assert.equal(clash.rule, 'id.case-collision');
   assert.equal(clash.message, 'muid M1 differs only in case from the muid first seen at messages.ndjson:1; the service lower-cases both to m1');
   assert.equal(index.recheckMessageId(message('m2', 4)), undefined, 'not a suspect: not even looked up');
   assert.equal(index.recheckMessageId(message('m1', 5, { skip: 'before-since' })), undefined);
 
   // Users, groups and members stay exact: references need them, and they are few.
-  /** @type {(uid: string, line: number) => import('../dist/entities/types.js').MappedRecord} */
-  const user = (uid, line) => ({ entity: 'users', payload: { uid, name: uid }, id: uid, source: {}, file: 'users.csv', line, ordinal: 0, problems: [] });
+  /** @type {(uid: string, line: number, name?: string) => import('../dist/entities/types.js').MappedRecord} */
+  const user = (uid, line, name = uid) => ({ entity: 'users', payload: { uid, name }, id: uid, source: {}, file: 'users.csv', line, ordinal: 0, problems: [] });
   assert.deepEqual(index.check(user('u1', 2)), []);
-  assert.equal(index.check(user('u1', 3))[0].message, 'duplicate uid u1; first seen at users.csv:2');
+  assert.equal(index.check(user('u1', 3, 'Ann'))[0].message, 'duplicate uid u1; first seen at users.csv:2');
 });
 
 test('ExportIndex bloom mode: false positives of a full filter vanish in the second reading', () => {
@@ -89,7 +91,7 @@ test('ExportIndex bloom mode: false positives of a full filter vanish in the sec
 test('ExportIndex exact mode (the default) still reports a duplicate muid at once', () => {
   const index = new ExportIndex({ configured: MESSAGES, nowSec: NOW });
   assert.deepEqual(index.check(message('m1', 1)), []);
-  const [dup] = index.check(message('m1', 2));
+  const [dup] = index.check(message('m1', 2, {}, 'again'));
   assert.equal(dup.message, 'duplicate muid m1; first seen at messages.ndjson:1');
   assert.equal(index.suspectCount, 0);
 });
@@ -112,13 +114,13 @@ const people = { users: [{ uid: 'u1', name: 'Ann' }], groups: [{ guid: 'g1', nam
 const msg = (muid, extra = {}) => ({ muid, sender: 'u1', receiverType: 'group', receiver: 'g1', sentAt: 1_600_000_000, type: 'text', data: { text: 'hi' }, ...extra });
 
 /**
- * messages-a.ndjson lines: 1 m1, 2 m2, 3 m3 (unknown sender), 4 m1 again, 5 M2, 6 m6 (deleted),
+ * messages-a.ndjson lines: 1 m1, 2 m2, 3 m3 (unknown sender), 4 m1 again (other text), 5 M2, 6 m6 (deleted),
  * 7 m6 (the deleted one does not count), 8 m1 a third time (unknown sender too), 9 "bad json".
  * messages-b.csv rows: line 2 m3 (a duplicate across files), line 3 M3.
  */
 async function duplicatesExport() {
   const dir = await exportDir('cm-dups-', people);
-  const a = [msg('m1'), msg('m2'), msg('m3', { sender: 'ghost' }), msg('m1'), msg('M2'), msg('m6', { deletedAt: 1_600_000_001 }), msg('m6'), msg('m1', { sender: 'ghost' })];
+  const a = [msg('m1'), msg('m2'), msg('m3', { sender: 'ghost' }), msg('m1', { data: { text: 'again' } }), msg('M2'), msg('m6', { deletedAt: 1_600_000_001 }), msg('m6'), msg('m1', { sender: 'ghost' })];
   await writeFile(path.join(dir, 'messages-a.ndjson'), `${ndjson(a)}{"muid": \n`);
   await writeFile(path.join(dir, 'messages-b.csv'), 'muid,sender,receiverType,receiver,sentAt,type,data.text\nm3,u1,group,g1,1600000000,text,hi\nM3,u1,group,g1,1600000000,text,hi\n');
   return { dir, plans: await planExport(dir, ['messages-a.ndjson', 'messages-b.csv']) };

@@ -11,6 +11,8 @@ import {
   ID_DUPLICATE,
   ID_CASE_COLLISION,
 } from '../dist/rules/index.js';
+import { createMapper } from '../dist/pipeline/map/map.js';
+import { ENTITIES } from '../dist/entities/index.js';
 
 const NOW = 1_700_000_000;
 /** @type {Set<import('../dist/entities/types.js').EntityName>} */
@@ -148,6 +150,25 @@ test('timestamps: invalid unless the mapper reported the field, future beyond 5 
   only(rec('members', (p) => (p.joinedAt = NOW + 3600)), 'member.joined-at.future', 'joinedAt');
   only(rec('messages', (p) => (p.readAt = p.sentAt - 1)), 'timestamp.before-sent', 'readAt');
   only(rec('messages', (p) => (p.deliveredAt = p.sentAt - 1)), 'timestamp.before-sent', 'deliveredAt');
+});
+
+test('timestamps: an optional "never" is left out by the mapper, with a warning; a never sentAt is an error', () => {
+  const map = (entity, value) =>
+    createMapper({ entity: ENTITIES[entity] })({ kind: 'record', value, file: 'f.ndjson', line: 4, ordinal: 3 });
+  const user = map('users', { ...BASE.users, lastActiveAt: '1970-01-01 00:59:59+0100' });
+  const found = user.problems.map((p) => [p.rule, p.field, p.severity]);
+  assert.deepEqual(found, [['timestamp.never', 'lastActiveAt', SEVERITY.get('timestamp.never')]]);
+  assert.equal('lastActiveAt' in user.payload, false);
+  clean({ ...user, problems: [] });
+  covered.add('timestamp.never');
+  const message = map('messages', { ...BASE.messages, sentAt: 0, deliveredAt: undefined, readAt: undefined });
+  assert.deepEqual(message.problems, []);
+  const refused = only(message, 'timestamp.invalid', 'sentAt');
+  assert.match(refused.message, /^sentAt 0 \(1970-01-01T00:00:00Z\) means "never" \(before 1970-01-02\): a real time/);
+  // The first real time: 1970-01-02T00:00:00Z.
+  const sentAt = (t) => rec('messages', (p) => { p.sentAt = t; delete p.deliveredAt; delete p.readAt; });
+  clean(sentAt(86_400));
+  only(sentAt(86_399), 'timestamp.invalid', 'sentAt');
 });
 
 test('users and groups: names, URLs, metadata, tags, type, password', () => {
@@ -296,7 +317,8 @@ function located(entity, edit, file, line) {
 test('ExportIndex: duplicates name the first place; case-only differences collide', () => {
   const index = new ExportIndex({ configured: ALL, nowSec: NOW });
   assert.deepEqual(index.check(located('users', (p) => (p.uid = 'u7'), 'users.csv', 12)), []);
-  const [dup, ...rest] = index.check(located('users', (p) => (p.uid = 'u7'), 'more-users.csv', 40));
+  // Another name: an exact copy would be skipped as a duplicate, not reported.
+  const [dup, ...rest] = index.check(located('users', (p) => { p.uid = 'u7'; p.name = 'Bo'; }, 'more-users.csv', 40));
   assert.deepEqual(rest, []);
   assert.equal(dup.rule, 'id.duplicate');
   assert.equal(dup.field, 'uid');

@@ -3,6 +3,20 @@
 /** Numbers from here up are milliseconds (seconds stay below it until the year 5138). */
 export const MILLISECONDS_FROM = 1e11;
 
+/**
+ * Instants before this one (1970-01-02T00:00:00Z, in UNIX seconds) mean "never", not a time: no real
+ * chat record is that old, and exporters write "never" as 0, -1, the epoch in their own time zone
+ * (Sendbird's `"1970-01-01 00:59:59+0100"`, 24 hours either side at most) or a zero date
+ * (`0001-01-01T00:00:00Z`). The service wants 10-digit UNIX seconds: an optional field holding one
+ * is left out, a required one (a message's sentAt) is an error.
+ */
+export const NEVER_BEFORE = 86_400;
+
+/** Whether integer UNIX seconds stand for "never" (see NEVER_BEFORE). */
+export function isNeverTime(seconds: number): boolean {
+  return seconds < NEVER_BEFORE;
+}
+
 const NUMERIC = /^[+-]?\d+(?:\.\d+)?$/;
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
@@ -32,7 +46,9 @@ function fromIso(text: string): number | undefined {
   if (m === null) return undefined;
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((s) => Number(s ?? 0));
   if (hour > 23 || minute > 59 || second > 59) return undefined;
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  let ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  // Date.UTC reads years 0-99 as 1900-1999: Go's zero time 0001-01-01 would become 1901.
+  if (year < 100) ms = new Date(ms).setUTCFullYear(year);
   const date = new Date(ms);
   // Date.UTC rolls Feb 30 over to March; a real date survives the round trip.
   if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;

@@ -73,6 +73,14 @@ export interface MappedRecord {
    * already-exists answer for it is then the export's duplicate (`suspectDuplicateProblem`).
    */
   duplicateSuspect?: true;
-  /** Set when the record must not be sent: it is counted as skipped with this reason. */
-  skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since' | (string & {});
+  /**
+   * Import, with `duplicateSuspect`: an earlier message may also have had the same content (a second
+   * Bloom filter, over muid and content hash). An already-exists answer then skips it as `duplicate`.
+   */
+  sameContentSuspect?: true;
+  /**
+   * Set when the record must not be sent: it is counted as skipped with this reason. `duplicate`: the
+   * same record (identical after mapping) came before under the same id.
+   */
+  skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since' | 'duplicate' | (string & {});
 }

@@ -1,4 +1,5 @@
 import { ENTITIES } from '../entities/index.js';
+import { isNeverTime } from '../entities/timestamps.js';
 import type { MappedRecord, Problem } from '../entities/types.js';
 import { problem, type RuleCode } from './rules.js';
 import {
@@ -133,8 +134,8 @@ export function checkTags(out: Problem[], record: MappedRecord): void {
 }
 
 /**
- * Every timestamp field of the entity: an integer of UNIX seconds, not in the future. A value the
- * mapper could not parse was reported by the mapper already.
+ * Every timestamp field of the entity: an integer of UNIX seconds, not "never", not in the future. A
+ * value the mapper could not parse was reported by the mapper already.
  */
 export function checkTimestamps(out: Problem[], record: MappedRecord, nowSec: number): void {
   const fields = ENTITIES[record.entity].timestampFields;
@@ -144,10 +145,14 @@ export function checkTimestamps(out: Problem[], record: MappedRecord, nowSec: nu
     const field = fields[i];
     const v = p[field];
     if (isAbsent(v)) continue;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+    if (typeof v !== 'number' || !Number.isInteger(v)) {
       if (!mapperFlagged(record, field)) {
         out.push(problem('timestamp.invalid', field, `${field} must be an integer of UNIX seconds; got ${JSON.stringify(v) ?? typeName(v)}`));
       }
+    } else if (isNeverTime(v)) {
+      // The mapper leaves out an optional field's "never": what is left is a required time (sentAt).
+      const message = `${field} ${v} (${isoTime(v)}) means "never" (before 1970-01-02): a real time is needed`;
+      out.push(problem('timestamp.invalid', field, message));
     } else if (v > latest) {
       const code = field === 'joinedAt' ? 'member.joined-at.future' : 'timestamp.future';
       out.push(problem(code, field, `${field} ${v} (${isoTime(v)}) is in the future`));

@@ -14,11 +14,16 @@ export function duplicateIdProblem(entity: EntityName, id: string, sameCase: boo
 }
 
 /**
- * Import, bloom mode: what to report for a record marked `duplicateSuspect` when the service answers
- * already-exists for it. The first record with that muid was sent before it (this run or an earlier
- * one), so the answer means "a duplicate in the export", not "sent already by a crashed run".
+ * Import, bloom mode: what to report for a record marked `duplicateSuspect` (and not
+ * `sameContentSuspect`) when the service answers already-exists for it. The first record with that
+ * muid was sent before it (this run or an earlier one), so the answer means "a duplicate in the
+ * export", not "sent already by a crashed run".
  */
 export function suspectDuplicateProblem(record: MappedRecord): Problem {
   const field = ENTITIES[record.entity].idField;
-  return problem('id.duplicate', field, `duplicate ${field} ${record.id}: an earlier record of the export has it (maybe in other letter case) and the service already holds that one`);
+  // Import keeps no list of where each muid was (memory stays flat): validate's second reading names it.
+  const message =
+    `duplicate ${field} ${record.id}: an earlier record of the export has it (maybe in other letter case) ` +
+    'with other content, and the service already holds that one (`validate` names where)';
+  return problem('id.duplicate', field, message);
 }

@@ -2,7 +2,8 @@ import { ENTITIES, type ReferenceKind } from '../entities/index.js';
 import { NO_PROBLEMS, type EntityName, type JsonObject, type MappedRecord, type Problem } from '../entities/types.js';
 import { duplicateIdProblem } from './duplicate-problems.js';
 import { IdBloomFilter } from './id-bloom.js';
-import { hashId, idShaped } from './id-hash.js';
+import { contentHash, mix32 } from './content-hash.js';
+import { hashId, idShaped, lowerA, lowerB } from './id-hash.js';
 import { ID_DUPLICATE, ID_NEW, IdIndex, type IdAddResult } from './id-index.js';
 import { problem, type RuleCode } from './rules.js';
 import { formatCount, isIdShaped, isObject, isoTime } from './values.js';
@@ -44,7 +45,23 @@ export interface ExportIndexOptions {
   messageIds?: 'exact' | 'bloom';
   /** Bytes of the Bloom filter (a power of two); tests make it tiny to force false positives. */
   bloomBytes?: number;
+  /**
+   * Bloom mode, import: bytes of a second filter over each muid with its content hash, so that a
+   * suspect the service answers already-exists for can be told an exact duplicate (marked
+   * `sameContentSuspect`: skipped `duplicate`) from a different message under the same muid. 0: none.
+   */
+  contentBloomBytes?: number;
 }
+
+/**
+ * 4 MB: at 1M messages a different message under a repeated muid passes for an exact copy with odds
+ * of about 1 in a million (the 16 MB id filter's odds at 4M). Such a miss is harmless: the service
+ * holds the first record either way, and the second is counted skipped instead of rejected.
+ */
+export const CONTENT_BLOOM_BYTES = 1 << 22;
+
+/** What `recheckMessageId` answers for a later record identical to its muid's first. */
+export const SAME_RECORD = 'duplicate';
 
 interface LargeGroup {
   id: string;
@@ -57,16 +74,19 @@ export class ExportIndex {
   /** The run's clock, the same instant pass 1 judges "in the future" by. */
   readonly nowSec: number;
   private readonly configured: ReadonlySet<EntityName>;
+  // With content hashes: a repeated id is an exact duplicate (skipped) or a different record (an error).
   private readonly ids: Record<EntityName, IdIndex> = {
-    users: new IdIndex(),
-    groups: new IdIndex(),
-    members: new IdIndex(),
-    messages: new IdIndex(),
+    users: new IdIndex(1024, { content: true }),
+    groups: new IdIndex(1024, { content: true }),
+    members: new IdIndex(1024, { content: true }),
+    messages: new IdIndex(1024, { content: true }),
   };
   /** The index a reference to each entity is looked up in; undefined when that entity is not configured. */
   private readonly targets: Partial<Record<EntityName, IdIndex>> = {};
   /** Bloom mode: every muid so far, approximately. */
   private readonly messageBloom: IdBloomFilter | undefined;
+  /** Bloom mode, import: (muid, content hash) pairs so far, approximately. */
+  private readonly contentBloom: IdBloomFilter | undefined;
   /** Bloom mode: hashes of the muids the filter had seen (maybe) before. */
   private readonly suspects: IdIndex | undefined;
   /** Bloom mode, second reading: first places of suspect muids. */
@@ -92,6 +112,7 @@ export class ExportIndex {
     if (options.messageIds === 'bloom') {
       this.messageBloom = new IdBloomFilter(options.bloomBytes);
       this.suspects = new IdIndex();
+      if (options.contentBloomBytes) this.contentBloom = new IdBloomFilter(options.contentBloomBytes);
     }
   }
 
@@ -102,13 +123,16 @@ export class ExportIndex {
 
   /**
    * Records the record's id and checks its references against what came before. Skipped records
-   * (deleted, before `since`) are never sent, so they neither count nor satisfy references.
+   * (deleted, before `since`) are never sent, so they neither count nor satisfy references. A record
+   * identical to the first with its id (users, groups, members; messages in exact mode) is marked
+   * skipped (`duplicate`) here: its references were checked at the first.
    */
   check(record: MappedRecord): Problem[] {
     if (record.skip !== undefined) return NO_PROBLEMS;
     const out = this.out;
     const p = record.payload;
     const isNew = this.register(record, out);
+    if (record.skip !== undefined) return NO_PROBLEMS;
     switch (record.entity) {
       case 'groups':
         if (isNew) this.rememberGroup(p);
@@ -138,13 +162,16 @@ export class ExportIndex {
    * the first place of each suspect muid and reports a later one exactly as exact mode's `check` does;
    * a false positive has no earlier place and so vanishes.
    */
-  recheckMessageId(record: MappedRecord): Problem | undefined {
+  recheckMessageId(record: MappedRecord): Problem | typeof SAME_RECORD | undefined {
     if (this.suspects === undefined || record.skip !== undefined || record.id === '') return undefined;
     hashId(record.id);
     if (!this.suspects.hasHashed()) return undefined;
-    const seen = (this.rechecked ??= new IdIndex());
-    const result = seen.addHashed(this.fileId(record.file), record.line);
-    return result === ID_NEW ? undefined : this.duplicateProblem('messages', record.id, result, seen);
+    const seen = (this.rechecked ??= new IdIndex(1024, { content: true }));
+    const content = contentHash(record.payload);
+    const result = seen.addHashed(this.fileId(record.file), record.line, content);
+    if (result === ID_NEW) return undefined;
+    if (result === ID_DUPLICATE && seen.contentAt(seen.lastSlot) === content) return SAME_RECORD;
+    return this.duplicateProblem('messages', record.id, result, seen);
   }
 
   /** One `group.large` warning per group over the limit, placed at the group's record when the export has it. */
@@ -191,17 +218,25 @@ export class ExportIndex {
     }
     if (entity === 'messages' && this.messageBloom !== undefined) {
       hashId(record.id);
-      if (this.messageBloom.add()) {
+      const seen = this.messageBloom.add();
+      if (seen) {
         this.suspects!.addHashed(0, 0);
         record.duplicateSuspect = true;
+      }
+      if (this.contentBloom !== undefined) {
+        const content = contentHash(record.payload);
+        const same = this.contentBloom.addKey(mix32(lowerA ^ content), mix32(lowerB + content));
+        if (seen && same) record.sameContentSuspect = true;
       }
       // Only groups and members act on a repeated id (isNew); a message's duplicate is settled later.
       return true;
     }
     const index = this.ids[entity];
-    const result = index.add(record.id, this.fileId(record.file), record.line);
+    const content = contentHash(record.payload);
+    const result = index.add(record.id, this.fileId(record.file), record.line, content);
     if (result === ID_NEW) return true;
-    out.push(this.duplicateProblem(entity, record.id, result, index));
+    if (result === ID_DUPLICATE && index.contentAt(index.lastSlot) === content) record.skip = SAME_RECORD;
+    else out.push(this.duplicateProblem(entity, record.id, result, index));
     return false;
   }
 

@@ -54,11 +54,16 @@ export class IdBloomFilter {
    * (ignoring case) may have been added before.
    */
   add(): boolean {
+    return this.addKey(lowerA, lowerB);
+  }
+
+  /** `add` for a key of two independent 32-bit hashes (a muid's with its content's: ExportIndex). */
+  addKey(a: number, b: number): boolean {
     const words = (this.words ??= new Uint32Array(this.bytes / 4));
-    const base = (lowerA & this.blockMask) * BLOCK_WORDS;
-    const x = lowerB;
-    // The block took lowerA's low 17 bits (at 16 MB); its top 15 choose the word of pairs 0-14 (pair 15 keeps word 30).
-    const y = lowerA >>> 17;
+    const base = (a & this.blockMask) * BLOCK_WORDS;
+    const x = b;
+    // The block took a's low 17 bits (at 16 MB); its top 15 choose the word of pairs 0-14 (pair 15 keeps word 30).
+    const y = a >>> 17;
     let seen = 1;
     for (let i = 0; i < HASHES; i++) {
       const w = base + 2 * i + ((y >>> i) & 1);

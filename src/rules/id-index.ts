@@ -9,6 +9,9 @@ import { exactH, hashId, lowerA, lowerB } from './id-hash.js';
  *
  * Two different ids share a 64-bit hash with odds of about n^2 / 2^65: for 10 million ids, 1 in
  * 370,000 runs reports one false duplicate. A validator may afford that; a 2x memory cost it may not.
+ *
+ * With `{ content: true }` each slot also keeps the first record's content hash (rules/content-hash.ts,
+ * 4 bytes more), so a repeated id can be told an exact duplicate or a different record.
  */
 
 /** `add` found no earlier id equal to this one, even ignoring case. */
@@ -29,18 +32,21 @@ export class IdIndex {
   // Uint16 covers 65,535 files; a per-channel-per-day export can pass that, and then it widens.
   private fileIdx: Uint16Array | Uint32Array;
   private lineNo: Uint32Array;
+  /** Content hashes of the first records, when asked for. */
+  private contents: Uint32Array | undefined;
   private mask: number;
   private count = 0;
   /** Slot of the id that the last `add`, `addHashed`, `has` or `hasHashed` met; read it with `fileAt` and `lineAt`. */
   lastSlot = -1;
 
-  constructor(initialCapacity = 1024) {
+  constructor(initialCapacity = 1024, options: { content?: boolean } = {}) {
     let cap = 16;
     while (cap < initialCapacity) cap *= 2;
     this.keys = new Uint32Array(cap * 2);
     this.exact = new Uint32Array(cap);
     this.fileIdx = new Uint16Array(cap);
     this.lineNo = new Uint32Array(cap);
+    if (options.content === true) this.contents = new Uint32Array(cap);
     this.mask = cap - 1;
   }
 
@@ -55,17 +61,21 @@ export class IdIndex {
 
   /** Bytes held by the table, for the memory budget. */
   get byteLength(): number {
-    return this.keys.byteLength + this.exact.byteLength + this.fileIdx.byteLength + this.lineNo.byteLength;
+    const columns = this.keys.byteLength + this.exact.byteLength + this.fileIdx.byteLength + this.lineNo.byteLength;
+    return columns + (this.contents?.byteLength ?? 0);
   }
 
-  /** Records `id` first seen at file `file` (an index the caller keeps) and `line`, unless an equal id came before. */
-  add(id: string, file: number, line: number): IdAddResult {
+  /**
+   * Records `id` first seen at file `file` (an index the caller keeps) and `line`, with its record's
+   * content hash when the index keeps them, unless an equal id came before.
+   */
+  add(id: string, file: number, line: number, content = 0): IdAddResult {
     hashId(id);
-    return this.addHashed(file, line);
+    return this.addHashed(file, line, content);
   }
 
   /** `add` for the id `hashId` hashed last: callers that needed the hash anyway do not hash twice. */
-  addHashed(file: number, line: number): IdAddResult {
+  addHashed(file: number, line: number, content = 0): IdAddResult {
     const slot = this.probe();
     if (this.keys[2 * slot] !== 0 || this.keys[2 * slot + 1] !== 0) {
       this.lastSlot = slot;
@@ -73,7 +83,7 @@ export class IdIndex {
     }
     if ((this.count + 1) > (this.mask + 1) * MAX_LOAD) {
       this.grow();
-      return this.addHashed(file, line);
+      return this.addHashed(file, line, content);
     }
     if (file > 0xffff && this.fileIdx instanceof Uint16Array) this.fileIdx = Uint32Array.from(this.fileIdx);
     this.keys[2 * slot] = lowerA;
@@ -81,6 +91,7 @@ export class IdIndex {
     this.exact[slot] = exactH;
     this.fileIdx[slot] = file;
     this.lineNo[slot] = Math.min(Math.max(line, 0), MAX_LINE);
+    if (this.contents !== undefined) this.contents[slot] = content;
     this.count++;
     this.lastSlot = slot;
     return ID_NEW;
@@ -108,6 +119,11 @@ export class IdIndex {
     return this.lineNo[slot];
   }
 
+  /** The content hash kept at `slot` (0 when the index keeps none). */
+  contentAt(slot: number): number {
+    return this.contents?.[slot] ?? 0;
+  }
+
   /** The slot holding the current hash, or the empty slot where it would go (linear probing). */
   private probe(): number {
     const keys = this.keys;
@@ -122,13 +138,14 @@ export class IdIndex {
   }
 
   private grow(): void {
-    const { keys, exact, fileIdx, lineNo } = this;
+    const { keys, exact, fileIdx, lineNo, contents } = this;
     const oldCap = exact.length;
     const cap = oldCap * 2;
     this.keys = new Uint32Array(cap * 2);
     this.exact = new Uint32Array(cap);
     this.fileIdx = fileIdx instanceof Uint16Array ? new Uint16Array(cap) : new Uint32Array(cap);
     this.lineNo = new Uint32Array(cap);
+    if (contents !== undefined) this.contents = new Uint32Array(cap);
     this.mask = cap - 1;
     const to = this.keys;
     for (let i = 0; i < oldCap; i++) {
@@ -142,6 +159,7 @@ export class IdIndex {
       this.exact[slot] = exact[i];
       this.fileIdx[slot] = fileIdx[i];
       this.lineNo[slot] = lineNo[i];
+      if (contents !== undefined) this.contents![slot] = contents[i];
     }
   }
 }

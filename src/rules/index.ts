@@ -10,7 +10,15 @@ import { problem } from './rules.js';
 
 export { RULES } from './rules.js';
 export type { RuleCode, RuleInfo } from './rules.js';
-export { duplicateIdProblem, ExportIndex, LARGE_GROUP_MEMBERS, suspectDuplicateProblem } from './export-index.js';
+export {
+  CONTENT_BLOOM_BYTES,
+  duplicateIdProblem,
+  ExportIndex,
+  LARGE_GROUP_MEMBERS,
+  SAME_RECORD,
+  suspectDuplicateProblem,
+} from './export-index.js';
+export { contentHash } from './content-hash.js';
 export type { ExportIndexOptions } from './export-index.js';
 export { IdBloomFilter } from './id-bloom.js';
 export { IdIndex, ID_CASE_COLLISION, ID_DUPLICATE, ID_NEW } from './id-index.js';

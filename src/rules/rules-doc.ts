@@ -12,8 +12,8 @@ const INTRO = `# validate: checks and rules
 
 \`chat-migrate validate\` (or \`import --dry-run\`) runs the import's read, map and check stages over the
 whole export and sends nothing. It streams: memory holds id sets for the reference checks (a compact
-hashed index of about 24 bytes an id for users, groups and members; message ids, the ones that grow
-with the export, in a fixed 16 MB Bloom filter), never records. It reads the entities in import order, so each
+hashed index of about 30 bytes an id for users, groups and members, with a hash of each record's
+content; message ids, the ones that grow with the export, in a fixed 16 MB Bloom filter), never records. It reads the entities in import order, so each
 reference is checked against what came before: member -> group and user, group owner -> user, message
 sender -> user, message receiver -> user or group (by \`receiverType\`). A reference is checked only when
 that entity's export is configured; otherwise one note says it could not be. A reference to a record
@@ -45,8 +45,18 @@ that line), a line that is not an object (\`input.not-object\`), a JSON document
 (\`input.json-shape\`), invalid UTF-8 (\`input.utf8\`, that record), an empty file (\`input.empty-file\`, a
 warning), a corrupt gzip (\`input.gzip\`, names the line from which nothing could be read), a broken CSV
 header (\`input.csv-header\`). The mapper adds \`field.json\` (a JSON-text cell that is not JSON),
-\`field.conflict\` (a dotted column that collides with a value) and \`field.unknown\` (warning, once per
-file). [Input formats](input-formats.md#malformed-input) says what is read around each.
+\`field.conflict\` (a dotted column that collides with a value), \`field.unknown\` (warning, once per
+file) and \`timestamp.never\` (warning: an optional time that means "never", left out of what is sent).
+[Input formats](input-formats.md#malformed-input) says what is read around each.
+
+Exports' odd values, one rule for \`validate\`, \`import\` and the sandbox: a time before 1970-01-02
+(0, a negative number, the epoch written in the export's time zone such as Sendbird's
+\`"1970-01-01 00:59:59+0100"\`, a zero date such as \`0001-01-01T00:00:00Z\`) means "never". In an
+optional field (createdAt, lastActiveAt, deactivatedAt, joinedAt, deliveredAt, readAt) it is a warning
+and the field is left out; in a message's sentAt it is an error (\`timestamp.invalid\`). A record that
+repeats an earlier one exactly (identical after mapping: exports run over overlapping ranges and
+joined) is not a problem: it is counted as skipped (\`duplicate\`) and not sent again. The same id with
+other content is \`id.duplicate\`, naming where the id was first seen.
 `;
 
 const RULES_INTRO = `## Rules

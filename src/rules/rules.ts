@@ -21,10 +21,24 @@ const RULE_TABLE = [
   { code: 'id.charset', severity: 'error', entity: 'any', description: 'An id or an id reference holds characters other than ASCII letters, digits, `_` and `-`.' },
   { code: 'value.too-deep', severity: 'error', entity: 'any', description: 'A value is nested so deeply (thousands of levels) that it cannot be serialised to JSON.' },
   { code: 'id.mismatch', severity: 'error', entity: 'any', description: 'The id inside the payload differs from the record\'s key; a member\'s memberId must be `<guid>_member_<uid>`.' },
-  { code: 'id.duplicate', severity: 'error', entity: 'any', description: 'The same id appears twice in one entity\'s export; the message names where it was first seen.' },
+  {
+    code: 'id.duplicate', severity: 'error', entity: 'any',
+    description: 'The same id appears twice in one entity\'s export with different content; the message names ' +
+      'where it was first seen. An exact copy of the first record is skipped (`duplicate`), not reported.',
+  },
   { code: 'id.case-collision', severity: 'error', entity: 'any', description: 'Two ids of one entity differ only in letter case; the service lower-cases ids, so they collide.' },
   // shared field rules
-  { code: 'timestamp.invalid', severity: 'error', entity: 'any', description: 'A timestamp is not a non-negative integer of UNIX seconds (reported only when the mapper has not already reported that field).' },
+  {
+    code: 'timestamp.invalid', severity: 'error', entity: 'any',
+    description: 'A timestamp is not a timestamp, or not an integer of UNIX seconds (reported only when the mapper ' +
+      'has not already reported that field); also a message\'s sentAt that means "never" (before 1970-01-02).',
+  },
+  {
+    code: 'timestamp.never', severity: 'warning', entity: 'any',
+    description: 'An optional timestamp (createdAt, lastActiveAt, deactivatedAt, joinedAt, deliveredAt, readAt) ' +
+      'means "never": 0, negative, or before 1970-01-02 (the epoch in any time zone, a zero date such as ' +
+      '0001-01-01). The field is left out of what is sent.',
+  },
   { code: 'timestamp.future', severity: 'error', entity: 'any', description: 'A timestamp (createdAt, lastActiveAt, deactivatedAt, sentAt, deliveredAt, readAt, deletedAt) lies in the future; 5 minutes of clock skew are allowed.' },
   { code: 'url.invalid', severity: 'error', entity: 'any', description: 'avatar, link or icon is not an absolute http(s) URL without whitespace.' },
   { code: 'url.too-long', severity: 'error', entity: 'any', description: 'avatar, link or icon has more than 3,000 characters.' },

@@ -22,6 +22,11 @@ function isIdText(value: string): boolean {
 const MAX_ID_CHARS = 100;
 /** Values above this are milliseconds sent by mistake (seconds stay below it until the year 5138). */
 export const MAX_SECONDS = 1e11;
+/**
+ * Values below this (1970-01-02T00:00:00Z) are an exporter's "never" (0, -1, the epoch in a time
+ * zone), not 10-digit UNIX seconds: the service refuses them rather than store 1970 as a real time.
+ */
+export const MIN_SECONDS = 86_400;
 const MAX_URL_CHARS = 3000;
 
 export function isPlainObject(value: unknown): value is JsonObject {
@@ -109,6 +114,9 @@ export function parseTimestamp(value: unknown, field: string): number | undefine
   else if (typeof value === 'string' && /^\d{1,15}$/.test(value)) seconds = Number(value);
   else return { problem: `${field} must be integer UNIX seconds` };
   if (!Number.isInteger(seconds) || seconds < 0) return { problem: `${field} must be integer UNIX seconds` };
+  if (seconds < MIN_SECONDS) {
+    return { problem: `${field} must be 10-digit UNIX seconds; ${seconds} is no real time (leave the field out)` };
+  }
   if (seconds > MAX_SECONDS) return { problem: `${field} looks like milliseconds; send UNIX seconds` };
   return seconds;
 }

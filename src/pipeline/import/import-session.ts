@@ -111,6 +111,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       },
       judgeAlreadyExists: (record) => {
         if (!record.duplicateSuspect) return undefined;
+        if (record.sameContentSuspect) return 'duplicate';
         const problem = suspectDuplicateProblem(record);
         return { code: problem.rule, message: problem.message };
       },

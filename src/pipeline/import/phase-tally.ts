@@ -41,6 +41,7 @@ export class PhaseTally {
         const progress = progressOf.get(r.record.file)!;
         this.reject({ entry, slot: { progress, ordinal: r.record.ordinal, hash: hashOfRecord(r.record) } });
       }
+      if (outcome.skipped > 0) this.addSkips({ duplicate: outcome.skipped });
       this.counts.imported += outcome.imported;
       this.counts.alreadyPresent += outcome.alreadyPresent;
       this.totals.imported += outcome.imported;

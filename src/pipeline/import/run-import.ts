@@ -2,7 +2,7 @@ import type { CheckpointStore } from '../../checkpoint/store.js';
 import type { FileProgress } from '../../checkpoint/file-progress.js';
 import type { EntityName, MappedRecord, SourceItem, SourceProblem } from '../../entities/types.js';
 import { InterruptedError } from '../../errors.js';
-import { ExportIndex } from '../../rules/index.js';
+import { CONTENT_BLOOM_BYTES, contentHash, ExportIndex } from '../../rules/index.js';
 import { duplicateIdProblem } from '../../rules/duplicate-problems.js';
 import { checkRecord, hasError } from '../../rules/check-record.js';
 import { emptyCounts, type EntityCounts, type RunCounts, type RunEvents } from '../events.js';
@@ -55,7 +55,8 @@ interface FileCursor {
 export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise<RunCounts> {
   const configured = new Set(run.plans.map((p) => p.entity.name));
   // Message ids through the fixed-size filter: memory must not grow with the export (issue 5).
-  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom' });
+  const contentBloomBytes = CONTENT_BLOOM_BYTES;
+  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom', contentBloomBytes });
   for (const message of index.uncheckedReferences()) run.events.warning(message);
   for (const plan of run.plans) {
     counts[plan.entity.name] = emptyCounts();
@@ -149,18 +150,25 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       batcher.hold({ ...rejectOfRecord(record, first.rule, first.message), field: first.field }, slot());
       return undefined;
     }
-    if (record.duplicateSuspect && rejectKnownDuplicate(record, slot())) return undefined;
-    return record;
+    // An exact copy of an earlier record (ExportIndex marked it) is counted as skipped.
+    if (record.skip !== undefined) batcher.holdSkip(record.skip);
+    else if (!record.duplicateSuspect || !rejectKnownDuplicate(record, slot())) return record;
+    return undefined;
   };
 
   /**
    * A message the id filter may have seen before is sent, and an already-exists answer then marks it
    * as the duplicate. That holds only once its first record has been answered: while that one is
-   * still gathered or in flight, the two could be stored in either order, so it is judged here.
+   * still gathered or in flight, the two could be stored in either order, so it is judged here: an
+   * exact copy is skipped (`duplicate`), a different record under the same muid rejected.
    */
   const rejectKnownDuplicate = (record: MappedRecord, slot: RejectedSlot): boolean => {
     const first = batcher.earlierWithId(record.id);
     if (first === undefined) return false;
+    if (first.id === record.id && contentHash(first.payload) === contentHash(record.payload)) {
+      batcher.holdSkip('duplicate');
+      return true;
+    }
     const p = duplicateIdProblem(entity.name, record.id, first.id === record.id, `${first.file}:${first.line}`);
     batcher.hold({ ...rejectOfRecord(record, p.rule, p.message), field: p.field }, slot);
     return true;

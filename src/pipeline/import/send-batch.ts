@@ -14,6 +14,8 @@ export interface BatchOutcome {
   imported: number;
   alreadyPresent: number;
   rejected: Array<{ record: MappedRecord; code: string; message: string }>;
+  /** Exact copies of an earlier record of the export, found by the service's already-exists answer. */
+  skipped: number;
 }
 
 /** What the sender tells as it goes: each request as it starts, each pause before a retry. */
@@ -41,9 +43,10 @@ export interface BatchSenderOptions {
   random?: () => number;
   /**
    * Asked when the service says a record already exists: undefined counts it as imported (a re-send
-   * after a crash); a problem rejects it instead (the export holds its id twice).
+   * after a crash); a problem rejects it instead (the export holds its id twice); `duplicate` skips it
+   * (the export holds the same record twice).
    */
-  judgeAlreadyExists?: (record: MappedRecord) => { code: string; message: string } | undefined;
+  judgeAlreadyExists?: (record: MappedRecord) => { code: string; message: string } | 'duplicate' | undefined;
   events?: SenderEvents;
 }
 
@@ -64,7 +67,7 @@ export class BatchSender {
   constructor(private readonly options: BatchSenderOptions) {}
 
   async send(entity: EntityDef, records: MappedRecord[]): Promise<BatchOutcome> {
-    const outcome: BatchOutcome = { imported: 0, alreadyPresent: 0, rejected: [] };
+    const outcome: BatchOutcome = { imported: 0, alreadyPresent: 0, rejected: [], skipped: 0 };
     await this.sendGroup(entity, records, outcome);
     return outcome;
   }
@@ -188,7 +191,8 @@ export class BatchSender {
       else if (result.success) outcome.imported++;
       else if (entity.alreadyExistsCodes.includes(result.code!)) {
         const duplicate = this.options.judgeAlreadyExists?.(record);
-        if (duplicate) outcome.rejected.push({ record, ...duplicate });
+        if (duplicate === 'duplicate') outcome.skipped++;
+        else if (duplicate) outcome.rejected.push({ record, ...duplicate });
         else outcome.alreadyPresent++;
       }
       else outcome.rejected.push({ record, code: result.code!, message: result.message! });

@@ -4,7 +4,7 @@
  * (a dozen absent names a message, each a miss through the prototype chain) cost more than the steps.
  */
 
-import { MILLISECONDS_FROM } from '../../entities/timestamps.js';
+import { MILLISECONDS_FROM, NEVER_BEFORE } from '../../entities/timestamps.js';
 
 /** A field whose value may arrive as JSON text (CSV cells). */
 export const STRUCTURED = 1;
@@ -38,9 +38,10 @@ export function fieldKinds(known: readonly string[], lists: FieldLists): Map<str
   return kinds;
 }
 
-/** A timestamp the mapper leaves as it is: absent, or integer seconds (below MILLISECONDS_FROM). */
+/** A timestamp the mapper leaves as it is: absent, or integer seconds from NEVER_BEFORE to MILLISECONDS_FROM. */
 export function isUnixSeconds(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < MILLISECONDS_FROM);
+  if (value === undefined || value === null) return true;
+  return typeof value === 'number' && Number.isInteger(value) && value >= NEVER_BEFORE && value < MILLISECONDS_FROM;
 }
 
 /** Of the steps `kinds` allows, those this value needs: the ones that would change it. */

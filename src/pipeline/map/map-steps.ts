@@ -59,3 +59,13 @@ export function isDeletionMark(value: unknown): boolean {
 export function conflict(field: string, problems: Problem[]): void {
   problems.push({ rule: 'field.conflict', severity: 'error', field, message: `${field} cannot be set: a part of its path already holds a value that is not an object` });
 }
+
+/** An optional time that says "never" (entities/timestamps.ts): left out of what is sent, with this warning. */
+export function neverProblem(field: string, value: unknown): Problem {
+  return {
+    rule: 'timestamp.never',
+    severity: 'warning',
+    field,
+    message: `${field} ${JSON.stringify(value)} means "never" (before 1970-01-02): it is left out of what is sent`,
+  };
+}

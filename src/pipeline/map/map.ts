@@ -7,8 +7,8 @@
  * (and its parents) is copied first.
  */
 import { deletePath, getPath, isPlainObject, setPath } from './object-paths.js';
-import { toUnixSeconds } from '../../entities/timestamps.js';
-import { conflict, dropTransient, fillIdFromKey, isDeletionMark, parseJsonText } from './map-steps.js';
+import { isNeverTime, toUnixSeconds } from '../../entities/timestamps.js';
+import { conflict, dropTransient, fillIdFromKey, isDeletionMark, neverProblem, parseJsonText } from './map-steps.js';
 import { ALL_STEPS, BOOLEAN, NUMERIC_ID, STRUCTURED, TIMESTAMP, fieldKinds, isUnixSeconds, stepsFor } from './field-work.js';
 import type { EntityDef } from '../../entities/index.js';
 import { NO_PROBLEMS, type JsonObject, type MappedRecord, type Problem, type SourceRecord } from '../../entities/types.js';
@@ -63,6 +63,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
   const softIsTimestampField = softPath.length === 1 && entity.timestampFields.includes(softPath[0]);
   const importSoftDeleted = options.importSoftDeleted === true;
   const sinceSec = options.sinceSec;
+  // A required time's "never" stays for validation to refuse; the deletion marker's is read by step (h) as before.
+  const keepsNever = new Set([...(isMessages ? ['sentAt'] : []), ...(softIsTimestampField ? [softPath[0]] : [])]);
 
   // Top-level names kept through the first copy though not in the contract, because a later step
   // reads them (a rename's source, a deletion marker); dropped once that step is done.
@@ -192,13 +194,19 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       else if (text === 'false' || text === '0') (payload = own(payload))[field] = false;
     }
 
-    // (e) timestamps to integer UNIX seconds
+    // (e) timestamps to integer UNIX seconds; an optional field's "never" is left out with a warning
     if (steps & TIMESTAMP) for (const field of entity.timestampFields) {
       const value = payload[field];
       if (isUnixSeconds(value)) continue;
       const seconds = toUnixSeconds(value);
-      if (seconds !== undefined) (payload = own(payload))[field] = seconds;
-      else problems.push({ rule: 'timestamp.invalid', severity: 'error', field, message: `${field} is not a timestamp: ${JSON.stringify(value)}` });
+      if (seconds === undefined) {
+        const message = `${field} is not a timestamp: ${JSON.stringify(value)}`;
+        problems.push({ rule: 'timestamp.invalid', severity: 'error', field, message });
+      } else if (!isNeverTime(seconds) || keepsNever.has(field)) (payload = own(payload))[field] = seconds;
+      else {
+        delete (payload = own(payload))[field];
+        problems.push(neverProblem(field, value));
+      }
     }
 
     // (f) ids: an id-keyed JSON record may hold its id only in the key; JSON exports often hold numeric

@@ -1,5 +1,6 @@
 import type { Problem } from '../../entities/types.js';
-import type { ExportIndex } from '../../rules/index.js';
+import { SAME_RECORD, type ExportIndex } from '../../rules/index.js';
+import { hasError, ownProblems } from '../../rules/check-record.js';
 import { countsAsRead, ItemSlots, RECORD, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { WORKER_MIN_BYTES } from '../../sources/worker-threshold.js';
@@ -20,8 +21,12 @@ export interface RecheckOptions {
   errorSeqs: readonly number[];
   /** The run's --max-errors (0: none). */
   maxErrors: number;
+  /** The first reading's clock: an exact copy with errors of its own is rejected, not skipped, as import does. */
+  nowSec: number;
   /** Called for each duplicate, in reading order, with the seq and place of the record it is about. */
   onDuplicate(seq: number, file: string, line: number, id: string, problem: Problem): void;
+  /** Called for each exact copy of an earlier record under its muid: skipped `duplicate`. */
+  onSameRecord(): void;
 }
 
 /** Where the duplicates moved the --max-errors stop: its item's seq, and the messages' counts through it. */
@@ -57,7 +62,12 @@ export async function recheckDuplicates(o: RecheckOptions): Promise<RecheckStop 
         if (kind === RECORD) {
           const record = slots.record!;
           const found = o.index.recheckMessageId(record);
-          if (found !== undefined) {
+          if (found === SAME_RECORD) {
+            if (!hasError(ownProblems(record, o.nowSec))) {
+              skipped++;
+              o.onSameRecord();
+            }
+          } else if (found !== undefined) {
             duplicates++;
             o.onDuplicate(seq, record.file, record.line, record.id, found);
           }

@@ -1,7 +1,7 @@
 import { NO_PROBLEMS, type MappedRecord, type Problem, type SourceProblem } from '../../entities/types.js';
 import type { LocatedProblem, ValidateResult } from './validate-result.js';
 import { ExportIndex } from '../../rules/index.js';
-import { checkRecord, withCross } from '../../rules/check-record.js';
+import { checkRecord, hasError, withCross } from '../../rules/check-record.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
 import { recordOfChecked, type MessageCheckTask } from './checked-columns.js';
@@ -97,6 +97,8 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
             problems = checkRecord(record, index, options.nowSec);
           }
           if (record.duplicateSuspect) lastSuspectSeq = seq;
+          // An exact copy of an earlier record (ExportIndex marked it) is skipped, as import skips it.
+          if (record.skip !== undefined && !hasError(problems)) entityCounts.skipped++;
           for (let i = 0; i < problems.length; i++) {
             const p = problems[i];
             if (warnedUnknown !== undefined && p.rule === 'field.unknown') {
@@ -150,6 +152,7 @@ async function recheck(
     importSoftDeleted: options.importSoftDeleted,
     sinceSec: options.sinceSec,
     signal: options.signal,
+    nowSec: options.nowSec,
     firstSeq,
     lastSeq,
     errorSeqs: tally.errorSeqs,
@@ -162,6 +165,7 @@ async function recheck(
         dupSeqs.push(at);
       }
     },
+    onSameRecord: () => result.byEntity.messages!.skipped++,
   });
   if (dups.length === 0) return;
   tally.mergeErrors(dups, dupSeqs);

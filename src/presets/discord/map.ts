@@ -6,7 +6,7 @@
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { toServiceId } from '../shared/ids.js';
-import { attachment, compact, mediaUrl, seconds, str, type Attachment } from '../shared/message-parts.js';
+import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import type { SeenPerson } from '../shared/people.js';
 import { isObject } from '../shared/items.js';
 import { messageRecord } from '../shared/records.js';
@@ -71,7 +71,7 @@ export function mapDiscordMessage(m: JsonObject, conversation: Conversation, ctx
     muid: toServiceId(str(m.id) ?? ''),
     sender: author === undefined ? ctx.options.systemUser : ctx.uids.of(author.id),
     conversation,
-    sentAt: seconds(m.timestamp),
+    sentAt: sentSeconds(m.timestamp),
     text,
     attachments,
     placeholder,

@@ -6,7 +6,7 @@
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { toServiceId } from '../shared/ids.js';
-import { attachment, compact, seconds, str, type Attachment } from '../shared/message-parts.js';
+import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { groupRecord, memberRecord, messageRecord, userRecord, type MemberInput } from '../shared/records.js';
 
@@ -103,7 +103,7 @@ export function mapSendbirdMessage(m: JsonObject, channel: SendbirdChannel, ctx:
   const attachments = files
     .map((f) => attachment({ url: str(f.url), name: str(f.name) ?? str(f.file_name), mimeType: f.type ?? f.file_type, size: f.size ?? f.file_size }))
     .filter((a): a is Attachment => a !== undefined);
-  const sentAt = seconds(m.created_at);
+  const sentAt = sentSeconds(m.created_at);
   const built = messageRecord({
     muid: toServiceId(str(m.message_id) ?? ''),
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),

@@ -4,7 +4,7 @@
  * from them, and a size budget for `data` (10 KB) and user/group metadata (5 KB).
  */
 import type { JsonObject } from '../../entities/types.js';
-import { toUnixSeconds } from '../../entities/timestamps.js';
+import { isNeverTime, toUnixSeconds } from '../../entities/timestamps.js';
 
 export interface Attachment {
   url: string;
@@ -117,10 +117,31 @@ export function fitMetadata(holder: JsonObject, limit: number): JsonObject {
   return { ...holder, metadata: { ...kept, trimmed } };
 }
 
-/** Seconds from any export timestamp (seconds, ms, ISO, Slack's "1452837318.000002"); undefined if none. */
+/**
+ * Seconds from any export timestamp (seconds, ms, ISO, Slack's "1452837318.000002"), for an optional
+ * field: undefined if none, and for a "never" value (0, negative, the epoch in the export's zone, a
+ * zero date: entities/timestamps.ts), which the service must not be sent.
+ */
 export function seconds(value: unknown): number | undefined {
-  if (value === undefined || value === null || value === '' || value === 0) return undefined;
-  return toUnixSeconds(value);
+  const s = sentSeconds(value);
+  return s === undefined || isNeverTime(s) ? undefined : s;
+}
+
+/**
+ * A message's sentAt from the first of `values` that holds a real time; failing that, the first
+ * "never" value as it is, so that validation reports it (a message cannot be sent without its time);
+ * undefined when none is set (0 included, as exports write it for "none": skipped `no-timestamp`).
+ */
+export function sentSeconds(...values: unknown[]): number | undefined {
+  let never: number | undefined;
+  for (const value of values) {
+    if (value === undefined || value === null || value === '' || value === 0) continue;
+    const s = toUnixSeconds(value);
+    if (s === undefined) continue;
+    if (!isNeverTime(s)) return s;
+    never ??= s;
+  }
+  return never;
 }
 
 /** At most `max` characters (code points), so a name stays within the service's 100. */

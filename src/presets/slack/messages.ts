@@ -5,7 +5,7 @@
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { toServiceId } from '../shared/ids.js';
-import { attachment, compact, seconds, str, type Attachment } from '../shared/message-parts.js';
+import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { messageRecord } from '../shared/records.js';
 import type { SeenPerson } from '../shared/people.js';
@@ -84,7 +84,7 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
     muid: toServiceId(`${channel.sourceId}:${ts}`),
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
     conversation: channel.conversation,
-    sentAt: seconds(ts),
+    sentAt: sentSeconds(ts),
     text: text.trim() !== '' ? text : (richText || str(comment?.comment)),
     attachments,
     placeholder: unavailable.length > 0 ? `[file: ${unavailable.map((f) => f.name ?? f.id).join(', ')}]` : undefined,

@@ -6,7 +6,7 @@
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { toServiceId } from '../shared/ids.js';
-import { attachment, compact, mimeOf, seconds, str, type Attachment } from '../shared/message-parts.js';
+import { attachment, compact, mimeOf, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { groupRecord, memberRecord, messageRecord, userRecord } from '../shared/records.js';
 
@@ -110,7 +110,7 @@ export function mapStreamMessage(m: JsonObject, channel: StreamChannel, reaction
   }
   // When the export has no time for a message, its first reaction says it existed by then.
   const reacted = reactions?.map((r) => r.at).filter((t): t is number => t !== undefined).sort((a, b) => a - b)[0];
-  const sentAt = seconds(m.created_at) ?? reacted ?? channel.createdAt;
+  const sentAt = seconds(m.created_at) ?? reacted ?? channel.createdAt ?? sentSeconds(m.created_at);
   const sentAtFrom = seconds(m.created_at) !== undefined ? undefined : reacted !== undefined ? 'first-reaction' : channel.createdAt !== undefined ? 'channel-created' : undefined;
   const mentions = (Array.isArray(m.mentioned_users) ? m.mentioned_users : Array.isArray(m.mentioned_users_ids) ? m.mentioned_users_ids : []).map(idOf).filter((x): x is string => x !== undefined);
   const deleted = type === 'deleted' || seconds(m.deleted_at) !== undefined;

@@ -6,7 +6,7 @@
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { toServiceId } from '../shared/ids.js';
-import { attachment, compact, mediaUrl, seconds, str, type Attachment } from '../shared/message-parts.js';
+import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { messageRecord } from '../shared/records.js';
 
@@ -79,7 +79,7 @@ export function mapTelegramMessage(m: JsonObject, chat: TelegramChat, ctx: Prese
     muid: toServiceId(`${chat.id}-${str(m.id) ?? ''}`),
     sender: sender.id === undefined ? ctx.options.systemUser : ctx.uids.of(sender.id),
     conversation: chat.conversation,
-    sentAt: seconds(m.date_unixtime) ?? seconds(m.date),
+    sentAt: sentSeconds(m.date_unixtime, m.date),
     text,
     attachments,
     placeholder,
