@@ -44,9 +44,11 @@ export function summariseProfile(file, top = 25) {
 
 export function formatProfile(summary) {
   const lines = [`total sampled: ${summary.totalMs} ms`, 'self time by function:'];
-  for (const f of summary.functions) lines.push(`  ${String(f.pct).padStart(5)}%  ${String(f.ms).padStart(6)} ms  ${f.name}`);
+  for (const f of summary.functions)
+    lines.push(`  ${String(f.pct).padStart(5)}%  ${String(f.ms).padStart(6)} ms  ${f.name}`);
   lines.push('self time by file:');
-  for (const f of summary.files) lines.push(`  ${String(f.pct).padStart(5)}%  ${String(f.ms).padStart(6)} ms  ${f.name}`);
+  for (const f of summary.files)
+    lines.push(`  ${String(f.pct).padStart(5)}%  ${String(f.ms).padStart(6)} ms  ${f.name}`);
   return lines.join('\n');
 }
 

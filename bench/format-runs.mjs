@@ -13,7 +13,19 @@ const byRatio = (a, b) => a.ratio - b.ratio;
  * Runs floor, validate (x repeat) and import for each format, adds their rows, and returns what was
  * measured: `validates[format]` is the median run, with the highest peak RSS of all its runs.
  */
-export async function measureFormats({ formats, only, repeat, log, row, measure, ds, main, totalRecords, ceiling, concurrency }) {
+export async function measureFormats({
+  formats,
+  only,
+  repeat,
+  log,
+  row,
+  measure,
+  ds,
+  main,
+  totalRecords,
+  ceiling,
+  concurrency,
+}) {
   const floors = {};
   const validates = {};
   const imports = {};
@@ -51,31 +63,87 @@ export async function measureFormats({ formats, only, repeat, log, row, measure,
     floors[format] = { perSec, runs: seen, others: Math.max(...seen.map((f) => f.others ?? 0)) };
     const drift = Math.max(...seen.map((f) => f.perSec)) / Math.min(...seen.map((f) => f.perSec)) - 1;
     const bracket = seen.length > 1 ? ` (${seen.map((f) => num(f.perSec)).join(', ')})` : '';
-    row('floor', `parse floor ${format} (messages file, parser only)`, `${num(perSec)} rec/s${bracket}${busyNote(floors[format])}`, '-', null);
-    if (drift > 0.1) row('floor', `parse floor ${format}: machine speed drifted`, `${pct(drift, 0)} between its floors`, '< 10%', null);
+    row(
+      'floor',
+      `parse floor ${format} (messages file, parser only)`,
+      `${num(perSec)} rec/s${bracket}${busyNote(floors[format])}`,
+      '-',
+      null,
+    );
+    if (drift > 0.1)
+      row(
+        'floor',
+        `parse floor ${format}: machine speed drifted`,
+        `${pct(drift, 0)} between its floors`,
+        '< 10%',
+        null,
+      );
 
     if (runs.length > 0) {
       // With an even count, the mean of the middle two.
       const sorted = [...runs].sort(byRatio);
       const [lo, hi] = [sorted[Math.floor((runs.length - 1) / 2)], sorted[Math.ceil((runs.length - 1) / 2)]];
-      const median = { ...lo, ratio: (lo.ratio + hi.ratio) / 2, perSec: (lo.perSec + hi.perSec) / 2, floor: (lo.floor + hi.floor) / 2 };
+      const median = {
+        ...lo,
+        ratio: (lo.ratio + hi.ratio) / 2,
+        perSec: (lo.perSec + hi.perSec) / 2,
+        floor: (lo.floor + hi.floor) / 2,
+      };
       const maxRssBytes = Math.max(...runs.map((r) => r.rss?.maxRssBytes ?? 0));
-      validates[format] = { ...median, rss: { ...median.rss, maxRssBytes }, runs: runs.map(({ perSec, floor: f, ratio }) => ({ perSec, floor: f, ratio })) };
+      validates[format] = {
+        ...median,
+        rss: { ...median.rss, maxRssBytes },
+        runs: runs.map(({ perSec, floor: f, ratio }) => ({ perSec, floor: f, ratio })),
+      };
       const all = runs.length > 1 ? `; runs ${runs.map((r) => pct(r.ratio)).join(', ')}` : '';
-      const label = runs.length > 1 ? `median of ${runs.length} runs, each to the floors around it` : 'ratio to the floors around it';
-      row('validate', `validate ${format}: records/s (${label})`, `${num(median.perSec)} rec/s (${pct(median.ratio)} of ${num(median.floor)}${all})${median.busy}`, '>= 60% of floor', median.ratio >= 0.6);
+      const label =
+        runs.length > 1
+          ? `median of ${runs.length} runs, each to the floors around it`
+          : 'ratio to the floors around it';
+      row(
+        'validate',
+        `validate ${format}: records/s (${label})`,
+        `${num(median.perSec)} rec/s (${pct(median.ratio)} of ${num(median.floor)}${all})${median.busy}`,
+        '>= 60% of floor',
+        median.ratio >= 0.6,
+      );
       const broken = runs.find((r) => r.errors !== 0 || r.exit !== 0);
-      if (broken) row('validate', `validate ${format}: generated export is valid`, `${broken.errors} errors, exit ${broken.exit}`, '0 errors', false);
+      if (broken)
+        row(
+          'validate',
+          `validate ${format}: generated export is valid`,
+          `${broken.errors} errors, exit ${broken.exit}`,
+          '0 errors',
+          false,
+        );
     }
     if (run) {
       const importPerSec = totalRecords(main) / (run.ms / 1000);
       const ratio = importPerSec / run.floor;
-      row('import', `import ${format} unthrottled: records/s (ratio to the floors around it)`, `${num(importPerSec)} rec/s (${pct(ratio)} of ${num(run.floor)})${run.busy}`, '>= 40% of floor', ratio >= 0.4);
+      row(
+        'import',
+        `import ${format} unthrottled: records/s (ratio to the floors around it)`,
+        `${num(importPerSec)} rec/s (${pct(ratio)} of ${num(run.floor)})${run.busy}`,
+        '>= 40% of floor',
+        ratio >= 0.4,
+      );
       const arrivals = verifyArrivals(run.stats, main);
-      row('import', `import ${format}: every record arrives once`, arrivals.text, 'stored = generated, 0 already-exists, 0 rejected', arrivals.ok && run.summary.status === 'completed');
+      row(
+        'import',
+        `import ${format}: every record arrives once`,
+        arrivals.text,
+        'stored = generated, 0 already-exists, 0 rejected',
+        arrivals.ok && run.summary.status === 'completed',
+      );
       const full = fullRequests(run.stats);
       const ofCeiling = ceiling ? ` (${pct(importPerSec / ceiling.perSec)} of sandbox ceiling)` : '';
-      row('import', `import ${format}: full requests; CPU s tool/sandbox/wall`, `${pct(full.ratio, 2)}; ${cpuSeconds(run.rss).toFixed(1)} / ${cpuSeconds(run.sandboxUsage).toFixed(1)} / ${(run.ms / 1000).toFixed(1)}${ofCeiling}`, '-', null);
+      row(
+        'import',
+        `import ${format}: full requests; CPU s tool/sandbox/wall`,
+        `${pct(full.ratio, 2)}; ${cpuSeconds(run.rss).toFixed(1)} / ${cpuSeconds(run.sandboxUsage).toFixed(1)} / ${(run.ms / 1000).toFixed(1)}${ofCeiling}`,
+        '-',
+        null,
+      );
       run.perSec = importPerSec;
       run.ratio = ratio;
       delete run.samples;

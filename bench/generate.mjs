@@ -1,7 +1,17 @@
 // Deterministic export generator for the bench: users, groups, members (NDJSON) and messages in
 // NDJSON, CSV and a JSON array, all holding the same records. A data set is generated once per
 // parameter set into bench/data/<key>/ and reused while its manifest matches.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../dist/sandbox/index.js';
@@ -12,16 +22,50 @@ const GENERATOR_VERSION = 2;
 /** sentAt of the first message; every timestamp stays well in the past. */
 const EPOCH = 1_600_000_000;
 
-
 const pad = (n, width) => String(n).padStart(width, '0');
 export const uidOf = (i) => `u${pad(i, 6)}`;
 export const guidOf = (i) => `g${pad(i, 5)}`;
 export const muidOf = (i) => `m${pad(i, 8)}`;
 
 const WORDS = [
-  'hello', 'team', 'the', 'release', 'is', 'ready', 'for', 'review', 'café', 'déjà', 'vu', 'meeting', 'at', 'noon',
-  'please', 'check', 'logs', 'deploy', 'rollback', 'thanks', '👋', 'ok', 'lunch?', 'see', 'you', 'tomorrow',
-  'ticket', 'merged', 'build', 'green', 'red', 'customer', 'asked', 'about', 'invoice', 'größe', '東京', 'weekend',
+  'hello',
+  'team',
+  'the',
+  'release',
+  'is',
+  'ready',
+  'for',
+  'review',
+  'café',
+  'déjà',
+  'vu',
+  'meeting',
+  'at',
+  'noon',
+  'please',
+  'check',
+  'logs',
+  'deploy',
+  'rollback',
+  'thanks',
+  '👋',
+  'ok',
+  'lunch?',
+  'see',
+  'you',
+  'tomorrow',
+  'ticket',
+  'merged',
+  'build',
+  'green',
+  'red',
+  'customer',
+  'asked',
+  'about',
+  'invoice',
+  'größe',
+  '東京',
+  'weekend',
 ];
 
 /** Buffered synchronous writer: one write call per ~1 MB, not per record. */
@@ -109,7 +153,18 @@ export function messageRecord(i, users, groups, rand) {
   return record;
 }
 
-const CSV_COLUMNS = ['muid', 'sender', 'receiverType', 'receiver', 'sentAt', 'category', 'type', 'data.text', 'data.metadata', 'tags'];
+const CSV_COLUMNS = [
+  'muid',
+  'sender',
+  'receiverType',
+  'receiver',
+  'sentAt',
+  'category',
+  'type',
+  'data.text',
+  'data.metadata',
+  'tags',
+];
 
 function csvCell(value) {
   if (value === undefined) return '';
@@ -118,7 +173,18 @@ function csvCell(value) {
 }
 
 function csvRow(r) {
-  return [r.muid, r.sender, r.receiverType, r.receiver, r.sentAt, r.category, r.type, r.data.text, r.data.metadata, r.tags]
+  return [
+    r.muid,
+    r.sender,
+    r.receiverType,
+    r.receiver,
+    r.sentAt,
+    r.category,
+    r.type,
+    r.data.text,
+    r.data.metadata,
+    r.tags,
+  ]
     .map(csvCell)
     .join(',');
 }

@@ -80,6 +80,9 @@ export function verifyArrivals(stats, params) {
       bad.push(`${e}: stored ${s.stored}/${params[e]}, already ${s.alreadyExists}, rejected ${s.rejected}`);
     }
   }
-  const text = bad.length === 0 ? `${stored.toLocaleString('en-US')}/${expected.toLocaleString('en-US')} stored, ${again} again, ${rejected} rejected` : bad.join('; ');
+  const text =
+    bad.length === 0
+      ? `${stored.toLocaleString('en-US')}/${expected.toLocaleString('en-US')} stored, ${again} again, ${rejected} rejected`
+      : bad.join('; ');
   return { ok: bad.length === 0, text };
 }

@@ -7,7 +7,11 @@ if (target) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
     // maxRSS is in kilobytes (getrusage's ru_maxrss on Linux).
-    const report = { maxRssBytes: usage.maxRSS * 1024, userCpuMs: usage.userCPUTime / 1000, systemCpuMs: usage.systemCPUTime / 1000 };
+    const report = {
+      maxRssBytes: usage.maxRSS * 1024,
+      userCpuMs: usage.userCPUTime / 1000,
+      systemCpuMs: usage.systemCPUTime / 1000,
+    };
     try {
       writeFileSync(target, JSON.stringify(report));
     } catch {

@@ -51,13 +51,15 @@ const latencyMs = Number(opts['latency-ms']);
 const concurrency = Number(opts.concurrency);
 const repeat = Number(opts.repeat);
 const only = new Set((opts.only ?? SECTIONS.join(',')).split(',').map((s) => s.trim()));
-for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`--only: unknown section ${s} (${SECTIONS.join(', ')})`);
+for (const s of only)
+  if (!SECTIONS.includes(s)) throw new Error(`--only: unknown section ${s} (${SECTIONS.join(', ')})`);
 if (!(scale > 0) || !(R > 0) || !(concurrency > 0) || !Number.isInteger(repeat) || repeat < 1) {
   throw new Error('--scale, --rate, --concurrency and --repeat must be positive (--repeat a whole number)');
 }
 
 const began = Date.now();
-const log = (message) => process.stderr.write(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
+const log = (message) =>
+  process.stderr.write(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
 const rows = [];
 const details = {};
 const row = (section, metric, measured, target, pass) => rows.push({ section, metric, measured, target, pass });
@@ -65,7 +67,12 @@ const row = (section, metric, measured, target, pass) => rows.push({ section, me
 const counts = (s, messages) => {
   const users = Math.max(50, Math.round(10_000 * s));
   const groups = Math.max(5, Math.round(1_000 * s));
-  return { users, groups, members: Math.max(groups, Math.round(50_000 * s)), messages: messages ?? Math.max(1, Math.round(1_000_000 * s)) };
+  return {
+    users,
+    groups,
+    members: Math.max(groups, Math.round(50_000 * s)),
+    messages: messages ?? Math.max(1, Math.round(1_000_000 * s)),
+  };
 };
 const main = counts(scale);
 const totalRecords = (p) => p.users + p.groups + p.members + p.messages;
@@ -100,7 +107,8 @@ function codeVersion() {
   const newest = (dir, ext) => {
     let latest = 0;
     for (const entry of readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })) {
-      if (entry.isFile() && entry.name.endsWith(ext)) latest = Math.max(latest, statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+      if (entry.isFile() && entry.name.endsWith(ext))
+        latest = Math.max(latest, statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
     }
     return latest;
   };
@@ -115,9 +123,13 @@ function codeVersion() {
 }
 const code = codeVersion();
 log(`machine: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB`);
-log(`code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, dist built ${code.distBuiltAt ?? 'never'}`);
+log(
+  `code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, dist built ${code.distBuiltAt ?? 'never'}`,
+);
 if (code.distStale) log('warning: src/ is newer than dist/: the bench runs dist/ (npm run build first)');
-log(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages`);
+log(
+  `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages`,
+);
 
 // The main export (620 MB at scale 1) only for the sections that read it: `--only files` stays quick.
 const readsMain = ['floor', 'validate', 'import', 'naive'].some((s) => only.has(s));
@@ -153,14 +165,25 @@ if (only.has('floor') || only.has('validate') || only.has('import')) {
   if (only.has('import')) details.import = imports;
 }
 if (ceiling) {
-  row('import', `sandbox ceiling: pre-serialised bodies, ${concurrency} connections`, `${num(ceiling.perSec)} rec/s (${pct(ceiling.perSec / floors.ndjson.perSec)} of ndjson floor)${busyNote(ceiling)}`, '-', null);
+  row(
+    'import',
+    `sandbox ceiling: pre-serialised bodies, ${concurrency} connections`,
+    `${num(ceiling.perSec)} rec/s (${pct(ceiling.perSec / floors.ndjson.perSec)} of ndjson floor)${busyNote(ceiling)}`,
+    '-',
+    null,
+  );
 }
 
 /** Requests a minute in each sampling interval, from the first request on: where a run lost its rate. */
 const series = (run) => {
   const first = run.stats.firstRequestAt;
   const points = run.samples.filter((s) => s.t >= first);
-  return points.slice(1).map((s, i) => ({ second: Math.round((s.t - first) / 100) / 10, rpm: Math.round(((s.requests - points[i].requests) / (s.t - points[i].t)) * 60_000) }));
+  return points
+    .slice(1)
+    .map((s, i) => ({
+      second: Math.round((s.t - first) / 100) / 10,
+      rpm: Math.round(((s.requests - points[i].requests) / (s.t - points[i].t)) * 60_000),
+    }));
 };
 
 /** The rate-limited data set: sized so the run lasts about `seconds` at R requests a minute. */
@@ -173,27 +196,74 @@ function rateDataset(seconds) {
 
 if (only.has('rate')) {
   const rds = rateDataset(Number(opts['rate-seconds']));
-  log(`rate-limited import: sandbox R=${R}/min, latency ${latencyMs} ms; tool told R; ${num(totalRecords(rds.params))} records ...`);
+  log(
+    `rate-limited import: sandbox R=${R}/min, latency ${latencyMs} ms; tool told R; ${num(totalRecords(rds.params))} records ...`,
+  );
   const run = await runImport('rate-fixed', rds, 'ndjson', { rpm: R, sandbox: { requestsPerMinute: R, latencyMs } });
   const a = analyseRate(run.stats, run.samples, R);
   const full = fullRequests(run.stats);
   const arrivals = verifyArrivals(run.stats, rds.params);
-  row('rate', `R=${R}: requests/min, steady window (whole run)`, `${num(a.steadyRpm)} (${pct(a.steadyRpm / R)}); whole run ${num(a.overallRpm)} (${pct(a.overallRpm / R)})${busyNote(run)}`, `>= 97% of R`, a.steadyRpm >= 0.97 * R);
-  row('rate', `R=${R}: 429 answers`, `${a.status429} (rateLimited ${a.rateLimited}) of ${num(a.requests)} requests`, '0', a.status429 === 0 && a.rateLimited === 0);
-  row('rate', `R=${R}: requests carrying 50 records`, `${pct(full.ratio, 2)} (${num(full.full)}/${num(full.counted)}, ${full.excused} last batches excluded)`, '>= 99%', full.ratio >= 0.99);
-  row('rate', `R=${R}: every record arrives once`, arrivals.text, 'stored = generated', arrivals.ok && run.summary.status === 'completed');
+  row(
+    'rate',
+    `R=${R}: requests/min, steady window (whole run)`,
+    `${num(a.steadyRpm)} (${pct(a.steadyRpm / R)}); whole run ${num(a.overallRpm)} (${pct(a.overallRpm / R)})${busyNote(run)}`,
+    `>= 97% of R`,
+    a.steadyRpm >= 0.97 * R,
+  );
+  row(
+    'rate',
+    `R=${R}: 429 answers`,
+    `${a.status429} (rateLimited ${a.rateLimited}) of ${num(a.requests)} requests`,
+    '0',
+    a.status429 === 0 && a.rateLimited === 0,
+  );
+  row(
+    'rate',
+    `R=${R}: requests carrying 50 records`,
+    `${pct(full.ratio, 2)} (${num(full.full)}/${num(full.counted)}, ${full.excused} last batches excluded)`,
+    '>= 99%',
+    full.ratio >= 0.99,
+  );
+  row(
+    'rate',
+    `R=${R}: every record arrives once`,
+    arrivals.text,
+    'stored = generated',
+    arrivals.ok && run.summary.status === 'completed',
+  );
   details.rateFixed = { analysis: a, full, summary: run.summary, stats: run.stats, rss: run.rss, series: series(run) };
 }
 
 if (only.has('auto')) {
   const rds = rateDataset(Number(opts['auto-seconds']));
   log(`rate-limited import, "requestsPerMinute": "auto" (starts at 60/min): sandbox R=${R}/min ...`);
-  const run = await runImport('rate-auto', rds, 'ndjson', { rpm: 'auto', sandbox: { requestsPerMinute: R, latencyMs } });
+  const run = await runImport('rate-auto', rds, 'ndjson', {
+    rpm: 'auto',
+    sandbox: { requestsPerMinute: R, latencyMs },
+  });
   const a = analyseRate(run.stats, run.samples, R);
   const share429 = a.status429 / a.requests;
-  row('auto', `auto: requests/min over the run (${a.seconds.toFixed(0)} s)`, `${num(a.overallRpm)} (${pct(a.overallRpm / R)}); steady ${num(a.steadyRpm)}${busyNote(run)}`, '>= 90% of R', a.overallRpm >= 0.9 * R);
-  row('auto', 'auto: 429 answers', `${a.status429} of ${num(a.requests)} (${pct(share429, 2)})`, '< 2% of requests', share429 < 0.02);
-  row('auto', 'auto: seconds to reach 97% of R', a.secondsTo97 === undefined ? 'never' : `${a.secondsTo97.toFixed(1)} s`, '-', null);
+  row(
+    'auto',
+    `auto: requests/min over the run (${a.seconds.toFixed(0)} s)`,
+    `${num(a.overallRpm)} (${pct(a.overallRpm / R)}); steady ${num(a.steadyRpm)}${busyNote(run)}`,
+    '>= 90% of R',
+    a.overallRpm >= 0.9 * R,
+  );
+  row(
+    'auto',
+    'auto: 429 answers',
+    `${a.status429} of ${num(a.requests)} (${pct(share429, 2)})`,
+    '< 2% of requests',
+    share429 < 0.02,
+  );
+  row(
+    'auto',
+    'auto: seconds to reach 97% of R',
+    a.secondsTo97 === undefined ? 'never' : `${a.secondsTo97.toFixed(1)} s`,
+    '-',
+    null,
+  );
   details.rateAuto = { analysis: a, summary: run.summary, stats: run.stats, rss: run.rss, series: series(run) };
 }
 
@@ -202,11 +272,23 @@ const MEMORY_LIMIT = 150 * 2 ** 20;
 const peak = (runs) => Math.max(...Object.values(runs).map((r) => r.rss?.maxRssBytes ?? NaN));
 if (only.has('validate')) {
   const p = peak(validates);
-  row('memory', `validate peak RSS at ${num(main.messages)} messages (max of formats)`, `${mb(p)} (${FORMATS.map((f) => `${f} ${mb(validates[f].rss?.maxRssBytes)}`).join(', ')})`, '<= 150 MB', p <= MEMORY_LIMIT);
+  row(
+    'memory',
+    `validate peak RSS at ${num(main.messages)} messages (max of formats)`,
+    `${mb(p)} (${FORMATS.map((f) => `${f} ${mb(validates[f].rss?.maxRssBytes)}`).join(', ')})`,
+    '<= 150 MB',
+    p <= MEMORY_LIMIT,
+  );
 }
 if (only.has('import')) {
   const p = peak(imports);
-  row('memory', `import peak RSS at ${num(main.messages)} messages (max of formats)`, `${mb(p)} (${FORMATS.map((f) => `${f} ${mb(imports[f].rss?.maxRssBytes)}`).join(', ')})`, '<= 150 MB', p <= MEMORY_LIMIT);
+  row(
+    'memory',
+    `import peak RSS at ${num(main.messages)} messages (max of formats)`,
+    `${mb(p)} (${FORMATS.map((f) => `${f} ${mb(imports[f].rss?.maxRssBytes)}`).join(', ')})`,
+    '<= 150 MB',
+    p <= MEMORY_LIMIT,
+  );
 }
 if (opts['messages-3m']) {
   const big = counts(scale, main.messages * 3);
@@ -216,11 +298,24 @@ if (opts['messages-3m']) {
   log(`import at ${num(big.messages)} messages ...`);
   const i3 = await runImport('import-3m', ds3, 'ndjson', { rpm: 1e9 });
   const v1 = validates.ndjson?.rss?.maxRssBytes ?? (await runValidate('validate-1m', ds, 'ndjson')).rss.maxRssBytes;
-  const i1 = imports.ndjson?.rss?.maxRssBytes ?? (await runImport('import-1m', ds, 'ndjson', { rpm: 1e9 })).rss.maxRssBytes;
+  const i1 =
+    imports.ndjson?.rss?.maxRssBytes ?? (await runImport('import-1m', ds, 'ndjson', { rpm: 1e9 })).rss.maxRssBytes;
   const gv = v3.rss.maxRssBytes / v1 - 1;
   const gi = i3.rss.maxRssBytes / i1 - 1;
-  row('memory', `validate peak RSS ${num(main.messages)} -> ${num(big.messages)} messages (ndjson)`, `${mb(v1)} -> ${mb(v3.rss.maxRssBytes)} (${gv >= 0 ? '+' : ''}${pct(gv)})`, '< +10%, <= 150 MB', gv < 0.1 && v3.rss.maxRssBytes <= MEMORY_LIMIT);
-  row('memory', `import peak RSS ${num(main.messages)} -> ${num(big.messages)} messages (ndjson)`, `${mb(i1)} -> ${mb(i3.rss.maxRssBytes)} (${gi >= 0 ? '+' : ''}${pct(gi)})`, '< +10%, <= 150 MB', gi < 0.1 && i3.rss.maxRssBytes <= MEMORY_LIMIT);
+  row(
+    'memory',
+    `validate peak RSS ${num(main.messages)} -> ${num(big.messages)} messages (ndjson)`,
+    `${mb(v1)} -> ${mb(v3.rss.maxRssBytes)} (${gv >= 0 ? '+' : ''}${pct(gv)})`,
+    '< +10%, <= 150 MB',
+    gv < 0.1 && v3.rss.maxRssBytes <= MEMORY_LIMIT,
+  );
+  row(
+    'memory',
+    `import peak RSS ${num(main.messages)} -> ${num(big.messages)} messages (ndjson)`,
+    `${mb(i1)} -> ${mb(i3.rss.maxRssBytes)} (${gi >= 0 ? '+' : ''}${pct(gi)})`,
+    '< +10%, <= 150 MB',
+    gi < 0.1 && i3.rss.maxRssBytes <= MEMORY_LIMIT,
+  );
   details.memory3m = { validate: v3, import: { ms: i3.ms, rss: i3.rss, summary: i3.summary.totals } };
 }
 
@@ -235,9 +330,27 @@ if (only.has('naive')) {
   const tSmall = await runImport('import-json-small', dsSmall, 'json', { rpm: 1e9 });
   const tBig = imports.json ?? (await runImport('import-json-big', ds, 'json', { rpm: 1e9 }));
   const grow = (a, b) => `${mb(a)} -> ${mb(b)} (x${(b / a).toFixed(1)})`;
-  row('naive', `naive script peak RSS ${num(small.messages)} -> ${num(main.messages)} messages`, grow(nSmall.rss.maxRssBytes, nBig.rss.maxRssBytes), '- (grows with the file)', null);
-  row('naive', `tool import peak RSS ${num(small.messages)} -> ${num(main.messages)} messages (json)`, grow(tSmall.rss.maxRssBytes, tBig.rss.maxRssBytes), '- (flat)', null);
-  row('naive', `naive script throughput (sequential, no validation)`, `${num(nBig.perSec)} rec/s, ${nBig.failed} failed requests; tool import json ${num(imports.json?.perSec ?? totalRecords(main) / (tBig.ms / 1000))} rec/s${busyNote(nBig, tBig)}`, '-', null);
+  row(
+    'naive',
+    `naive script peak RSS ${num(small.messages)} -> ${num(main.messages)} messages`,
+    grow(nSmall.rss.maxRssBytes, nBig.rss.maxRssBytes),
+    '- (grows with the file)',
+    null,
+  );
+  row(
+    'naive',
+    `tool import peak RSS ${num(small.messages)} -> ${num(main.messages)} messages (json)`,
+    grow(tSmall.rss.maxRssBytes, tBig.rss.maxRssBytes),
+    '- (flat)',
+    null,
+  );
+  row(
+    'naive',
+    `naive script throughput (sequential, no validation)`,
+    `${num(nBig.perSec)} rec/s, ${nBig.failed} failed requests; tool import json ${num(imports.json?.perSec ?? totalRecords(main) / (tBig.ms / 1000))} rec/s${busyNote(nBig, tBig)}`,
+    '-',
+    null,
+  );
   details.naive = { small: nSmall, big: nBig, toolSmallRss: tSmall.rss, toolBigRss: tBig.rss };
 }
 
@@ -256,7 +369,11 @@ if (opts.profile) {
   log('profiling validate (ndjson) ...');
   await runValidate('profile-validate', ds, 'ndjson', flags(profDir('validate')));
   log('profiling import (ndjson) and the sandbox it sends to ...');
-  await runImport('profile-import', ds, 'ndjson', { rpm: 1e9, nodeFlags: flags(profDir('import')), sandbox: { nodeFlags: flags(profDir('sandbox')) } });
+  await runImport('profile-import', ds, 'ndjson', {
+    rpm: 1e9,
+    nodeFlags: flags(profDir('import')),
+    sandbox: { nodeFlags: flags(profDir('sandbox')) },
+  });
   for (const what of ['validate', 'import', 'sandbox']) {
     const dir = path.join(RUN_DIR, 'profiles', what);
     const name = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
@@ -276,7 +393,18 @@ const results = {
   totalSeconds: Math.round((finished - began) / 1000),
   machine,
   code,
-  parameters: { scale, ...main, rate: R, latencyMs, concurrency, repeat, rateSeconds: Number(opts['rate-seconds']), autoSeconds: Number(opts['auto-seconds']), messages3m: opts['messages-3m'], sections: [...only] },
+  parameters: {
+    scale,
+    ...main,
+    rate: R,
+    latencyMs,
+    concurrency,
+    repeat,
+    rateSeconds: Number(opts['rate-seconds']),
+    autoSeconds: Number(opts['auto-seconds']),
+    messages3m: opts['messages-3m'],
+    sections: [...only],
+  },
   rows,
   interference,
   details,
@@ -285,26 +413,36 @@ const tmp = `${opts.out}.tmp`;
 writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
 renameSync(tmp, opts.out);
 
-process.stdout.write(`\nchat-migrate bench, ${results.startedAt}: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB RAM\n`);
-process.stdout.write(`code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, dist built ${code.distBuiltAt ?? 'never'}${code.distStale ? ' (OLDER than src/)' : ''}\n`);
-process.stdout.write(`scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages; took ${results.totalSeconds} s\n\n`);
+process.stdout.write(
+  `\nchat-migrate bench, ${results.startedAt}: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB RAM\n`,
+);
+process.stdout.write(
+  `code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, dist built ${code.distBuiltAt ?? 'never'}${code.distStale ? ' (OLDER than src/)' : ''}\n`,
+);
+process.stdout.write(
+  `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages; took ${results.totalSeconds} s\n\n`,
+);
 process.stdout.write(`${formatTable(rows)}\n`);
 const codeAtEnd = codeVersion();
 if (codeAtEnd.distBuiltAt !== code.distBuiltAt || codeAtEnd.commit !== code.commit) {
   results.codeAtEnd = codeAtEnd;
   writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
   renameSync(tmp, opts.out);
-  process.stdout.write(`\nwarning: the code changed during the run (now commit ${codeAtEnd.commit}, dist built ${codeAtEnd.distBuiltAt}): rows may mix versions\n`);
+  process.stdout.write(
+    `\nwarning: the code changed during the run (now commit ${codeAtEnd.commit}, dist built ${codeAtEnd.distBuiltAt}): rows may mix versions\n`,
+  );
 }
 // The page follows its results file: a run written elsewhere (--out) leaves the committed page alone.
 const defaultOut = path.resolve(opts.out) === path.join(BENCH, 'results.json');
-const docPath = opts.doc
-  ?? (defaultOut ? path.join(ROOT, 'docs', 'performance.md') : `${opts.out.replace(/\.json$/, '')}.md`);
+const docPath =
+  opts.doc ?? (defaultOut ? path.join(ROOT, 'docs', 'performance.md') : `${opts.out.replace(/\.json$/, '')}.md`);
 writeFileSync(`${docPath}.tmp`, renderPerformanceDoc(results));
 renameSync(`${docPath}.tmp`, docPath);
 const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);
 if (noisy.length > 0) {
-  process.stdout.write(`\nnote: other processes used >= 10% of the CPUs during ${noisy.map((i) => `${i.label} (${pct(i.others, 0)})`).join(', ')}; those figures are low. Re-run on a quiet machine.\n`);
+  process.stdout.write(
+    `\nnote: other processes used >= 10% of the CPUs during ${noisy.map((i) => `${i.label} (${pct(i.others, 0)})`).join(', ')}; those figures are low. Re-run on a quiet machine.\n`,
+  );
 }
 const failed = rows.filter((r) => r.pass === false).length;
 const verdict = failed === 0 ? 'all targets met' : `${failed} target(s) missed`;

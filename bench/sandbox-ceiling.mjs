@@ -47,4 +47,6 @@ await Promise.all(
 );
 const ms = Number(process.hrtime.bigint() - started) / 1e6;
 await pool.close();
-process.stdout.write(`${JSON.stringify({ records, requests: bodies.length, failed, ms, perSec: records / (ms / 1000) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ records, requests: bodies.length, failed, ms, perSec: records / (ms / 1000) })}\n`,
+);

@@ -7,8 +7,13 @@ const verdict = (pass) => (pass === true ? 'pass' : pass === false ? 'FAIL' : '-
 
 /** A plain-text table (also valid Markdown): metric | measured | target | result. */
 export function formatTable(rows) {
-  const cells = [['metric', 'measured', 'target', 'result'], ...rows.map((r) => [r.metric, r.measured, r.target, verdict(r.pass)])];
+  const cells = [
+    ['metric', 'measured', 'target', 'result'],
+    ...rows.map((r) => [r.metric, r.measured, r.target, verdict(r.pass)]),
+  ];
   const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((c) => c[i].length)));
   const line = (c) => `| ${c.map((v, i) => v.padEnd(widths[i])).join(' | ')} |`;
-  return [line(cells[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.slice(1).map(line)].join('\n');
+  return [line(cells[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.slice(1).map(line)].join(
+    '\n',
+  );
 }

@@ -56,8 +56,8 @@ export function diffSummary(committed, generated) {
   while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
   const show = (line) => (line === undefined ? '(end of file)' : JSON.stringify(line.slice(0, 100)));
   return [
-    `${removed} line(s) only in the committed file, ${added} only in the generated one; `
-      + `first difference at line ${i + 1}:`,
+    `${removed} line(s) only in the committed file, ${added} only in the generated one; ` +
+      `first difference at line ${i + 1}:`,
     `    committed: ${show(a[i])}`,
     `    generated: ${show(b[i])}`,
   ].join('\n');

@@ -8,7 +8,16 @@ import { ENTITIES } from '../dist/entities/index.js';
 import { Batcher } from '../dist/pipeline/import/batcher.js';
 
 const record = (id, file, ordinal) =>
-  /** @type {any} */ ({ entity: 'users', id, payload: { uid: id }, source: {}, file, line: ordinal + 1, ordinal, problems: [] });
+  /** @type {any} */ ({
+    entity: 'users',
+    id,
+    payload: { uid: id },
+    source: {},
+    file,
+    line: ordinal + 1,
+    ordinal,
+    problems: [],
+  });
 
 test('records of three files fill one batch; its answer acknowledges a range in each file', async () => {
   /** @type {any[]} */
@@ -16,7 +25,11 @@ test('records of three files fill one batch; its answer acknowledges a range in 
   /** @type {any} */
   const sender = { send: async (_entity, records) => ({ imported: records.length, alreadyPresent: 0, rejected: [] }) };
   const batcher = new Batcher({
-    entity: ENTITIES.users, sender, batchSize: 5, concurrency: 2, stop: new AbortController().signal,
+    entity: ENTITIES.users,
+    sender,
+    batchSize: 5,
+    concurrency: 2,
+    stop: new AbortController().signal,
     onAnswered: (a) => answers.push(a),
   });
   const files = [new FileProgress(), new FileProgress(), new FileProgress()];
@@ -28,7 +41,11 @@ test('records of three files fill one batch; its answer acknowledges a range in 
   await batcher.flush();
   await batcher.drain();
   for (const a of answers) sent += a.records.length;
-  assert.deepEqual(answers.map((a) => a.records.length), [5, 1], 'a full batch across files, then the rest');
+  assert.deepEqual(
+    answers.map((a) => a.records.length),
+    [5, 1],
+    'a full batch across files, then the rest',
+  );
   assert.equal(sent, 6);
   // Every slot of every file is in a range of an answered batch (the phase acknowledges those).
   for (const a of answers) for (const r of a.ranges) r.progress.ack(r.start, r.end);
@@ -56,8 +73,13 @@ test('the first failure ends the sends still retrying at once, through onFailure
     },
   };
   const batcher = new Batcher({
-    entity: ENTITIES.users, sender, batchSize: 1, concurrency: 2, stop: new AbortController().signal,
-    onAnswered: () => answered++, onFailure: () => abandon.abort(),
+    entity: ENTITIES.users,
+    sender,
+    batchSize: 1,
+    concurrency: 2,
+    stop: new AbortController().signal,
+    onAnswered: () => answered++,
+    onFailure: () => abandon.abort(),
   });
   const progress = new FileProgress();
   const started = Date.now();
@@ -80,14 +102,23 @@ test('a sender told to abandon stops at its next wait: no more tries against a r
   const sb = await sandbox({ faults: { poisonIdPattern: '^stuck$' } });
   t.after(() => sb.close());
   const client = new ImportClient({
-    baseUrl: sb.url, apiKey: API_KEY, apiVersion: 'v3.0', connections: 1, timeoutMs: 5000, proxy: { noProxy: '' },
+    baseUrl: sb.url,
+    apiKey: API_KEY,
+    apiVersion: 'v3.0',
+    connections: 1,
+    timeoutMs: 5000,
+    proxy: { noProxy: '' },
   });
   t.after(() => client.close());
   const abandon = new AbortController();
   const sender = new BatchSender({
-    client, limiter: new RateLimiter(1e9, systemClock), clock: systemClock,
+    client,
+    limiter: new RateLimiter(1e9, systemClock),
+    clock: systemClock,
     policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10_000, maxDelayMs: 10_000 },
-    hardStop: new AbortController().signal, abandon: abandon.signal, random: () => 0.99,
+    hardStop: new AbortController().signal,
+    abandon: abandon.signal,
+    random: () => 0.99,
   });
   const started = Date.now();
   const sending = sender.send(ENTITIES.users, [record('stuck', 'f', 0)]);

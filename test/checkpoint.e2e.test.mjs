@@ -58,13 +58,19 @@ test('two runs on one checkpoint: the second is refused; a stale lock of a dead 
     const dir = await fixtureWorkspace(sb.url);
     const lock = path.join(dir, '.migrate-checkpoint.json.lock');
     // A live owner: this test process.
-    await writeFile(lock, JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), startedAt: 'now' }));
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), startedAt: 'now' }),
+    );
     const refused = await runCli(['import'], { cwd: dir });
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, new RegExp(`another run \\(pid ${process.pid}`));
     assert.equal(sb.stats().requests, 0);
     // A dead owner: a pid that cannot exist.
-    await writeFile(lock, JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), startedAt: 'then' }));
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), startedAt: 'then' }),
+    );
     const taken = await runCli(['import'], { cwd: dir });
     assert.equal(taken.code, 0, taken.stderr);
     await assert.rejects(readFile(lock), { code: 'ENOENT' }, 'lock released at the end');
@@ -116,7 +122,12 @@ test('saveSoon spaces writes out; a save, or flush, writes the one still waiting
   const { CheckpointStore, readCheckpoint } = await import('../dist/checkpoint/store.js');
   const dir = await tempDir('cm-store-');
   const file = path.join(dir, 'checkpoint.json');
-  const store = await CheckpointStore.open(file, { target: { baseUrl: 'https://x.example' }, sourcesHash: 'h' }, true, 60_000);
+  const store = await CheckpointStore.open(
+    file,
+    { target: { baseUrl: 'https://x.example' }, sourcesHash: 'h' },
+    true,
+    60_000,
+  );
   const progress = store.fileProgress('messages', 'm.ndjson');
   const watermark = async () => (await readCheckpoint(file))?.files['messages:m.ndjson']?.watermark;
   progress.ack(0, 50);
@@ -173,8 +184,18 @@ test("a resume takes out the interrupted run's rejects lines past its mark, and 
   const dir = await tempDir('cm-store-');
   const rejectsPath = path.join(dir, 'rejects.ndjson');
   /** @type {(line: number) => import('../dist/checkpoint/rejects-file.js').RejectEntry} */
-  const entry = (line) => ({ entity: 'messages', file: 'm.ndjson', line, code: 'message.text.empty', message: 'no text' });
-  const lines = async () => (await readFile(rejectsPath, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l).line);
+  const entry = (line) => ({
+    entity: 'messages',
+    file: 'm.ndjson',
+    line,
+    code: 'message.text.empty',
+    message: 'no text',
+  });
+  const lines = async () =>
+    (await readFile(rejectsPath, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).line);
   const crashedRun = async () => {
     await writeFile(rejectsPath, '');
     const writer = await RejectsWriter.open(rejectsPath);
@@ -220,7 +241,13 @@ test('a line cut short by a crash is taken out on resume, or ended when there is
   const dir = await tempDir('cm-store-');
   const rejectsPath = path.join(dir, 'rejects.ndjson');
   /** @type {(line: number) => import('../dist/checkpoint/rejects-file.js').RejectEntry} */
-  const entry = (line) => ({ entity: 'messages', file: 'm.ndjson', line, code: 'message.text.empty', message: 'no text' });
+  const entry = (line) => ({
+    entity: 'messages',
+    file: 'm.ndjson',
+    line,
+    code: 'message.text.empty',
+    message: 'no text',
+  });
   const writer = await RejectsWriter.open(rejectsPath);
   writer.write(entry(1));
   await writer.persist();
@@ -234,7 +261,13 @@ test('a line cut short by a crash is taken out on resume, or ended when there is
   assert.deepEqual(resumed.resumed, { dropped: 1 });
   resumed.write(entry(2));
   await resumed.close();
-  assert.deepEqual((await readFile(rejectsPath, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l).line), [1, 2]);
+  assert.deepEqual(
+    (await readFile(rejectsPath, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).line),
+    [1, 2],
+  );
   // Without a mark (a fresh run) a torn last line is ended, not glued to the next.
   await appendFile(rejectsPath, whole.slice(0, 30));
   const fresh = await RejectsWriter.open(rejectsPath);

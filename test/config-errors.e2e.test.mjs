@@ -38,8 +38,10 @@ function jsonError(result) {
 
 test('a JSON config with a syntax error names the file, line:column and the reason; never a stack', async () => {
   const cases = [
-    ['{\n  "sources": {"users": "users.csv"},\n  "batchSize": 10\n  "retries": 2\n}\n',
-      /\.migrate\.config\.json:4:3: invalid JSON: expected ',' or '}' after property value/],
+    [
+      '{\n  "sources": {"users": "users.csv"},\n  "batchSize": 10\n  "retries": 2\n}\n',
+      /\.migrate\.config\.json:4:3: invalid JSON: expected ',' or '}' after property value/,
+    ],
     ['{\n  "sources": {"users": "users.csv"},\n  "importSoftDeleted": tru\n}\n', /:3:24: invalid JSON: .*'tru'/],
     ['{\n  "sources": {"users": "users.csv"},\n}\n', /:3:1: invalid JSON: .*trailing comma/],
     ['{\n  "sources": {"users": "users.csv"\n', /:3:1: invalid JSON: .*end of the file/],

@@ -13,7 +13,7 @@ import { runCli, tempDir } from './helpers.mjs';
 
 /** The table as its entries' common shape: a key may lack a flag or an env var. */
 const CONFIG_KEYS = /** @type {Record<string, import('../dist/config/keys.js').KeySpec>} */ (TABLE);
-const REGENERATE = 'regenerate it from src/config/config-doc.ts (npm run build, then write the renderer\'s text)';
+const REGENERATE = "regenerate it from src/config/config-doc.ts (npm run build, then write the renderer's text)";
 const flagged = CONFIG_KEY_NAMES.filter((key) => CONFIG_KEYS[key].flag !== undefined);
 const longName = (flag) => flag.split(' ')[0];
 
@@ -51,7 +51,10 @@ test('each flag lands on its key in the flags layer (--skip-bots sets includeBot
 
 test('the layer check refuses an unknown key, checks every key of the table and accepts the example', () => {
   // A near miss is named (issue 13: did-you-mean); a key near none lists the known ones.
-  assert.throws(() => checkConfigLayer({ batchSzie: 10 }, 'f'), /f: "batchSzie" is not a known key; did you mean "batchSize"\?/);
+  assert.throws(
+    () => checkConfigLayer({ batchSzie: 10 }, 'f'),
+    /f: "batchSzie" is not a known key; did you mean "batchSize"\?/,
+  );
   assert.throws(() => checkConfigLayer({ colour: 10 }, 'f'), /f: "colour" is not a known key \(known: appId, /);
   assert.throws(() => checkConfigLayer({ toString: 'x' }, 'f'), /"toString" is not a known key/);
   assert.throws(() => checkConfigLayer({ ['__proto__']: {} }, 'f'), /"__proto__" is not a known key/);

@@ -10,7 +10,8 @@ const noStack = (text) => assert.doesNotMatch(text, /\n\s+at /);
 test('--help lists the commands and --version prints the version', async () => {
   const help = await runCli(['--help']);
   assert.equal(help.code, 0);
-  for (const cmd of ['import', 'validate', 'status', 'sandbox']) assert.match(help.stdout, new RegExp(`\\n\\s+${cmd}\\b`));
+  for (const cmd of ['import', 'validate', 'status', 'sandbox'])
+    assert.match(help.stdout, new RegExp(`\\n\\s+${cmd}\\b`));
   const version = await runCli(['--version']);
   assert.equal(version.code, 0);
   const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -23,10 +24,22 @@ test('an unknown key, a wrong type, a missing key or a plain-http remote URL is 
   const dir = await tempDir();
   /** @type {[object, RegExp][]} */
   const cases = [
-    [{ sources: { users: { path: 'u.csv' } }, baseUrl: 'http://127.0.0.1:9', batchSzie: 10 }, /"batchSzie" is not a known key/],
-    [{ sources: { users: { path: 'u.csv' } }, baseUrl: 'http://127.0.0.1:9', batchSize: '50' }, /"batchSize" must be a whole number/],
-    [{ sources: { users: { path: 'u.csv' } }, baseUrl: 'http://127.0.0.1:9', batchSize: 80 }, /"batchSize" must be at most 50/],
-    [{ sources: { users: { path: 'u.csv', colums: 1 } }, baseUrl: 'http://127.0.0.1:9' }, /"sources\.users\.colums" is not a known key/],
+    [
+      { sources: { users: { path: 'u.csv' } }, baseUrl: 'http://127.0.0.1:9', batchSzie: 10 },
+      /"batchSzie" is not a known key/,
+    ],
+    [
+      { sources: { users: { path: 'u.csv' } }, baseUrl: 'http://127.0.0.1:9', batchSize: '50' },
+      /"batchSize" must be a whole number/,
+    ],
+    [
+      { sources: { users: { path: 'u.csv' } }, baseUrl: 'http://127.0.0.1:9', batchSize: 80 },
+      /"batchSize" must be at most 50/,
+    ],
+    [
+      { sources: { users: { path: 'u.csv', colums: 1 } }, baseUrl: 'http://127.0.0.1:9' },
+      /"sources\.users\.colums" is not a known key/,
+    ],
     [{ sources: { user: { path: 'u.csv' } }, baseUrl: 'http://127.0.0.1:9' }, /"sources\.user" is not an entity/],
     [{ sources: { users: { path: 'u.csv' } }, baseUrl: 'http://chat.example.com' }, /plain http to chat\.example\.com/],
     [{ sources: { users: { path: 'u.csv' } } }, /set appId and region \(or baseUrl\)/],
@@ -38,7 +51,10 @@ test('an unknown key, a wrong type, a missing key or a plain-http remote URL is 
     assert.match(run.stderr, message);
     noStack(run.stderr);
   }
-  await writeFile(path.join(dir, '.migrate.config.json'), JSON.stringify({ baseUrl: 'http://127.0.0.1:9', sources: { users: 'u.csv' } }));
+  await writeFile(
+    path.join(dir, '.migrate.config.json'),
+    JSON.stringify({ baseUrl: 'http://127.0.0.1:9', sources: { users: 'u.csv' } }),
+  );
   const noKey = await runCli(['import'], { cwd: dir, apiKey: '' });
   assert.equal(noKey.code, 1);
   assert.match(noKey.stderr, /apiKey is missing: set MIGRATE_API_KEY/);
@@ -53,7 +69,10 @@ test('environment overrides the file and flags override both; the config is foun
     const viaEnv = await runCli(['import', '--json'], { cwd: dir, env: { MIGRATE_BASE_URL: sb.url } });
     assert.equal(viaEnv.code, 0, viaEnv.stderr);
     // A flag beats the environment: this one points nowhere, so the run must fail to connect.
-    const viaFlag = await runCli(['import', '--fresh', '--retries', '0', '--base-url', 'http://127.0.0.1:9'], { cwd: dir, env: { MIGRATE_BASE_URL: sb.url } });
+    const viaFlag = await runCli(['import', '--fresh', '--retries', '0', '--base-url', 'http://127.0.0.1:9'], {
+      cwd: dir,
+      env: { MIGRATE_BASE_URL: sb.url },
+    });
     assert.equal(viaFlag.code, 1);
     // .migraterc.json and a "migrate" key in package.json are found too.
     const { rm } = await import('node:fs/promises');
@@ -64,7 +83,10 @@ test('environment overrides the file and flags override both; the config is foun
     assert.equal(rc.code, 0, rc.stderr);
     assert.equal(JSON.parse(rc.stdout).recordsRead, 473);
     await rm(path.join(dir, '.migraterc.json'));
-    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'x', migrate: { ...config, baseUrl: sb.url } }));
+    await writeFile(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: 'x', migrate: { ...config, baseUrl: sb.url } }),
+    );
     const pkg = await runCli(['validate', '--json'], { cwd: dir });
     assert.equal(pkg.code, 0, pkg.stderr);
   } finally {
@@ -95,7 +117,10 @@ test('status prints the checkpoint progress per entity and file', async () => {
     assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
     const status = await runCli(['status'], { cwd: dir });
     assert.equal(status.code, 0, status.stderr);
-    assert.match(status.stdout, /messages \(done\): 358 imported, 0 already there, 0 rejected and not in yet, 2 skipped \(soft-deleted 1, permanently-deleted 1\)/);
+    assert.match(
+      status.stdout,
+      /messages \(done\): 358 imported, 0 already there, 0 rejected and not in yet, 2 skipped \(soft-deleted 1, permanently-deleted 1\)/,
+    );
     assert.match(status.stdout, /messages-archive\.csv: 60 records acknowledged/);
     const json = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout);
     assert.equal(json.totals.users.imported, 40);
@@ -113,15 +138,41 @@ test('.migrate.config.example.json is a valid config that shows every key', asyn
   await writeFile(path.join(dir, 'export', 'users.csv'), 'user_id,display_name\nu1,Ann\nu2,Bo\n');
   await writeFile(path.join(dir, 'export', 'groups.json'), '[{"guid":"g1","name":"G","type":"public"}]');
   await writeFile(path.join(dir, 'export', 'members-1.ndjson.gz'), gzipSync('{"guid":"g1","uid":"u1"}\n'));
-  await writeFile(path.join(dir, 'export', 'messages', 'a.ndjson'), '{"id":"m1","sender":"u1","receiverType":"group","receiver":"g1","sentAt":1600000000,"type":"text","body":"hi"}\n');
-  await writeFile(path.join(dir, 'export', 'archive.csv'), 'id,sender,receiverType,receiver,sentAt,type,body,deleted\nm2,u2,user,u1,1600000001,text,"yo, there",permanent\n');
+  await writeFile(
+    path.join(dir, 'export', 'messages', 'a.ndjson'),
+    '{"id":"m1","sender":"u1","receiverType":"group","receiver":"g1","sentAt":1600000000,"type":"text","body":"hi"}\n',
+  );
+  await writeFile(
+    path.join(dir, 'export', 'archive.csv'),
+    'id,sender,receiverType,receiver,sentAt,type,body,deleted\nm2,u2,user,u1,1600000001,text,"yo, there",permanent\n',
+  );
   const run = await runCli(['validate', '--json'], { cwd: dir });
   assert.equal(run.code, 0, run.stderr + run.stdout);
   const report = JSON.parse(run.stdout);
   assert.equal(report.recordsRead, 6);
   assert.equal(report.byEntity.messages.skipped, 1);
   const example = JSON.parse(await readFile(path.join(dir, '.migrate.config.json'), 'utf8'));
-  for (const key of ['appId', 'region', 'apiKey', 'baseUrl', 'sources', 'checkpoint', 'rejects', 'batchSize', 'concurrency', 'requestsPerMinute', 'retries', 'timeoutMs', 'importSoftDeleted', 'preset', 'from', 'systemUser', 'includeBots', 'includeJoinLeave', 'mediaBaseUrl']) {
+  for (const key of [
+    'appId',
+    'region',
+    'apiKey',
+    'baseUrl',
+    'sources',
+    'checkpoint',
+    'rejects',
+    'batchSize',
+    'concurrency',
+    'requestsPerMinute',
+    'retries',
+    'timeoutMs',
+    'importSoftDeleted',
+    'preset',
+    'from',
+    'systemUser',
+    'includeBots',
+    'includeJoinLeave',
+    'mediaBaseUrl',
+  ]) {
     assert.ok(key in example, `example lacks ${key}`);
   }
 });

@@ -5,7 +5,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
-  cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,7 +48,11 @@ function anchors(md) {
   const seen = new Map();
   const out = new Set();
   for (const [, heading] of unfenced(md).matchAll(/^#{1,6}\s+(.+)$/gm)) {
-    const base = heading.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const base = heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);
@@ -58,7 +70,8 @@ function linkProblems(file) {
     const [target, anchor] = raw.split('#');
     const full = target === '' ? path.join(ROOT, file) : path.resolve(ROOT, path.dirname(file), target);
     if (!full.startsWith(ROOT)) problems.push(`${file}: ${raw} leaves the repository`);
-    else if (pending.has(full)) continue; // a generated page whose generator has not landed yet
+    else if (pending.has(full))
+      continue; // a generated page whose generator has not landed yet
     else if (!existsSync(full)) problems.push(`${file}: ${raw} does not exist`);
     else if (anchor !== undefined && full.endsWith('.md') && !anchors(readFileSync(full, 'utf8')).has(anchor)) {
       problems.push(`${file}: ${raw}: no heading #${anchor}`);

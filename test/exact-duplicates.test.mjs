@@ -18,8 +18,11 @@ test('contentHash: what would be sent, in any key order; a changed value changes
   assert.equal(contentHash(a), contentHash(reordered));
   assert.equal(contentHash(a), contentHash({ ...a, gone: undefined }), 'undefined is not sent');
   const others = [
-    { ...a, name: 'Anne' }, { ...a, tags: ['y', 'x'] }, { ...a, metadata: { plan: 'pro', n: '1' } },
-    { ...a, uid: 'U1' }, { ...a, extra: null },
+    { ...a, name: 'Anne' },
+    { ...a, tags: ['y', 'x'] },
+    { ...a, metadata: { plan: 'pro', n: '1' } },
+    { ...a, uid: 'U1' },
+    { ...a, extra: null },
   ];
   for (const other of others) {
     assert.notEqual(contentHash(other), contentHash(a), JSON.stringify(other));
@@ -29,8 +32,16 @@ test('contentHash: what would be sent, in any key order; a changed value changes
 });
 
 /** @returns {import('../dist/entities/types.js').MappedRecord} */
-const rec = (entity, payload, id, line, file = `${entity}.ndjson`) =>
-  ({ entity, payload, id, source: {}, file, line, ordinal: line - 1, problems: [] });
+const rec = (entity, payload, id, line, file = `${entity}.ndjson`) => ({
+  entity,
+  payload,
+  id,
+  source: {},
+  file,
+  line,
+  ordinal: line - 1,
+  problems: [],
+});
 
 test('ExportIndex: an exact copy is skipped `duplicate`; other content is id.duplicate, naming the first', () => {
   const index = new ExportIndex({ configured: new Set(['users', 'groups', 'members']), nowSec: NOW });
@@ -62,13 +73,16 @@ test('ExportIndex, bloom mode: a repeated muid is a suspect; with the same conte
   const edited = rec('messages', m('edited'), 'm1', 3);
   const other = rec('messages', { ...m('hi'), muid: 'm2' }, 'm2', 4);
   for (const r of [first, copy, edited, other]) assert.deepEqual(index.check(r), []);
-  assert.deepEqual([first, copy, edited, other].map((r) => [r.duplicateSuspect, r.sameContentSuspect, r.skip]), [
-    [undefined, undefined, undefined],
-    [true, true, undefined],
-    [true, undefined, undefined],
-    // The same content under another muid is another message.
-    [undefined, undefined, undefined],
-  ]);
+  assert.deepEqual(
+    [first, copy, edited, other].map((r) => [r.duplicateSuspect, r.sameContentSuspect, r.skip]),
+    [
+      [undefined, undefined, undefined],
+      [true, true, undefined],
+      [true, undefined, undefined],
+      // The same content under another muid is another message.
+      [undefined, undefined, undefined],
+    ],
+  );
   // validate's bloom mode keeps no content filter: the second reading tells copies apart exactly.
   const plain = new ExportIndex({ configured, nowSec: NOW, messageIds: 'bloom' });
   const again = rec('messages', m('hi'), 'm1', 2);
@@ -112,7 +126,11 @@ test('import: exact copies are skipped `duplicate` (in the batch of the first or
     const summary = JSON.parse(run.stdout);
     const counts = (e) => summary.entities[e];
     const skippedRejected = ['users', 'members', 'messages'].map((e) => [counts(e).skipped, counts(e).rejected]);
-    assert.deepEqual(skippedRejected, [[1, 1], [1, 0], [2, 3]]);
+    assert.deepEqual(skippedRejected, [
+      [1, 1],
+      [1, 0],
+      [2, 3],
+    ]);
     assert.equal(counts('messages').imported, 62);
     assert.equal(counts('messages').alreadyPresent, 0);
     const stats = sb.stats().perEntity;
@@ -124,12 +142,15 @@ test('import: exact copies are skipped `duplicate` (in the batch of the first or
     assert.equal(sb.records().messages.m1.data.text, 'text of m1');
 
     const rejects = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
-    assert.deepEqual(rejects.map((r) => `${r.file}:${r.line} ${r.id} ${r.code}`), [
-      'users.ndjson:4 ann id.duplicate',
-      'messages.ndjson:3 m3 timestamp.invalid',
-      'messages.ndjson:5 m1 id.duplicate',
-      'messages.ndjson:67 f7 id.duplicate',
-    ]);
+    assert.deepEqual(
+      rejects.map((r) => `${r.file}:${r.line} ${r.id} ${r.code}`),
+      [
+        'users.ndjson:4 ann id.duplicate',
+        'messages.ndjson:3 m3 timestamp.invalid',
+        'messages.ndjson:5 m1 id.duplicate',
+        'messages.ndjson:67 f7 id.duplicate',
+      ],
+    );
     assert.match(rejects[0].message, /first seen at users\.ndjson:1$/);
     assert.match(rejects[2].message, /first seen at messages\.ndjson:1$/);
     assert.match(rejects[3].message, /an earlier record of the export has it .*other content.*`validate` names where/);
@@ -199,6 +220,9 @@ test('discord: a message edited between the two exports is the same id with othe
   const { run, summary, records, rejects } = await importDiscord(dir);
   assert.equal(run.code, 3, run.stderr);
   assert.deepEqual([summary.entities.messages.skipped, summary.entities.messages.rejected], [5, 1]);
-  assert.deepEqual(rejects.map((r) => `${r.id} ${r.code}`), ['920000000000000008 id.duplicate']);
+  assert.deepEqual(
+    rejects.map((r) => `${r.id} ${r.code}`),
+    ['920000000000000008 id.duplicate'],
+  );
   assert.equal(records.messages['920000000000000008'].data.text, 'photo from the meetup', 'the first one read is kept');
 });

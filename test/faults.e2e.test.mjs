@@ -4,28 +4,64 @@ import assert from 'node:assert/strict';
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { collect, readNdjson, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig, writeGeneratedExport } from './helpers.mjs';
+import {
+  collect,
+  readNdjson,
+  runCli,
+  sandbox,
+  spawnCli,
+  tempDir,
+  waitFor,
+  writeConfig,
+  writeGeneratedExport,
+} from './helpers.mjs';
 
 test('all faults together: every record present exactly once, exit 0, retries counted', async () => {
   const sb = await sandbox({
     seed: 42,
-    faults: { fail500BeforeStore: 0.1, fail500AfterStore: 0.05, spurious429: 0.05, dropConnection: 0.02, slowRate: 0.03, slowMs: 1500 },
+    faults: {
+      fail500BeforeStore: 0.1,
+      fail500AfterStore: 0.05,
+      spurious429: 0.05,
+      dropConnection: 0.02,
+      slowRate: 0.03,
+      slowMs: 1500,
+    },
   });
   try {
     const dir = await tempDir();
-    const { counts, sources } = await writeGeneratedExport(dir, { users: 300, groups: 10, membersPerGroup: 30, messages: 4000 });
-    await writeConfig(dir, { baseUrl: sb.url, sources, concurrency: 4, requestsPerMinute: 1e9, timeoutMs: 700, retries: 10 });
+    const { counts, sources } = await writeGeneratedExport(dir, {
+      users: 300,
+      groups: 10,
+      membersPerGroup: 30,
+      messages: 4000,
+    });
+    await writeConfig(dir, {
+      baseUrl: sb.url,
+      sources,
+      concurrency: 4,
+      requestsPerMinute: 1e9,
+      timeoutMs: 700,
+      retries: 10,
+    });
     const run = await runCli(['import', '--json'], { cwd: dir });
     assert.equal(run.code, 0, run.stderr);
     const summary = JSON.parse(run.stdout);
     const stats = sb.stats();
     for (const [entity, n] of Object.entries(counts)) assert.equal(stats.perEntity[entity].stored, n, entity);
-    for (const f of ['fail500BeforeStore', 'fail500AfterStore', 'spurious429', 'drop', 'slow']) assert.ok(stats.faults[f] > 0, `${f} injected`);
+    for (const f of ['fail500BeforeStore', 'fail500AfterStore', 'spurious429', 'drop', 'slow'])
+      assert.ok(stats.faults[f] > 0, `${f} injected`);
     const faults = Object.values(stats.faults).reduce((a, b) => a + b, 0);
-    assert.ok(summary.totals.retries >= faults - stats.faults.poison, `summary counts ${summary.totals.retries} retries for ${faults} faults`);
+    assert.ok(
+      summary.totals.retries >= faults - stats.faults.poison,
+      `summary counts ${summary.totals.retries} retries for ${faults} faults`,
+    );
     // 500-after-store and timeouts are ambiguous: the retry finds the record there and counts it as present.
     assert.ok(summary.totals.alreadyPresent > 0);
-    assert.equal(summary.totals.imported + summary.totals.alreadyPresent, Object.values(counts).reduce((a, b) => a + b, 0));
+    assert.equal(
+      summary.totals.imported + summary.totals.alreadyPresent,
+      Object.values(counts).reduce((a, b) => a + b, 0),
+    );
     assert.deepEqual(await readNdjson(path.join(dir, 'migrate-rejects.ndjson')), []);
   } finally {
     await sb.close();
@@ -56,13 +92,21 @@ test('a poison record is isolated by splitting the batch: only it goes to the re
   const sb = await sandbox({ faults: { poisonIdPattern: '^msg137$' } });
   try {
     const dir = await tempDir();
-    const { counts, sources } = await writeGeneratedExport(dir, { users: 20, groups: 2, membersPerGroup: 5, messages: 400 });
+    const { counts, sources } = await writeGeneratedExport(dir, {
+      users: 20,
+      groups: 2,
+      membersPerGroup: 5,
+      messages: 400,
+    });
     await writeConfig(dir, { baseUrl: sb.url, sources, requestsPerMinute: 1e9 });
     const run = await runCli(['import', '--json'], { cwd: dir });
     assert.equal(run.code, 3, run.stderr);
     assert.equal(sb.stats().perEntity.messages.stored, counts.messages - 1);
     const rejects = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
-    assert.deepEqual(rejects.map((r) => [r.id, r.code, r.line]), [['msg137', 'ERR_EXCEPTION', 138]]);
+    assert.deepEqual(
+      rejects.map((r) => [r.id, r.code, r.line]),
+      [['msg137', 'ERR_EXCEPTION', 138]],
+    );
   } finally {
     await sb.close();
   }
@@ -82,7 +126,7 @@ test('held to requestsPerMinute, a run against a sandbox limited to the same rat
     assert.equal(stats.byStatus['429'] ?? 0, 0);
     // 33 requests at 10 a second: the run cannot have been faster than the limit allows.
     const spanMs = stats.lastRequestAt - stats.firstRequestAt;
-    assert.ok(spanMs >= ((stats.requests - 1) * 60_000) / rate * 0.95, `${stats.requests} requests in ${spanMs} ms`);
+    assert.ok(spanMs >= (((stats.requests - 1) * 60_000) / rate) * 0.95, `${stats.requests} requests in ${spanMs} ms`);
   } finally {
     await sb.close();
   }
@@ -92,13 +136,27 @@ test('a source file removed while the run reads the one before it: a clear error
   const sb = await sandbox({ latencyMs: 60 });
   try {
     const dir = await tempDir();
-    const message = (i) => JSON.stringify({ muid: `m${i}`, sender: 'u1', receiverType: 'user', receiver: 'u2', sentAt: 1_650_000_000 + i, type: 'text', data: { text: `hi ${i}` } });
+    const message = (i) =>
+      JSON.stringify({
+        muid: `m${i}`,
+        sender: 'u1',
+        receiverType: 'user',
+        receiver: 'u2',
+        sentAt: 1_650_000_000 + i,
+        type: 'text',
+        data: { text: `hi ${i}` },
+      });
     const file = (from, to) => `${Array.from({ length: to - from }, (_, k) => message(from + k)).join('\n')}\n`;
     await writeFile(path.join(dir, 'users.ndjson'), '{"uid":"u1","name":"One"}\n{"uid":"u2","name":"Two"}\n');
     // 60 batches at 60 ms, two at a time, before the reader reaches the second file: ~1.8 s to remove it.
     await writeFile(path.join(dir, 'messages-1.ndjson'), file(0, 3000));
     await writeFile(path.join(dir, 'messages-2.ndjson'), file(3000, 3100));
-    await writeConfig(dir, { baseUrl: sb.url, concurrency: 2, requestsPerMinute: 1e9, sources: { users: { path: 'users.ndjson' }, messages: { path: 'messages-*.ndjson' } } });
+    await writeConfig(dir, {
+      baseUrl: sb.url,
+      concurrency: 2,
+      requestsPerMinute: 1e9,
+      sources: { users: { path: 'users.ndjson' }, messages: { path: 'messages-*.ndjson' } },
+    });
     const child = spawnCli(['import', '--json'], { cwd: dir });
     const done = collect(child);
     await waitFor(() => sb.stats().perEntity.messages.requests >= 1);

@@ -70,8 +70,7 @@ export const CASES = [
   rec('id.charset', 'users.csv', 27, 'users', 'u 27', 'uid'), // after a quoted two-line cell (25-26)
 
   // ---- records/users_keyed.json (id-keyed JSON: line 2 takes its uid from the key; member line 16 refers to it)
-  rec('id.mismatch', 'users_keyed.json', 3, 'users', 'u32', 'uid', E, {
-  }),
+  rec('id.mismatch', 'users_keyed.json', 3, 'users', 'u32', 'uid', E, {}),
 
   // ---- records/groups.json (JSON array; records at line 3 and 24 span several lines)
   rec('id.type', 'groups.json', 12, 'groups', 'true', 'guid'), // "guid": true
@@ -99,8 +98,7 @@ export const CASES = [
   rec('ref.member.user', 'members.ndjson', 10, 'members', 'g1_member_u404', 'uid'),
   rec('id.duplicate', 'members.ndjson', 11, 'members', 'g1_member_u1', 'memberId'),
   rec('id.case-collision', 'members.ndjson', 12, 'members', 'G1_member_U2', 'memberId'),
-  rec('id.mismatch', 'members.ndjson', 13, 'members', 'g6_member_u1', 'memberId', E, {
-  }),
+  rec('id.mismatch', 'members.ndjson', 13, 'members', 'g6_member_u1', 'memberId', E, {}),
 
   // ---- records/messages.ndjson (lines 33 and 34 are deleted messages: skipped, so not checked)
   rec('id.required', 'messages.ndjson', 3, 'messages', undefined, 'muid'),
@@ -146,21 +144,77 @@ export const CASES = [
   // ---- records/messages_forms.ndjson (custom messages with forms; line 1 holds every element type, valid)
   rec('form.fields.not-array', 'messages_forms.ndjson', 2, 'messages', 'f2', 'data.interactiveData.formFields'),
   rec('form.element.not-object', 'messages_forms.ndjson', 3, 'messages', 'f3', 'data.interactiveData.formFields[0]'),
-  rec('form.element-type', 'messages_forms.ndjson', 4, 'messages', 'f4', 'data.interactiveData.formFields[0].elementType'),
+  rec(
+    'form.element-type',
+    'messages_forms.ndjson',
+    4,
+    'messages',
+    'f4',
+    'data.interactiveData.formFields[0].elementType',
+  ),
   rec('form.element-id', 'messages_forms.ndjson', 5, 'messages', 'f5', 'data.interactiveData.formFields[0].elementId'),
-  rec('form.element-id.duplicate', 'messages_forms.ndjson', 6, 'messages', 'f6', 'data.interactiveData.formFields[1].elementId'),
+  rec(
+    'form.element-id.duplicate',
+    'messages_forms.ndjson',
+    6,
+    'messages',
+    'f6',
+    'data.interactiveData.formFields[1].elementId',
+  ),
   rec('form.field.required', 'messages_forms.ndjson', 7, 'messages', 'f7', 'data.interactiveData.formFields[0].text'),
   rec('form.field.required', 'messages_forms.ndjson', 8, 'messages', 'f8', 'data.interactiveData.formFields[0].label'),
   rec('form.field.type', 'messages_forms.ndjson', 9, 'messages', 'f9', 'data.interactiveData.formFields[0].maxLines'),
   rec('form.option', 'messages_forms.ndjson', 10, 'messages', 'f10', 'data.interactiveData.formFields[0].options[0]'),
-  rec('form.default-value', 'messages_forms.ndjson', 11, 'messages', 'f11', 'data.interactiveData.formFields[0].defaultValue'),
-  rec('form.action.type', 'messages_forms.ndjson', 12, 'messages', 'f12', 'data.interactiveData.formFields[0].action.actionType'),
-  rec('form.action.url', 'messages_forms.ndjson', 13, 'messages', 'f13', 'data.interactiveData.formFields[0].action.url'), // no actionType: urlNavigation
+  rec(
+    'form.default-value',
+    'messages_forms.ndjson',
+    11,
+    'messages',
+    'f11',
+    'data.interactiveData.formFields[0].defaultValue',
+  ),
+  rec(
+    'form.action.type',
+    'messages_forms.ndjson',
+    12,
+    'messages',
+    'f12',
+    'data.interactiveData.formFields[0].action.actionType',
+  ),
+  rec(
+    'form.action.url',
+    'messages_forms.ndjson',
+    13,
+    'messages',
+    'f13',
+    'data.interactiveData.formFields[0].action.url',
+  ), // no actionType: urlNavigation
   rec('form.date', 'messages_forms.ndjson', 14, 'messages', 'f14', 'data.interactiveData.formFields[0].from'), // 2023-02-29
   rec('form.date.range', 'messages_forms.ndjson', 15, 'messages', 'f15', 'data.interactiveData.formFields[0].from'),
-  rec('form.timezone', 'messages_forms.ndjson', 16, 'messages', 'f16', 'data.interactiveData.formFields[0].timezoneCode'),
-  rec('form.default-value', 'messages_forms.ndjson', 17, 'messages', 'f17', 'data.customData.forms[0].formFields[0].defaultValue'), // a form elsewhere in data
-  rec('form.field.type', 'messages_forms.ndjson', 18, 'messages', 'f18', 'data.interactiveData.formFields[0].action.method'),
+  rec(
+    'form.timezone',
+    'messages_forms.ndjson',
+    16,
+    'messages',
+    'f16',
+    'data.interactiveData.formFields[0].timezoneCode',
+  ),
+  rec(
+    'form.default-value',
+    'messages_forms.ndjson',
+    17,
+    'messages',
+    'f17',
+    'data.customData.forms[0].formFields[0].defaultValue',
+  ), // a form elsewhere in data
+  rec(
+    'form.field.type',
+    'messages_forms.ndjson',
+    18,
+    'messages',
+    'f18',
+    'data.interactiveData.formFields[0].action.method',
+  ),
 
   // ---- malformed/ (input.* problems; the records around them are read and checked)
   bad('input.csv-columns', 'users-columns.csv', 5, 'users'), // after a quoted two-line row (3-4)
@@ -224,6 +278,13 @@ export const CASES = [
  */
 export const MAPPER_CODES = ['field.json', 'field.unknown', 'field.conflict', 'timestamp.invalid', 'timestamp.never'];
 export const READER_CODES = [
-  'input.csv-columns', 'input.csv-syntax', 'input.csv-header', 'input.json-syntax', 'input.not-object',
-  'input.json-shape', 'input.utf8', 'input.empty-file', 'input.gzip',
+  'input.csv-columns',
+  'input.csv-syntax',
+  'input.csv-header',
+  'input.json-syntax',
+  'input.not-object',
+  'input.json-shape',
+  'input.utf8',
+  'input.empty-file',
+  'input.gzip',
 ];

@@ -42,18 +42,36 @@ async function loadSeeds() {
   return [
     { entity: 'users', ext: 'csv', bytes: await read('users.csv') },
     { entity: 'groups', ext: 'json', bytes: await read('groups.json') },
-    { entity: 'groups', ext: 'json', bytes: Buffer.from(JSON.stringify({ groups: Object.fromEntries(groups.map((g) => [g.guid, g])) })) },
+    {
+      entity: 'groups',
+      ext: 'json',
+      bytes: Buffer.from(JSON.stringify({ groups: Object.fromEntries(groups.map((g) => [g.guid, g])) })),
+    },
     { entity: 'members', ext: 'ndjson', bytes: await read('members.ndjson') },
     { entity: 'messages', ext: 'ndjson', bytes: Buffer.from(`${messageLines.join('\n')}\n`) },
     { entity: 'messages', ext: 'csv', bytes: await read('messages-archive.csv') },
     { entity: 'messages', ext: 'json', bytes: Buffer.from(JSON.stringify(messageObjects, null, 2)) },
-    { entity: 'messages', ext: 'json', bytes: Buffer.from(JSON.stringify(Object.fromEntries(messageObjects.map((m) => [m.muid, m])))) },
+    {
+      entity: 'messages',
+      ext: 'json',
+      bytes: Buffer.from(JSON.stringify(Object.fromEntries(messageObjects.map((m) => [m.muid, m])))),
+    },
   ];
 }
 
 const STRUCTURAL = [...'{}[],:"\n\r\\ 0aé'].map((c) => Buffer.from(c));
-const BAD_UTF8 = [[0xc3, 0x28], [0xff], [0xfe, 0xff], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0x80]].map((b) => Buffer.from(b));
-const splice = (buf, at, del, insert = Buffer.alloc(0)) => Buffer.concat([buf.subarray(0, at), insert, buf.subarray(at + del)]);
+const BAD_UTF8 = [
+  [0xc3, 0x28],
+  [0xff],
+  [0xfe, 0xff],
+  [0xed, 0xa0, 0x80],
+  [0xc0, 0xaf],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+  [0x80],
+].map((b) => Buffer.from(b));
+const splice = (buf, at, del, insert = Buffer.alloc(0)) =>
+  Buffer.concat([buf.subarray(0, at), insert, buf.subarray(at + del)]);
 const nested = (n, open = '[', close = ']') => open.repeat(n) + close.repeat(n);
 
 /** Corruptions: each takes the seed's bytes and returns the corrupted file (and maybe a gzip flag). */
@@ -107,7 +125,10 @@ const KINDS = {
   'line-endings': (r, s) => {
     const text = s.bytes.toString('latin1');
     const pick = r.pick(['\r\n', '\r', '\n\n', '\0\n', '\x85\n']);
-    return Buffer.from(text.replace(/\n/g, () => (r.next() < 0.3 ? pick : '\n')), 'latin1');
+    return Buffer.from(
+      text.replace(/\n/g, () => (r.next() < 0.3 ? pick : '\n')),
+      'latin1',
+    );
   },
   binary: (r) => {
     const b = Buffer.alloc(r.range(1, 64 * 1024));
@@ -123,15 +144,23 @@ const KINDS = {
     if (form === 2) return Buffer.from(`${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`);
     if (s.ext === 'csv') return Buffer.concat([s.bytes, Buffer.from(`\n${nested(DEPTH)}\n`)]);
     const record = `{"uid":"deep1","muid":"deep1","guid":"deep1","name":"Deep","unknownField":${nested(DEPTH)}}`;
-    if (s.ext === 'ndjson') return Buffer.concat([s.bytes, Buffer.from(form === 3 ? `${nested(DEPTH)}\n` : `${record}\n`)]);
+    if (s.ext === 'ndjson')
+      return Buffer.concat([s.bytes, Buffer.from(form === 3 ? `${nested(DEPTH)}\n` : `${record}\n`)]);
     return Buffer.from(form === 3 ? `[${nested(DEPTH)}]` : `[${record}]`);
   },
   'deep-field': (_r, s) => {
     // deep nesting where the rules serialise it: value.too-deep, once a crash
     const deep = nested(DEPTH);
-    const rec = { users: `{"uid":"df1","name":"D","metadata":{"x":${deep}}}`, messages: `{"muid":"df1","sender":"u001","receiverType":"user","receiver":"u002","sentAt":1600000000,"type":"text","data":{"text":"t","x":${deep}}}` };
+    const rec = {
+      users: `{"uid":"df1","name":"D","metadata":{"x":${deep}}}`,
+      messages: `{"muid":"df1","sender":"u001","receiverType":"user","receiver":"u002","sentAt":1600000000,"type":"text","data":{"text":"t","x":${deep}}}`,
+    };
     const record = rec[s.entity] ?? rec.messages;
-    return s.ext === 'ndjson' ? Buffer.concat([s.bytes, Buffer.from(`${record}\n`)]) : s.ext === 'json' ? Buffer.from(`[${record}]`) : s.bytes;
+    return s.ext === 'ndjson'
+      ? Buffer.concat([s.bytes, Buffer.from(`${record}\n`)])
+      : s.ext === 'json'
+        ? Buffer.from(`[${record}]`)
+        : s.bytes;
   },
   huge: (r, s) => {
     const size = r.range(3, 6) * 1024 * 1024;
@@ -139,11 +168,28 @@ const KINDS = {
     if (form === 0) return Buffer.alloc(size, 'x'); // one line, no newline at all
     if (s.ext === 'csv') {
       const header = s.bytes.subarray(0, s.bytes.indexOf(0x0a) + 1);
-      return Buffer.concat([header, Buffer.from('big1,"'), Buffer.alloc(size, 'y'), Buffer.from(form === 1 ? '"\n' : '\n')]);
+      return Buffer.concat([
+        header,
+        Buffer.from('big1,"'),
+        Buffer.alloc(size, 'y'),
+        Buffer.from(form === 1 ? '"\n' : '\n'),
+      ]);
     }
     const text = Buffer.alloc(size, 'z').toString();
-    const record = JSON.stringify({ uid: 'big1', muid: 'big1', guid: 'big1', name: text, sender: 'u001', receiverType: 'user', receiver: 'u002', sentAt: 1600000000, type: 'text', data: { text } });
-    if (s.ext === 'ndjson') return Buffer.concat([s.bytes, Buffer.from(form === 1 ? `${record}\n` : record.slice(0, -2))]);
+    const record = JSON.stringify({
+      uid: 'big1',
+      muid: 'big1',
+      guid: 'big1',
+      name: text,
+      sender: 'u001',
+      receiverType: 'user',
+      receiver: 'u002',
+      sentAt: 1600000000,
+      type: 'text',
+      data: { text },
+    });
+    if (s.ext === 'ndjson')
+      return Buffer.concat([s.bytes, Buffer.from(form === 1 ? `${record}\n` : record.slice(0, -2))]);
     return Buffer.from(form === 1 ? `[${record}]` : `[${record}`);
   },
   'gzip-truncated': (r, s) => {
@@ -155,12 +201,22 @@ const KINDS = {
     for (let k = r.range(1, 8); k > 0; k--) gz[r.int(gz.length)] ^= r.range(1, 255);
     return { bytes: gz, gzip: true };
   },
-  'gzip-trailing-garbage': (r, s) => ({ bytes: Buffer.concat([gzipSync(s.bytes), Buffer.from(r.pick(['garbage', '\0\0\0', '\x1f\x8b']))]), gzip: true }),
-  'gzip-of-corrupt': (r, s) => ({ bytes: gzipSync(KINDS[r.pick(['truncate', 'flip', 'bad-utf8', 'shift-columns'])](r, s)), gzip: true }),
+  'gzip-trailing-garbage': (r, s) => ({
+    bytes: Buffer.concat([gzipSync(s.bytes), Buffer.from(r.pick(['garbage', '\0\0\0', '\x1f\x8b']))]),
+    gzip: true,
+  }),
+  'gzip-of-corrupt': (r, s) => ({
+    bytes: gzipSync(KINDS[r.pick(['truncate', 'flip', 'bad-utf8', 'shift-columns'])](r, s)),
+    gzip: true,
+  }),
   'gzip-not-gzip': (r, s) => ({ bytes: s.bytes.subarray(0, r.range(0, 64)), gzip: true }),
   combined: (r, s) => {
     let bytes = s.bytes;
-    for (let k = r.range(2, 3); k > 0; k--) bytes = KINDS[r.pick(['truncate', 'flip', 'insert', 'delete-range', 'shift-columns', 'bad-utf8', 'swap-lines'])](r, { ...s, bytes });
+    for (let k = r.range(2, 3); k > 0; k--)
+      bytes = KINDS[r.pick(['truncate', 'flip', 'insert', 'delete-range', 'shift-columns', 'bad-utf8', 'swap-lines'])](
+        r,
+        { ...s, bytes },
+      );
     return bytes;
   },
 };
@@ -214,12 +270,15 @@ async function checkRun(dir, manifest, result) {
   try {
     report = JSON.parse(result.stdout);
   } catch {
-    bad.push(`exit ${result.code}; stdout is not JSON: ${result.stdout.slice(0, 300)} / ${result.stderr.slice(0, 500)}`);
+    bad.push(
+      `exit ${result.code}; stdout is not JSON: ${result.stdout.slice(0, 300)} / ${result.stderr.slice(0, 500)}`,
+    );
     return bad;
   }
   // No corruption here makes a file unreadable (each exists, with a known extension): exit 1 is a failure.
   const expectedCode = report.errorCount > 0 ? 3 : 0;
-  if (result.code !== expectedCode) bad.push(`exit ${result.code} with ${report.errorCount} errors (expected ${expectedCode})`);
+  if (result.code !== expectedCode)
+    bad.push(`exit ${result.code} with ${report.errorCount} errors (expected ${expectedCode})`);
   if (!Array.isArray(report.problems)) return [...bad, 'no problems array'];
   const names = new Set(manifest.map((m) => m.name));
   const lines = new Map();
@@ -239,7 +298,8 @@ async function checkRun(dir, manifest, result) {
     const where = `${p.file}:${p.line} [${p.rule}]`;
     if (typeof p.file !== 'string' || !names.has(p.file)) bad.push(`problem in a file not of this run: ${where}`);
     if (!Number.isInteger(p.line) || p.line < 0) bad.push(`line not an integer >= 0: ${where}`);
-    else if (lines.has(p.file) && p.line > lines.get(p.file)) bad.push(`line past the end of the file (${lines.get(p.file)} lines): ${where}`);
+    else if (lines.has(p.file) && p.line > lines.get(p.file))
+      bad.push(`line past the end of the file (${lines.get(p.file)} lines): ${where}`);
     if (!KNOWN_CODES.has(p.rule)) bad.push(`unknown rule code: ${where}`);
     if (p.severity !== 'error' && p.severity !== 'warning') bad.push(`bad severity ${p.severity}: ${where}`);
     if (typeof p.message !== 'string' || p.message === '') bad.push(`no message: ${where}`);
@@ -258,7 +318,9 @@ async function validateSubset(dir, files) {
     const entities = new Set(files.map((m) => m.entity));
     for (const entity of entities) await mkdir(path.join(sub, entity));
     for (const m of files) await writeFile(path.join(sub, m.name), await readFile(path.join(dir, m.name)));
-    const sources = Object.fromEntries([...entities].map((e) => [e, { path: files.filter((m) => m.entity === e).map((m) => m.name) }]));
+    const sources = Object.fromEntries(
+      [...entities].map((e) => [e, { path: files.filter((m) => m.entity === e).map((m) => m.name) }]),
+    );
     await writeConfig(sub, { sources });
     return await checkRun(sub, files, await validate(sub));
   } finally {
@@ -299,7 +361,12 @@ test(`fuzz: ${RUNS * FILES_PER_RUN} corrupted files, ${FILES_PER_RUN} a run: alw
     const manifest = await writeBatch(dir, run, seeds);
     for (const m of manifest) kinds[m.kind] = (kinds[m.kind] ?? 0) + 1;
     await writeConfig(dir, {
-      sources: { users: { path: 'users/*' }, groups: { path: 'groups/*' }, members: { path: 'members/*' }, messages: { path: 'messages/*' } },
+      sources: {
+        users: { path: 'users/*' },
+        groups: { path: 'groups/*' },
+        members: { path: 'members/*' },
+        messages: { path: 'messages/*' },
+      },
     });
     const result = await validate(dir);
     const bad = await checkRun(dir, manifest, result);
@@ -309,10 +376,17 @@ test(`fuzz: ${RUNS * FILES_PER_RUN} corrupted files, ${FILES_PER_RUN} a run: alw
       continue;
     }
     const culprits = failures.length < 2 ? await isolate(dir, manifest) : [];
-    const named = failures.length >= 2 ? '(not bisected: only the first two failed runs are)' : culprits.join('\n    ') || '(none fails alone: an interaction of files)';
-    failures.push(`run ${run} (FUZZ_SEED=${SEED}, files kept in ${dir}, see manifest.json):\n    ${bad.slice(0, 10).join('\n    ')}\n  inputs that fail alone:\n    ${named}`);
+    const named =
+      failures.length >= 2
+        ? '(not bisected: only the first two failed runs are)'
+        : culprits.join('\n    ') || '(none fails alone: an interaction of files)';
+    failures.push(
+      `run ${run} (FUZZ_SEED=${SEED}, files kept in ${dir}, see manifest.json):\n    ${bad.slice(0, 10).join('\n    ')}\n  inputs that fail alone:\n    ${named}`,
+    );
   }
-  t.diagnostic(`seed ${SEED}: ${RUNS} runs, ${problems} problems reported, ${Date.now() - started} ms; kinds ${JSON.stringify(kinds)}`);
+  t.diagnostic(
+    `seed ${SEED}: ${RUNS} runs, ${problems} problems reported, ${Date.now() - started} ms; kinds ${JSON.stringify(kinds)}`,
+  );
   assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
   // the corruptions must actually have been varied: every kind but the capped-out known bug was used
   for (const kind of CHOICES) assert.ok(kinds[kind] > 0, `corruption ${kind} never drawn`);
@@ -323,22 +397,35 @@ test('deep nesting inside metadata, data or senderUserDetails is a located probl
   const cases = [
     ['users', 'users.ndjson', `{"uid":"u1","name":"Ann","metadata":{"x":${deep}}}\n`],
     ['users', 'users.csv', `uid,name,metadata\nu1,Ann,"{""x"":${deep}}"\n`],
-    ['messages', 'messages.ndjson', `{"muid":"m1","sender":"u1","receiverType":"user","receiver":"u2","sentAt":1600000000,"type":"text","data":{"text":"t","x":${deep}}}\n`],
-    ['messages', 'messages.json', `[{"muid":"m1","sender":"u1","receiverType":"user","receiver":"u2","sentAt":1600000000,"type":"text","data":{"text":"t"},"senderUserDetails":{"uid":"u1","x":${deep}}}]\n`],
+    [
+      'messages',
+      'messages.ndjson',
+      `{"muid":"m1","sender":"u1","receiverType":"user","receiver":"u2","sentAt":1600000000,"type":"text","data":{"text":"t","x":${deep}}}\n`,
+    ],
+    [
+      'messages',
+      'messages.json',
+      `[{"muid":"m1","sender":"u1","receiverType":"user","receiver":"u2","sentAt":1600000000,"type":"text","data":{"text":"t"},"senderUserDetails":{"uid":"u1","x":${deep}}}]\n`,
+    ],
   ];
-  const results = await Promise.all(cases.map(async ([entity, name, text]) => {
-    const dir = await tempDir('cm-fuzz-deep-');
-    await writeFile(path.join(dir, name), text);
-    await writeConfig(dir, { sources: { [entity]: { path: name } } });
-    const result = await validate(dir);
-    await rm(dir, { recursive: true, force: true });
-    return [name, result];
-  }));
+  const results = await Promise.all(
+    cases.map(async ([entity, name, text]) => {
+      const dir = await tempDir('cm-fuzz-deep-');
+      await writeFile(path.join(dir, name), text);
+      await writeConfig(dir, { sources: { [entity]: { path: name } } });
+      const result = await validate(dir);
+      await rm(dir, { recursive: true, force: true });
+      return [name, result];
+    }),
+  );
   for (const [name, result] of results) {
     assert.equal(result.code, 3, `${name}: exit ${result.code}\n${result.stderr.slice(0, 500)}`);
     assert.doesNotMatch(result.stderr, STACK, name);
     const report = JSON.parse(result.stdout);
     const line = name.endsWith('.csv') ? 2 : 1; // a CSV record starts under its header
-    assert.ok(report.problems.some((p) => p.rule === 'value.too-deep' && p.line === line), `${name}: ${result.stdout.slice(0, 300)}`);
+    assert.ok(
+      report.problems.some((p) => p.rule === 'value.too-deep' && p.line === line),
+      `${name}: ${result.stdout.slice(0, 300)}`,
+    );
   }
 });

@@ -92,26 +92,52 @@ export async function readNdjson(file) {
     if (err.code === 'ENOENT') return [];
     throw err;
   }
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 /** Writes a generated export of all four entities as NDJSON/CSV: n users, g groups, members, m messages. */
-export async function writeGeneratedExport(dir, { users = 200, groups = 10, membersPerGroup = 20, messages = 2000 } = {}) {
+export async function writeGeneratedExport(
+  dir,
+  { users = 200, groups = 10, membersPerGroup = 20, messages = 2000 } = {},
+) {
   const base = 1_650_000_000;
   const u = [];
   for (let i = 0; i < users; i++) u.push(JSON.stringify({ uid: `user${i}`, name: `User ${i} ✓`, createdAt: base + i }));
   await writeFile(path.join(dir, 'users.ndjson'), `${u.join('\n')}\n`);
   const g = ['guid,name,type,owner,createdAt'];
-  for (let i = 0; i < groups; i++) g.push(`grp${i},"Group ${i}, the best",public,user${i % users},${base + 10_000 + i}`);
+  for (let i = 0; i < groups; i++)
+    g.push(`grp${i},"Group ${i}, the best",public,user${i % users},${base + 10_000 + i}`);
   await writeFile(path.join(dir, 'groups.csv'), `${g.join('\n')}\n`);
   const m = [];
   for (let i = 0; i < groups; i++) {
-    for (let k = 0; k < membersPerGroup; k++) m.push(JSON.stringify({ guid: `grp${i}`, uid: `user${(i * 7 + k) % users}`, scope: 'participant', joinedAt: base + 20_000 + k }));
+    for (let k = 0; k < membersPerGroup; k++)
+      m.push(
+        JSON.stringify({
+          guid: `grp${i}`,
+          uid: `user${(i * 7 + k) % users}`,
+          scope: 'participant',
+          joinedAt: base + 20_000 + k,
+        }),
+      );
   }
   await writeFile(path.join(dir, 'members.ndjson'), `${m.join('\n')}\n`);
   const msgs = [];
   for (let i = 0; i < messages; i++) {
-    msgs.push(JSON.stringify({ muid: `msg${i}`, sender: `user${i % users}`, receiverType: 'group', receiver: `grp${i % groups}`, sentAt: base + 30_000 + i, category: 'message', type: 'text', data: { text: `hello ${i}` } }));
+    msgs.push(
+      JSON.stringify({
+        muid: `msg${i}`,
+        sender: `user${i % users}`,
+        receiverType: 'group',
+        receiver: `grp${i % groups}`,
+        sentAt: base + 30_000 + i,
+        category: 'message',
+        type: 'text',
+        data: { text: `hello ${i}` },
+      }),
+    );
   }
   await writeFile(path.join(dir, 'messages.ndjson'), `${msgs.join('\n')}\n`);
   return {

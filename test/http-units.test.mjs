@@ -69,27 +69,54 @@ test('"auto" starts at the documented 60 a minute and learns the limit from X-Ra
 
 test('backoff is exponential with full jitter, capped, and never shorter than the server asked', () => {
   const policy = { ...DEFAULT_RETRY_POLICY, retries: 8, baseDelayMs: 500, maxDelayMs: 30_000 };
-  assert.equal(backoffDelay(policy, 0, 0, () => 0.999), 499);
-  assert.equal(backoffDelay(policy, 3, 0, () => 0.5), 2000);
-  assert.equal(backoffDelay(policy, 20, 0, () => 0.999), 29_970);
-  assert.equal(backoffDelay(policy, 0, 7000, () => 0.1), 7000);
+  assert.equal(
+    backoffDelay(policy, 0, 0, () => 0.999),
+    499,
+  );
+  assert.equal(
+    backoffDelay(policy, 3, 0, () => 0.5),
+    2000,
+  );
+  assert.equal(
+    backoffDelay(policy, 20, 0, () => 0.999),
+    29_970,
+  );
+  assert.equal(
+    backoffDelay(policy, 0, 7000, () => 0.1),
+    7000,
+  );
   assert.equal(parseRetryAfter('3', 0), 3000);
   assert.equal(parseRetryAfter(new Date(10_000).toUTCString(), 4000), 6000);
   assert.equal(parseRetryAfter('soon', 0), undefined);
 });
 
 test('record results are read from both documented shapes, matching messages by muid when keyed otherwise', () => {
-  const flat = { data: { u1: { success: true, data: { uid: 'u1' } }, u2: { success: false, error: { code: 'ERR_UID_ALREADY_EXISTS', message: 'exists' } } } };
+  const flat = {
+    data: {
+      u1: { success: true, data: { uid: 'u1' } },
+      u2: { success: false, error: { code: 'ERR_UID_ALREADY_EXISTS', message: 'exists' } },
+    },
+  };
   const r1 = parseRecordResults(JSON.stringify(flat), ['u1', 'u2', 'u3'], 'uid');
   assert.deepEqual(r1.get('u1'), { success: true });
   assert.equal(r1.get('u2').code, 'ERR_UID_ALREADY_EXISTS');
   assert.equal(r1.has('u3'), false, 'no result means no verdict');
-  const nested = { data: { data: { 1000001: { success: true, data: { id: '1000001', muid: 'M-1' } }, 1000002: { success: false, muid: 'm-2', error: { code: 'ERR_EMPTY_MESSAGE_TEXT', message: 'empty' } } } } };
+  const nested = {
+    data: {
+      data: {
+        1000001: { success: true, data: { id: '1000001', muid: 'M-1' } },
+        1000002: { success: false, muid: 'm-2', error: { code: 'ERR_EMPTY_MESSAGE_TEXT', message: 'empty' } },
+      },
+    },
+  };
   const r2 = parseRecordResults(JSON.stringify(nested), ['M-1', 'm-2'], 'muid');
   assert.deepEqual(r2.get('M-1'), { success: true });
   assert.equal(r2.get('m-2').code, 'ERR_EMPTY_MESSAGE_TEXT');
   // The service lower-cases ids: a result keyed "bob" answers the record sent as "Bob".
-  assert.deepEqual(parseRecordResults(JSON.stringify({ data: { bob: { success: true } } }), ['Bob'], 'uid').get('Bob'), { success: true });
+  assert.deepEqual(
+    parseRecordResults(JSON.stringify({ data: { bob: { success: true } } }), ['Bob'], 'uid').get('Bob'),
+    { success: true },
+  );
 });
 
 test('progress: out-of-order acknowledgements raise the watermark only where they join it', () => {
@@ -110,10 +137,22 @@ test('progress: out-of-order acknowledgements raise the watermark only where the
 });
 
 test('the retry policy is data: statuses classified from its lists, and a changed list changes the answer', () => {
-  const kinds = [200, 400, 401, 403, 404, 408, 413, 429, 500, 502, 503, 599].map((s) => classifyStatus(DEFAULT_RETRY_POLICY, s));
+  const kinds = [200, 400, 401, 403, 404, 408, 413, 429, 500, 502, 503, 599].map((s) =>
+    classifyStatus(DEFAULT_RETRY_POLICY, s),
+  );
   assert.deepEqual(kinds, [
-    'refused', 'refused', 'auth', 'auth', 'refused', 'server-error', 'refused', 'rate-limited',
-    'server-error', 'server-error', 'server-error', 'server-error',
+    'refused',
+    'refused',
+    'auth',
+    'auth',
+    'refused',
+    'server-error',
+    'refused',
+    'rate-limited',
+    'server-error',
+    'server-error',
+    'server-error',
+    'server-error',
   ]);
   const strict = { ...DEFAULT_RETRY_POLICY, serverErrorStatuses: [], rateLimitStatuses: [429, 420] };
   assert.equal(classifyStatus(strict, 408), 'refused');

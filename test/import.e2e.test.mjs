@@ -45,8 +45,16 @@ test('imports every fixture record exactly once, in the contract shapes', async 
     assert.equal(records.messages.m0042, undefined);
     // The summary: a column per entity, a row per figure.
     const table = run.stdout.split('\n');
-    const header = table.find((l) => /^ +users +groups +members +messages +total$/.test(l)).trim().split(/ +/);
-    const cells = (row) => table.find((l) => l.startsWith(`${row}  `)).slice(row.length).trim().split(/ +/);
+    const header = table
+      .find((l) => /^ +users +groups +members +messages +total$/.test(l))
+      .trim()
+      .split(/ +/);
+    const cells = (row) =>
+      table
+        .find((l) => l.startsWith(`${row}  `))
+        .slice(row.length)
+        .trim()
+        .split(/ +/);
     const messages = (row) => Number(cells(row)[header.indexOf('messages')]);
     assert.deepEqual(['read', 'imported', 'already there', 'rejected', 'skipped'].map(messages), [360, 358, 0, 0, 2]);
   } finally {
@@ -71,7 +79,10 @@ test('the API key never appears in output, checkpoint or rejects, and --json pri
     }
     assert.ok(!run.stdout.includes(API_KEY) && !run.stderr.includes(API_KEY));
     const rejects = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
-    assert.deepEqual(rejects.map((r) => r.id), ['m0010']);
+    assert.deepEqual(
+      rejects.map((r) => r.id),
+      ['m0010'],
+    );
     assert.equal(rejects[0].file, 'messages.ndjson');
     assert.equal(rejects[0].line, 10);
     assert.equal(rejects[0].record.muid, 'm0010');
@@ -120,8 +131,20 @@ test('import: duplicate muids in the export are imported once and rejected where
   const sb = await sandbox();
   try {
     const dir = await tempDir();
-    const users = [{ uid: 'u1', name: 'Ann' }, { uid: 'u2', name: 'Bob' }];
-    const msg = (muid, i) => ({ muid, sender: 'u1', receiverType: 'user', receiver: 'u2', sentAt: 1_600_000_000 + i, category: 'message', type: 'text', data: { text: `hello ${i}` } });
+    const users = [
+      { uid: 'u1', name: 'Ann' },
+      { uid: 'u2', name: 'Bob' },
+    ];
+    const msg = (muid, i) => ({
+      muid,
+      sender: 'u1',
+      receiverType: 'user',
+      receiver: 'u2',
+      sentAt: 1_600_000_000 + i,
+      category: 'message',
+      type: 'text',
+      data: { text: `hello ${i}` },
+    });
     // Lines 1-120: m1 repeated at line 3 (same batch), M2 at line 4 against m2 at line 2 (case, same
     // batch), m5 repeated at line 110 (a later batch, sent once the first batch has been answered).
     const ids = ['m1', 'm2', 'm1', 'M2', 'm5'];

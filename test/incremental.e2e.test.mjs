@@ -6,7 +6,16 @@ import { test } from 'node:test';
 import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
 const message = (i, sentAt = 1_700_000_000 + i) =>
-  JSON.stringify({ muid: `n${i}`, sender: 'alice', receiverType: 'user', receiver: 'bob', sentAt, category: 'message', type: 'text', data: { text: `night ${i}` } });
+  JSON.stringify({
+    muid: `n${i}`,
+    sender: 'alice',
+    receiverType: 'user',
+    receiver: 'bob',
+    sentAt,
+    category: 'message',
+    type: 'text',
+    data: { text: `night ${i}` },
+  });
 const lines = (from, to) => Array.from({ length: to - from }, (_, k) => `${message(from + k)}\n`).join('');
 
 test('three nightly runs over a growing export: appended rows, a new file on the glob, a file rewritten in place', async () => {
@@ -48,7 +57,10 @@ test('three nightly runs over a growing export: appended rows, a new file on the
     const rewritten = [...Array.from({ length: 30 }, (_, k) => message(1029 - k)), message(2000), message(2001)];
     await writeFile(path.join(dir, 'messages-2.ndjson'), `${rewritten.join('\n')}\n`);
     s = await nightly();
-    assert.ok(s.warnings.some((w) => /messages-2\.ndjson changed in place/.test(w)), JSON.stringify(s.warnings));
+    assert.ok(
+      s.warnings.some((w) => /messages-2\.ndjson changed in place/.test(w)),
+      JSON.stringify(s.warnings),
+    );
     assert.equal(s.entities.messages.imported, 2);
     assert.equal(s.entities.messages.alreadyPresent, 30);
 
@@ -66,8 +78,14 @@ test('--since imports only messages sent at or after the time; the rest are coun
   try {
     const dir = await tempDir();
     await writeFile(path.join(dir, 'messages.ndjson'), lines(0, 100));
-    await writeConfig(dir, { baseUrl: sb.url, requestsPerMinute: 1e9, sources: { messages: { path: 'messages.ndjson' } } });
-    const run = await runCli(['import', '--json', '--since', new Date((1_700_000_000 + 60) * 1000).toISOString()], { cwd: dir });
+    await writeConfig(dir, {
+      baseUrl: sb.url,
+      requestsPerMinute: 1e9,
+      sources: { messages: { path: 'messages.ndjson' } },
+    });
+    const run = await runCli(['import', '--json', '--since', new Date((1_700_000_000 + 60) * 1000).toISOString()], {
+      cwd: dir,
+    });
     assert.equal(run.code, 0, run.stderr);
     const s = JSON.parse(run.stdout);
     assert.equal(s.entities.messages.imported, 40);

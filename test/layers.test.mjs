@@ -113,7 +113,9 @@ test('src: no import cycle between modules', () => {
 
 test('src: every import names a module that exists', () => {
   const graph = importGraph(SRC);
-  const missing = [...graph].flatMap(([from, to]) => [...to].filter((t) => !graph.has(t)).map((t) => `${from} -> ${t}`));
+  const missing = [...graph].flatMap(([from, to]) =>
+    [...to].filter((t) => !graph.has(t)).map((t) => `${from} -> ${t}`),
+  );
   assert.deepEqual(missing, []);
 });
 

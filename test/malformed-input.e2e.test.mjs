@@ -59,7 +59,10 @@ test('a CSV quote that never closes costs its row: the 216 rows after it are rea
   const { read, imported, rejected } = runs[0].summary.entities.users;
   assert.deepEqual([read, imported, rejected], [229, 228, 1]);
   assert.ok(records.users.u229, 'the last row is imported');
-  assert.deepEqual(rejects.map((r) => [r.line, r.code, r.message]), [[14, 'input.csv-syntax', message]]);
+  assert.deepEqual(
+    rejects.map((r) => [r.line, r.code, r.message]),
+    [[14, 'input.csv-syntax', message]],
+  );
 });
 
 test('a JSON syntax error names line and column; every record before it (and after it) is read', async () => {

@@ -59,7 +59,10 @@ test('mapper: an optional "never" is left out with a timestamp.never warning; se
   const user = map('users', { uid: 'u1', name: 'U', createdAt: 0, lastActiveAt: SENDBIRD_EPOCH, deactivatedAt: zero });
   assert.deepEqual(user.payload, { uid: 'u1', name: 'U' });
   const fields = ['createdAt', 'lastActiveAt', 'deactivatedAt'];
-  assert.deepEqual(brief(user), fields.map((f) => `timestamp.never ${f} warning`));
+  assert.deepEqual(
+    brief(user),
+    fields.map((f) => `timestamp.never ${f} warning`),
+  );
   const why = /lastActiveAt "1970-01-01 00:59:59\+0100" means "never" \(before 1970-01-02\): it is left out/;
   assert.match(user.problems[1].message, why);
   const member = map('members', { guid: 'g', uid: 'u', joinedAt: -1 });
@@ -111,7 +114,10 @@ test('sendbird: no lastActiveAt if never logged in, no "never" joinedAt; a never
   assert.equal(users.bob.createdAt, undefined);
   assert.equal(users.bob.lastActiveAt, 1_651_000_100);
   assert.equal(users.eve.deactivatedAt, 1_640_995_600, 'no last time known: the deactivation falls back to created_at');
-  const team = byId(r.members.sent.filter((m) => m.guid === 'sendbird_group_channel_team'), 'uid');
+  const team = byId(
+    r.members.sent.filter((m) => m.guid === 'sendbird_group_channel_team'),
+    'uid',
+  );
   assert.deepEqual([team.alice.joinedAt, team.bob.joinedAt], [undefined, 1_650_000_100]);
   for (const e of ['users', 'groups', 'members', 'messages']) {
     // readPlans lists every record it checked, the refused message too: that one is asserted below.
@@ -122,7 +128,10 @@ test('sendbird: no lastActiveAt if never logged in, no "never" joinedAt; a never
       }
     }
   }
-  assert.deepEqual(r.messages.errors.map((p) => `${p.id} ${p.rule} ${p.field}`), ['1002 timestamp.invalid sentAt']);
+  assert.deepEqual(
+    r.messages.errors.map((p) => `${p.id} ${p.rule} ${p.field}`),
+    ['1002 timestamp.invalid sentAt'],
+  );
 });
 
 test('the sandbox refuses a "never" time sent to it, as the service would; 1970-01-02 is the first', async (t) => {
@@ -137,7 +146,13 @@ test('the sandbox refuses a "never" time sent to it, as the service would; 1970-
     return /** @type {any} */ (await res.json()).data[key];
   };
   const msg = (muid, extra) => ({
-    muid, sender: 'u1', receiverType: 'user', receiver: 'u2', sentAt: 1_700_000_000, type: 'text', data: { text: 'x' },
+    muid,
+    sender: 'u1',
+    receiverType: 'user',
+    receiver: 'u2',
+    sentAt: 1_700_000_000,
+    type: 'text',
+    data: { text: 'x' },
     ...extra,
   });
   for (const [i, createdAt] of [0, -1, '0', 86_399].entries()) {
@@ -150,7 +165,10 @@ test('the sandbox refuses a "never" time sent to it, as the service would; 1970-
   const joined = await post('members', 'g1_member_u1', { guid: 'g1', uid: 'u1', joinedAt: 0 });
   assert.equal(joined.error.code, 'ERR_IMPORT_INVALID_MEMBER_FORMAT');
   /** @type {Array<[string, object]>} */
-  const refused = [['m1', { sentAt: 0 }], ['m2', { readAt: -1 }]];
+  const refused = [
+    ['m1', { sentAt: 0 }],
+    ['m2', { readAt: -1 }],
+  ];
   for (const [muid, time] of refused) {
     assert.equal((await post('messages', muid, msg(muid, time))).error.code, 'ERR_IMPORT_INVALID_MESSAGE_FORMAT', muid);
   }

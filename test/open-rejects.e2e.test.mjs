@@ -11,8 +11,15 @@ const user = (uid, name = uid) => JSON.stringify({ uid, name });
 const member = (uid) => JSON.stringify({ guid: 'g1', uid, scope: 'participant' });
 const message = (i, extra = {}) =>
   JSON.stringify({
-    muid: `m${i}`, sender: 'alice', receiverType: 'group', receiver: 'g1', sentAt: 1_700_000_000 + i,
-    category: 'message', type: 'text', data: { text: `hello ${i}` }, ...extra,
+    muid: `m${i}`,
+    sender: 'alice',
+    receiverType: 'group',
+    receiver: 'g1',
+    sentAt: 1_700_000_000 + i,
+    category: 'message',
+    type: 'text',
+    data: { text: `hello ${i}` },
+    ...extra,
   });
 
 /** An export of 2 users, a group, 3 members (one of a user the export lacks) and 5 messages (one empty). */
@@ -20,7 +27,10 @@ async function writeExport(dir, { withCarol = false, fixedText = false } = {}) {
   const users = [user('alice'), user('bob'), ...(withCarol ? [user('carol')] : [])];
   await writeFile(path.join(dir, 'users.ndjson'), `${users.join('\n')}\n`);
   await writeFile(path.join(dir, 'groups.ndjson'), `${JSON.stringify({ guid: 'g1', name: 'G', type: 'public' })}\n`);
-  await writeFile(path.join(dir, 'members.ndjson'), `${[member('alice'), member('bob'), member('carol')].join('\n')}\n`);
+  await writeFile(
+    path.join(dir, 'members.ndjson'),
+    `${[member('alice'), member('bob'), member('carol')].join('\n')}\n`,
+  );
   const messages = [0, 1, 2, 3].map((i) => message(i));
   messages.push(message(4, { data: { text: fixedText ? 'fixed' : '   ' } }));
   await writeFile(path.join(dir, 'messages.ndjson'), `${messages.join('\n')}\n`);

@@ -6,7 +6,16 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import {
-  API_KEY, collect, generatedWorkspace, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig, writeGeneratedExport,
+  API_KEY,
+  collect,
+  generatedWorkspace,
+  runCli,
+  sandbox,
+  spawnCli,
+  tempDir,
+  waitFor,
+  writeConfig,
+  writeGeneratedExport,
 } from './helpers.mjs';
 
 /** A loopback port nobody listens on: taken, then given back. */
@@ -69,8 +78,14 @@ test('429 and 5xx answers show as retries in the log, at most a line a second, a
     assert.equal(run.code, 0, run.stderr);
     assert.equal(sb.stats().perEntity.messages.stored, counts.messages);
     const retryLines = run.stderr.split('\n').filter((l) => / retrying in /.test(l));
-    assert.ok(retryLines.some((l) => /\(\d+\/20\): HTTP 429 \(rate limited\)/.test(l)), retryLines.join('\n'));
-    assert.ok(retryLines.some((l) => /\(\d+\/20\): HTTP 500/.test(l)), retryLines.join('\n'));
+    assert.ok(
+      retryLines.some((l) => /\(\d+\/20\): HTTP 429 \(rate limited\)/.test(l)),
+      retryLines.join('\n'),
+    );
+    assert.ok(
+      retryLines.some((l) => /\(\d+\/20\): HTTP 500/.test(l)),
+      retryLines.join('\n'),
+    );
     const retries = Number(/^retries .* (\d+)$/m.exec(run.stdout)[1]);
     assert.ok(retries >= retryLines.length, `${retries} retries counted, ${retryLines.length} lines`);
   } finally {
@@ -78,7 +93,7 @@ test('429 and 5xx answers show as retries in the log, at most a line a second, a
   }
 });
 
-test('CI lines carry the time, done/total and percent, rate and ETA, in the summary\'s words', async () => {
+test("CI lines carry the time, done/total and percent, rate and ETA, in the summary's words", async () => {
   const sb = await sandbox({ latencyMs: 150 });
   try {
     // Long enough after the resume for a progress line (every 5 s) before the last one.

@@ -28,7 +28,11 @@ test('npm pack gives a package that installs elsewhere and runs --version and de
     const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
     const [{ filename, files }] = JSON.parse(packed.stdout);
     const names = files.map((f) => f.path);
-    assert.deepEqual(names.filter((n) => !shipped(n)), [], 'only the CLI, its build and the demo ship');
+    assert.deepEqual(
+      names.filter((n) => !shipped(n)),
+      [],
+      'only the CLI, its build and the demo ship',
+    );
     assert.ok(names.includes('LICENSE') && names.includes('CHANGELOG.md'), 'LICENSE and CHANGELOG.md ship');
     assert.ok(names.includes('dist/cli/main.js.map'), 'source maps ship');
 
@@ -46,7 +50,8 @@ test('npm pack gives a package that installs elsewhere and runs --version and de
 
     // The maps are found by Node for anyone who runs with --enable-source-maps (say, for a bug report).
     const errorsJs = pathToFileURL(path.join(installed, 'chat-migrate', 'dist', 'errors.js')).href;
-    const probe = `import(${JSON.stringify(errorsJs)}).then(() => console.log(require('node:module')` +
+    const probe =
+      `import(${JSON.stringify(errorsJs)}).then(() => console.log(require('node:module')` +
       `.findSourceMap(${JSON.stringify(errorsJs)})?.payload.sources.join()))`;
     const mapped = await run(process.execPath, ['--enable-source-maps', '-e', probe]);
     assert.match(mapped.stdout, /src\/errors\.ts/);

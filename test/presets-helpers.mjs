@@ -24,7 +24,9 @@ export function crc32(bytes) {
 
 async function walk(dir, rel = '') {
   const out = [];
-  for (const entry of (await readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const entry of (await readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
     const child = rel ? `${rel}/${entry.name}` : entry.name;
     if (entry.isDirectory()) out.push(...(await walk(dir, child)));
     else out.push(child);
@@ -128,7 +130,9 @@ export async function readPlans(plans) {
           continue;
         }
         const problems = [...record.problems, ...validateRecord(record, nowSec), ...index.check(record)];
-        for (const problem of problems) if (problem.severity === 'error') tally.errors.push({ input: input.display, line: item.line, id: record.id, ...problem });
+        for (const problem of problems)
+          if (problem.severity === 'error')
+            tally.errors.push({ input: input.display, line: item.line, id: record.id, ...problem });
         tally.sent.push(record.payload);
       }
     }
@@ -138,7 +142,10 @@ export async function readPlans(plans) {
 }
 
 export async function readIdMap(file) {
-  return (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 export const byId = (records, field) => Object.fromEntries(records.map((r) => [r[field], r]));

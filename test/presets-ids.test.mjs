@@ -9,7 +9,8 @@ import { tempDir } from './helpers.mjs';
 const VALID = /^[a-z0-9_-]{1,100}$/;
 
 test('ids already valid and lower case are kept as they are', () => {
-  for (const id of ['alice', 'user_1', 'a-b-c', '123456789012345678', 'x'.repeat(100)]) assert.equal(toServiceId(id), id);
+  for (const id of ['alice', 'user_1', 'a-b-c', '123456789012345678', 'x'.repeat(100)])
+    assert.equal(toServiceId(id), id);
   assert.equal(toServiceId(42), '42');
 });
 
@@ -26,7 +27,16 @@ test('ids that must change get a readable head and a hash suffix', () => {
 });
 
 test('every output is a valid service id', () => {
-  for (const source of ['C0JGLMMNX:1452837318.000002', 'Omar.K', ' spaced out ', '!members-T587kU501WCs0ADiZq', '😀', 'a'.repeat(5000), '--', '_']) {
+  for (const source of [
+    'C0JGLMMNX:1452837318.000002',
+    'Omar.K',
+    ' spaced out ',
+    '!members-T587kU501WCs0ADiZq',
+    '😀',
+    'a'.repeat(5000),
+    '--',
+    '_',
+  ]) {
     assert.match(toServiceId(source), VALID, source);
   }
 });
@@ -34,7 +44,17 @@ test('every output is a valid service id', () => {
 test('the transform is stable and never maps two source ids to one id', () => {
   assert.equal(toServiceId('Bob'), toServiceId('Bob'));
   // Case, punctuation and length variants that a naive lower-case/replace would merge.
-  const sources = ['Bob', 'bob', 'BOB', 'b.o.b', 'b_o_b', 'b o b', 'a'.repeat(101), 'a'.repeat(102), `${'a'.repeat(100)}b`];
+  const sources = [
+    'Bob',
+    'bob',
+    'BOB',
+    'b.o.b',
+    'b_o_b',
+    'b o b',
+    'a'.repeat(101),
+    'a'.repeat(102),
+    `${'a'.repeat(100)}b`,
+  ];
   const ids = sources.map(toServiceId);
   assert.equal(new Set(ids).size, sources.length);
   assert.equal(toServiceId('bob'), 'bob');
@@ -70,7 +90,10 @@ test('the id map file lists users and groups once, messages each time, and appea
   await writer.flush();
   await assert.rejects(readFile(file, 'utf8'), /ENOENT/);
   await writer.close();
-  const lines = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const lines = (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.deepEqual(lines, [
     { entity: 'users', sourceId: 'U1', id: 'u1--x' },
     { entity: 'groups', sourceId: 'C1', id: 'c1--y' },

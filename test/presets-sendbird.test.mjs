@@ -22,38 +22,96 @@ test('users, channels, members and messages of the export, all accounted for', a
   assert.deepEqual(r.messages.skipped, { 'soft-deleted': 1 });
 
   const users = byId(r.users.sent, 'uid');
-  assert.deepEqual(users.alice, { uid: 'alice', name: 'Alice Liddell', avatar: 'https://static.example.com/avatars/alice.png', createdAt: 1640995200, lastActiveAt: 1651000000, metadata: { team: 'red', preferredLanguages: ['en'] } });
+  assert.deepEqual(users.alice, {
+    uid: 'alice',
+    name: 'Alice Liddell',
+    avatar: 'https://static.example.com/avatars/alice.png',
+    createdAt: 1640995200,
+    lastActiveAt: 1651000000,
+    metadata: { team: 'red', preferredLanguages: ['en'] },
+  });
   assert.equal(users.eve.deactivatedAt, 1645000000, 'a deactivated user keeps the last time known');
-  assert.deepEqual(['frank', 'grace', 'heidi', 'ivan', 'system'].map((u) => users[u]?.metadata.from), ['messages', 'messages', 'messages', 'messages', 'preset']);
-  assert.equal(users.grace.name, 'Grace Hopper', 'a sender missing from the users files is created from what its messages say');
+  assert.deepEqual(
+    ['frank', 'grace', 'heidi', 'ivan', 'system'].map((u) => users[u]?.metadata.from),
+    ['messages', 'messages', 'messages', 'messages', 'preset'],
+  );
+  assert.equal(
+    users.grace.name,
+    'Grace Hopper',
+    'a sender missing from the users files is created from what its messages say',
+  );
 
   const groups = byId(r.groups.sent, 'guid');
   assert.deepEqual(groups.sendbird_group_channel_team, {
-    guid: 'sendbird_group_channel_team', name: 'Team', type: 'private', owner: 'alice', icon: 'https://static.example.com/covers/team.jpg', createdAt: 1650000000,
+    guid: 'sendbird_group_channel_team',
+    name: 'Team',
+    type: 'private',
+    owner: 'alice',
+    icon: 'https://static.example.com/covers/team.jpg',
+    createdAt: 1650000000,
     metadata: { sendbirdType: 'group', customType: 'team', data: '{"topic":"planning"}' },
   });
   assert.equal(groups.sendbird_group_channel_public.type, 'public');
   assert.equal(groups.sendbird_open_channel_lobby.type, 'public');
-  assert.equal(groups.sendbird_group_channel_archived.name, 'Old project', 'a channel only its messages file describes is still created');
+  assert.equal(
+    groups.sendbird_group_channel_archived.name,
+    'Old project',
+    'a channel only its messages file describes is still created',
+  );
 
-  const team = byId(r.members.sent.filter((m) => m.guid === 'sendbird_group_channel_team'), 'uid');
+  const team = byId(
+    r.members.sent.filter((m) => m.guid === 'sendbird_group_channel_team'),
+    'uid',
+  );
   assert.deepEqual(Object.fromEntries(Object.entries(team).map(([u, m]) => [u, [m.scope, m.isBanned === true]])), {
-    alice: ['admin', false], bob: ['participant', false], carol: ['participant', false], eve: ['participant', true],
+    alice: ['admin', false],
+    bob: ['participant', false],
+    carol: ['participant', false],
+    eve: ['participant', true],
   });
-  assert.equal(byId(r.members.sent, 'memberId').sendbird_open_channel_lobby_member_dave.scope, 'admin', 'open channel operators are admins');
+  assert.equal(
+    byId(r.members.sent, 'memberId').sendbird_open_channel_lobby_member_dave.scope,
+    'admin',
+    'open channel operators are admins',
+  );
 
   const m = byId(r.messages.sent, 'muid');
   assert.deepEqual(m['1001'], {
-    muid: '1001', sender: 'system', receiverType: 'group', receiver: 'sendbird_group_channel_team', sentAt: 1650000010, category: 'message', type: 'text',
+    muid: '1001',
+    sender: 'system',
+    receiverType: 'group',
+    receiver: 'sendbird_group_channel_team',
+    sentAt: 1650000010,
+    category: 'message',
+    type: 'text',
     data: { text: 'Welcome to Team. Be nice.', metadata: { sendbirdType: 'ADMM' } },
   });
   assert.deepEqual(m['1002'].data.metadata, {
-    customType: 'greeting', data: '{"priority":"high"}', sortedMetaarray: [{ key: 'mood', value: ['happy'] }], mentionType: 'users', mentions: ['bob'],
-    replyCount: 1, reactions: [{ key: 'thumbs_up', users: ['bob', 'carol'], updatedAt: 1650000030 }],
+    customType: 'greeting',
+    data: '{"priority":"high"}',
+    sortedMetaarray: [{ key: 'mood', value: ['happy'] }],
+    mentionType: 'users',
+    mentions: ['bob'],
+    replyCount: 1,
+    reactions: [{ key: 'thumbs_up', users: ['bob', 'carol'], updatedAt: 1650000030 }],
   });
   assert.equal(m['1003'].data.metadata.parentMessageId, '1002');
-  assert.deepEqual(['1004', '1005', '1007', '3002'].map((id) => m[id].type), ['image', 'file', 'audio', 'video']);
-  assert.deepEqual(m['1004'].data, { attachments: [{ url: 'https://files.example.com/team/whiteboard.png', name: 'whiteboard.png', mimeType: 'image/png', extension: 'png', size: 48213 }], metadata: { sendbirdType: 'FILE' } });
+  assert.deepEqual(
+    ['1004', '1005', '1007', '3002'].map((id) => m[id].type),
+    ['image', 'file', 'audio', 'video'],
+  );
+  assert.deepEqual(m['1004'].data, {
+    attachments: [
+      {
+        url: 'https://files.example.com/team/whiteboard.png',
+        name: 'whiteboard.png',
+        mimeType: 'image/png',
+        extension: 'png',
+        size: 48213,
+      },
+    ],
+    metadata: { sendbirdType: 'FILE' },
+  });
   assert.deepEqual([m['2001'].receiverType, m['2001'].receiver, m['2002'].receiver], ['user', 'bob', 'alice']);
   assert.deepEqual(r.messages.sent.map((x) => x.muid).slice(0, 3), ['4001', '4002', '1001'], 'files oldest first');
 
@@ -70,13 +128,21 @@ test('files are recognised by their top-level key, not their names; a zip reads 
   await rename(path.join(renamed, 'users', 'active_users.json'), path.join(renamed, 'a.json'));
   await rename(path.join(renamed, 'channels', 'group_channels.json'), path.join(renamed, 'messages', 'b.json'));
   const zip = await zipFolder(renamed, path.join(dir, 'sendbird.zip'));
-  const [folder, zipped, original] = await Promise.all([plan('sendbird', renamed), plan('sendbird', zip), plan('sendbird', EXPORT)].map(async (p) => readPlans((await p).plans)));
+  const [folder, zipped, original] = await Promise.all(
+    [plan('sendbird', renamed), plan('sendbird', zip), plan('sendbird', EXPORT)].map(async (p) =>
+      readPlans((await p).plans),
+    ),
+  );
   for (const e of ['users', 'groups', 'members', 'messages']) {
-    assert.deepEqual(new Set(folder[e].sent.map((x) => JSON.stringify(x))), new Set(original[e].sent.map((x) => JSON.stringify(x))), e);
+    assert.deepEqual(
+      new Set(folder[e].sent.map((x) => JSON.stringify(x))),
+      new Set(original[e].sent.map((x) => JSON.stringify(x))),
+      e,
+    );
     assert.deepEqual(zipped[e].sent, folder[e].sent, e);
   }
 });
 
-test('another preset\'s folder is no Sendbird export', async () => {
+test("another preset's folder is no Sendbird export", async () => {
   await assert.rejects(plan('sendbird', path.join(PRESET_FIXTURES, 'slack')), { code: 'INPUT_NOT_PRESET' });
 });

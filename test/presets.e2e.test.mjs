@@ -21,7 +21,10 @@ async function importPreset(preset, from, { runs = 1 } = {}) {
     const summaries = [];
     for (let i = 0; i < runs; i++) {
       // A new checkpoint each time: the second run sends everything again, as a re-run from scratch would.
-      const r = await runCli(['import', '--preset', preset, '--from', from, '--json', '--checkpoint', `run-${i}.json`], { cwd: dir });
+      const r = await runCli(
+        ['import', '--preset', preset, '--from', from, '--json', '--checkpoint', `run-${i}.json`],
+        { cwd: dir },
+      );
       assert.equal(r.code, 0, `exit code\n${r.stderr}\n${r.stdout}`);
       summaries.push(JSON.parse(r.stdout));
     }
@@ -44,9 +47,13 @@ function assertAccounted({ summary, stats, records }, expected) {
   for (const id of expected.userIds ?? []) assert.ok(records.users[toServiceId(id)], `user ${id} stored`);
   for (const m of Object.values(records.messages)) {
     assert.ok(records.users[m.sender], `sender ${m.sender} exists`);
-    assert.ok((m.receiverType === 'group' ? records.groups : records.users)[m.receiver], `receiver ${m.receiver} exists`);
+    assert.ok(
+      (m.receiverType === 'group' ? records.groups : records.users)[m.receiver],
+      `receiver ${m.receiver} exists`,
+    );
   }
-  for (const m of Object.values(records.members)) assert.ok(records.groups[m.guid] && records.users[m.uid], `member ${m.memberId}`);
+  for (const m of Object.values(records.members))
+    assert.ok(records.groups[m.guid] && records.users[m.uid], `member ${m.memberId}`);
 }
 
 async function slackCounts(dir) {
@@ -55,9 +62,15 @@ async function slackCounts(dir) {
   let messages = 0;
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
-    for (const day of await readdir(path.join(dir, entry.name))) messages += (await json(path.join(dir, entry.name, day))).length;
+    for (const day of await readdir(path.join(dir, entry.name)))
+      messages += (await json(path.join(dir, entry.name, day))).length;
   }
-  return { groups: channels.length, members: channels.reduce((n, c) => n + c.members.length, 0), messages, userIds: users.map((u) => u.id) };
+  return {
+    groups: channels.length,
+    members: channels.reduce((n, c) => n + c.members.length, 0),
+    messages,
+    userIds: users.map((u) => u.id),
+  };
 }
 
 test('slack: the sample export, as a folder and as a zip', async () => {
@@ -75,11 +88,20 @@ test('stream: the import-format sample and channel exports (v1, v2)', async () =
   const items = await json(fixture('stream', 'data.json'));
   const count = (type) => items.filter((i) => i.type === type).length;
   const sample = await importPreset('stream', fixture('stream', 'data.json'));
-  assertAccounted(sample, { users: count('user'), groups: count('channel'), members: count('member'), messages: count('message'), userIds: items.filter((i) => i.type === 'user').map((i) => i.item.id) });
+  assertAccounted(sample, {
+    users: count('user'),
+    groups: count('channel'),
+    members: count('member'),
+    messages: count('message'),
+    userIds: items.filter((i) => i.type === 'user').map((i) => i.item.id),
+  });
   assert.equal(sample.summary.entities.groups.skipped, 1, 'the distinct pair: user-to-user, not a group');
 
   const v1 = await Promise.all(['general.json', 'dm.json'].map((f) => json(fixture('stream-export', f))));
-  const v2 = (await readFile(fixture('stream-export', 'launch-v2.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const v2 = (await readFile(fixture('stream-export', 'launch-v2.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const exported = await importPreset('stream', fixture('stream-export'));
   assertAccounted(exported, {
     groups: v1.length + v2.filter((l) => l.type === 'channel').length,
@@ -90,14 +112,24 @@ test('stream: the import-format sample and channel exports (v1, v2)', async () =
 
 test('sendbird: folder and zip; a second run finds everything already there', async () => {
   const dir = fixture('sendbird');
-  const users = [...(await json(path.join(dir, 'users', 'active_users.json'))).active_users, ...(await json(path.join(dir, 'users', 'deactivated_users.json'))).deactivated_users];
+  const users = [
+    ...(await json(path.join(dir, 'users', 'active_users.json'))).active_users,
+    ...(await json(path.join(dir, 'users', 'deactivated_users.json'))).deactivated_users,
+  ];
   const { group_channels: groupChannels } = await json(path.join(dir, 'channels', 'group_channels.json'));
   const { open_channels: openChannels } = await json(path.join(dir, 'channels', 'open_channels.json'));
-  const files = await Promise.all((await readdir(path.join(dir, 'messages'))).map((f) => json(path.join(dir, 'messages', f))));
+  const files = await Promise.all(
+    (await readdir(path.join(dir, 'messages'))).map((f) => json(path.join(dir, 'messages', f))),
+  );
   const listed = new Set([...groupChannels, ...openChannels].map((c) => c.channel_url));
   const onlyInMessages = files.map((f) => f.channel).filter((c) => !listed.has(c.channel_url) && c.members);
   const channels = [...groupChannels, ...openChannels, ...onlyInMessages];
-  const people = (c) => new Set([...(c.members ?? []), ...(c.operators ?? [])].map((m) => m.user_id).concat((c.banned_list ?? []).map((b) => b.user.user_id)));
+  const people = (c) =>
+    new Set(
+      [...(c.members ?? []), ...(c.operators ?? [])]
+        .map((m) => m.user_id)
+        .concat((c.banned_list ?? []).map((b) => b.user.user_id)),
+    );
   const expected = {
     groups: channels.length,
     members: channels.reduce((n, c) => n + people(c).size, 0),
@@ -107,15 +139,26 @@ test('sendbird: folder and zip; a second run finds everything already there', as
   const run = await importPreset('sendbird', dir, { runs: 2 });
   assertAccounted(run, expected);
   const again = run.summaries[1].entities;
-  for (const e of ENTITIES) assert.equal(again[e].alreadyPresent, run.summary.entities[e].imported, `${e}: same ids on a re-run`);
-  assertAccounted(await importPreset('sendbird', await zipFolder(dir, path.join(await tempDir(), 'sendbird-export.zip'))), expected);
+  for (const e of ENTITIES)
+    assert.equal(again[e].alreadyPresent, run.summary.entities[e].imported, `${e}: same ids on a re-run`);
+  assertAccounted(
+    await importPreset('sendbird', await zipFolder(dir, path.join(await tempDir(), 'sendbird-export.zip'))),
+    expected,
+  );
 });
 
 test('discord: DiscordChatExporter files', async () => {
   const dir = fixture('discord');
-  const files = await Promise.all((await readdir(dir)).filter((f) => f.endsWith('.json')).map((f) => json(path.join(dir, f))));
+  const files = await Promise.all(
+    (await readdir(dir)).filter((f) => f.endsWith('.json')).map((f) => json(path.join(dir, f))),
+  );
   const authors = new Set(files.flatMap((f) => f.messages.map((m) => m.author.id)));
-  assertAccounted(await importPreset('discord', dir), { users: authors.size, groups: files.length, messages: files.reduce((n, f) => n + f.messages.length, 0), userIds: [...authors] });
+  assertAccounted(await importPreset('discord', dir), {
+    users: authors.size,
+    groups: files.length,
+    messages: files.reduce((n, f) => n + f.messages.length, 0),
+    userIds: [...authors],
+  });
 });
 
 test('telegram: a full export and a one-chat export; validate agrees', async () => {
@@ -127,7 +170,10 @@ test('telegram: a full export and a one-chat export; validate agrees', async () 
     userIds: [...new Set(chats.flatMap((c) => c.messages.filter((m) => m.from_id).map((m) => m.from_id)))],
   });
   const single = await json(fixture('telegram', 'single', 'result.json'));
-  assertAccounted(await importPreset('telegram', fixture('telegram', 'single', 'result.json')), { groups: 1, messages: single.messages.length });
+  assertAccounted(await importPreset('telegram', fixture('telegram', 'single', 'result.json')), {
+    groups: 1,
+    messages: single.messages.length,
+  });
 
   const dir = await tempDir();
   await writeConfig(dir, { baseUrl: 'http://127.0.0.1:9' });

@@ -33,8 +33,14 @@ async function startProxy(t) {
 
 /** Only the proxy variables given reach the child; the machine's own are cleared. */
 const proxyEnv = (vars) => ({
-  http_proxy: undefined, HTTP_PROXY: undefined, https_proxy: undefined, HTTPS_PROXY: undefined,
-  no_proxy: undefined, NO_PROXY: undefined, NODE_EXTRA_CA_CERTS: undefined, ...vars,
+  http_proxy: undefined,
+  HTTP_PROXY: undefined,
+  https_proxy: undefined,
+  HTTPS_PROXY: undefined,
+  no_proxy: undefined,
+  NO_PROXY: undefined,
+  NODE_EXTRA_CA_CERTS: undefined,
+  ...vars,
 });
 
 function assertNoCredentials(run) {
@@ -55,13 +61,19 @@ test('the proxy variables are read as curl and npm read them; NO_PROXY matches h
   assert.equal(route('https://app.api-us.example.io', 'example.io:8443'), 'https_proxy');
   assert.equal(route('http://127.0.0.1:8787', '127.0.0.1:8787'), undefined);
   assert.equal(route('http://127.0.0.1:8787', '*'), undefined);
-  assert.throws(() => readProxySettings({ HTTPS_PROXY: `http://${USER}:${PASSWORD}@` }), (/** @type {any} */ err) => {
-    assert.equal(err.code, 'CONFIG_INVALID_PROXY');
-    assert.ok(!err.message.includes(PASSWORD));
-    return true;
-  });
+  assert.throws(
+    () => readProxySettings({ HTTPS_PROXY: `http://${USER}:${PASSWORD}@` }),
+    (/** @type {any} */ err) => {
+      assert.equal(err.code, 'CONFIG_INVALID_PROXY');
+      assert.ok(!err.message.includes(PASSWORD));
+      return true;
+    },
+  );
   assert.deepEqual(proxySecrets({ HTTPS_PROXY: `http://${USER}:${ENCODED}@h:1` }), [
-    `${USER}:${ENCODED}`, `${USER}:${PASSWORD}`, ENCODED, PASSWORD,
+    `${USER}:${ENCODED}`,
+    `${USER}:${PASSWORD}`,
+    ENCODED,
+    PASSWORD,
   ]);
 });
 
@@ -74,13 +86,17 @@ test('an import goes through HTTP_PROXY (a tunnel counted by the proxy); NO_PROX
   assert.equal(through.code, 0, through.stderr);
   assert.equal(JSON.parse(through.stdout).status, 'completed');
   assert.ok(tunnels.length >= 1, 'no tunnel opened');
-  assert.ok(tunnels.every((hostPort) => hostPort === new URL(sb.url).host), tunnels.join());
+  assert.ok(
+    tunnels.every((hostPort) => hostPort === new URL(sb.url).host),
+    tunnels.join(),
+  );
   assertNoCredentials(through);
 
   const opened = tunnels.length;
   const requests = sb.stats().requests;
   const bypass = await runCli(['import', '--json', '--fresh'], {
-    cwd: dir, env: proxyEnv({ HTTP_PROXY: url(), NO_PROXY: 'localhost,127.0.0.1' }),
+    cwd: dir,
+    env: proxyEnv({ HTTP_PROXY: url(), NO_PROXY: 'localhost,127.0.0.1' }),
   });
   assert.equal(bypass.code, 0, bypass.stderr);
   assert.equal(tunnels.length, opened, 'NO_PROXY should bypass the proxy');
@@ -95,7 +111,8 @@ test('HTTPS through the proxy: a CONNECT tunnel, the certificate still verified 
   const ca = path.join(dir, 'ca.pem');
   await writeFile(ca, sb.certificate);
   const run = await runCli(['import', '--json'], {
-    cwd: dir, env: proxyEnv({ https_proxy: url(), NODE_EXTRA_CA_CERTS: ca }),
+    cwd: dir,
+    env: proxyEnv({ https_proxy: url(), NODE_EXTRA_CA_CERTS: ca }),
   });
   assert.equal(run.code, 0, run.stderr);
   assert.ok(tunnels.length >= 1);

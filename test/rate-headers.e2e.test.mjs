@@ -21,7 +21,12 @@ for (const [style, names] of /** @type {Array<['dashed' | 'compact', any]>} */ (
     const sb = await sandbox({ requestsPerMinute: 2, rateHeaders: style });
     t.after(() => sb.close());
     const client = new ImportClient({
-      baseUrl: sb.url, apiKey: API_KEY, apiVersion: 'v3.0', connections: 1, timeoutMs: 5000, proxy: noProxy,
+      baseUrl: sb.url,
+      apiKey: API_KEY,
+      apiVersion: 'v3.0',
+      connections: 1,
+      timeoutMs: 5000,
+      proxy: noProxy,
     });
     t.after(() => client.close());
     const first = await client.post('users', user('u1'));
@@ -36,8 +41,14 @@ for (const [style, names] of /** @type {Array<['dashed' | 'compact', any]>} */ (
     // Only this spelling is on the wire.
     const res = await fetch(`${sb.url}/v3.0/data_import/users`, { method: 'POST', headers: { apikey: API_KEY } });
     const other = STYLES[style === 'dashed' ? 'compact' : 'dashed'];
-    assert.deepEqual(names.map((n) => res.headers.has(n)), [true, true, true]);
-    assert.deepEqual(other.map((n) => res.headers.has(n)), [false, false, false]);
+    assert.deepEqual(
+      names.map((n) => res.headers.has(n)),
+      [true, true, true],
+    );
+    assert.deepEqual(
+      other.map((n) => res.headers.has(n)),
+      [false, false, false],
+    );
   });
 
   test(`"auto" learns the service's rate from ${style} headers: no 429, far quicker than the start rate`, async (t) => {

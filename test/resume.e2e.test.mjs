@@ -76,7 +76,11 @@ async function killAndResume(options) {
     }
     const rejects = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
     const places = rejects.map((r) => `${r.entity} ${r.file}:${r.line}`);
-    assert.deepEqual(places.filter((p, i) => places.indexOf(p) !== i), [], 'no record is in the rejects file twice');
+    assert.deepEqual(
+      places.filter((p, i) => places.indexOf(p) !== i),
+      [],
+      'no record is in the rejects file twice',
+    );
     assert.equal(rejects.length, rejected);
     // The checkpoint of the finished run is whole and says every phase is done.
     const checkpoint = JSON.parse(await readFile(path.join(dir, '.migrate-checkpoint.json'), 'utf8'));

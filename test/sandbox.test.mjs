@@ -9,7 +9,10 @@ import { SANDBOX_DEFAULT_API_KEY, startSandbox } from '../dist/sandbox/index.js'
 
 const KEY = 'test-key-7f3a91';
 const T0 = 1_700_000_000; // UNIX seconds
-const fixedClock = (seconds = T0 + 86_400) => () => seconds * 1000;
+const fixedClock =
+  (seconds = T0 + 86_400) =>
+  () =>
+    seconds * 1000;
 
 /**
  * @param {import('node:test').TestContext} t
@@ -113,7 +116,13 @@ test('stores users, lower-cases ids, and answers ERR_UID_ALREADY_EXISTS on re-se
   assert.equal(records.users.bob.name, 'User Bob');
   const u = s.stats().perEntity.users;
   assert.deepEqual(
-    { stored: u.stored, alreadyExists: u.alreadyExists, rejected: u.rejected, requests: u.requests, recordsReceived: u.recordsReceived },
+    {
+      stored: u.stored,
+      alreadyExists: u.alreadyExists,
+      rejected: u.rejected,
+      requests: u.requests,
+      recordsReceived: u.recordsReceived,
+    },
     { stored: 2, alreadyExists: 2, rejected: 0, requests: 3, recordsReceived: 4 },
   );
 });
@@ -125,7 +134,11 @@ test('already-exists codes for groups, members and messages', async (t) => {
     members: { members: { G1_member_U1: { guid: 'G1', uid: 'U1', scope: 'admin', joinedAt: T0 + 5 } } },
     messages: { messages: { M1: message('M1') } },
   };
-  const expected = { groups: 'ERR_GUID_ALREADY_EXISTS', members: 'ERR_ALREADY_JOINED', messages: 'ERR_IMPORT_MUID_ALREADY_EXISTS' };
+  const expected = {
+    groups: 'ERR_GUID_ALREADY_EXISTS',
+    members: 'ERR_ALREADY_JOINED',
+    messages: 'ERR_IMPORT_MUID_ALREADY_EXISTS',
+  };
   for (const [entity, body] of Object.entries(bodies)) {
     const key = Object.keys(body[entity])[0];
     const first = await post(s, entity, body);
@@ -195,7 +208,9 @@ test('per-record validation for members, including ERR_IMPORT_INVALID_JOINEDAT',
   }
   assert.equal(s.stats().perEntity.members.rejected, cases.length);
 
-  const ok = await post(s, 'members', { members: { g1_member_u1: m({ joinedAt: T0, scope: 'moderator', isBanned: false }) } });
+  const ok = await post(s, 'members', {
+    members: { g1_member_u1: m({ joinedAt: T0, scope: 'moderator', isBanned: false }) },
+  });
   assert.equal(ok.json.data.g1_member_u1.success, true);
   // An unknown group has no createdAt to compare with: only the future check applies.
   const other = await post(s, 'members', { members: { g9_member_u1: { guid: 'g9', uid: 'u1', joinedAt: 86_400 } } });
@@ -384,7 +399,9 @@ test('fault slowRate: the answer waits slowMs; a client timeout leaves the recor
   assert.ok(Date.now() - started >= 280, `took ${Date.now() - started} ms`);
   assert.equal(res.json.data.u1.success, true);
 
-  await assert.rejects(post(s, 'users', usersBody(user('u2')), { signal: AbortSignal.timeout(80) }), { name: 'TimeoutError' });
+  await assert.rejects(post(s, 'users', usersBody(user('u2')), { signal: AbortSignal.timeout(80) }), {
+    name: 'TimeoutError',
+  });
   assert.equal('u2' in s.records().users, false);
   await new Promise((resolve) => setTimeout(resolve, 400));
   assert.equal('u2' in s.records().users, true);
@@ -394,7 +411,8 @@ test('fault slowRate: the answer waits slowMs; a client timeout leaves the recor
 test('poisonIdPattern: records before the poison (in body order) are stored, then 500, every time', async (t) => {
   const s = await sandbox(t, { faults: { poisonIdPattern: '^bad' } });
   // The numeric key after the poison checks body order: JavaScript would list "10" first.
-  const body = '{"users":{"a1":{"uid":"a1","name":"A"},"bad-1":{"uid":"bad-1","name":"B"},"10":{"uid":"10","name":"T"}}}';
+  const body =
+    '{"users":{"a1":{"uid":"a1","name":"A"},"bad-1":{"uid":"bad-1","name":"B"},"10":{"uid":"10","name":"T"}}}';
   const first = await post(s, 'users', body);
   assert.equal(first.status, 500);
   assert.equal(first.json.error.code, 'ERR_EXCEPTION');
@@ -455,7 +473,9 @@ test("responseStyle 'nested': double data, messages keyed by a new numeric id wi
 
   // A numeric muid must not be shadowed by a new message id in the same answer.
   const ids = await post(s, 'messages', { messages: { 1000002: message('1000002'), 1000003: message('1000003') } });
-  const muids = Object.values(ids.json.data.data).map((r) => r.data.muid).sort();
+  const muids = Object.values(ids.json.data.data)
+    .map((r) => r.data.muid)
+    .sort();
   assert.deepEqual(muids, ['1000002', '1000003']);
 
   const flat = await sandbox(t);

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { collect, generatedWorkspace, runCli, sandbox, spawnCli, waitFor } from './helpers.mjs';
 
-const slowRun = (sb, messages = 3000) => generatedWorkspace(sb, { users: 100, groups: 4, membersPerGroup: 10, messages });
+const slowRun = (sb, messages = 3000) =>
+  generatedWorkspace(sb, { users: 100, groups: 4, membersPerGroup: 10, messages });
 
 test('SIGINT: in-flight batches finish, checkpoint saved, exit 130 with how to resume; the resume completes', async () => {
   const sb = await sandbox({ latencyMs: 250 });

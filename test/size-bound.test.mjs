@@ -15,7 +15,18 @@ function random(seed) {
 }
 
 const PIECES = ['a', 'é', '👋', '"', '\\', '\n', '\u0001', '\u2028', '\ud800', 'text '];
-const NUMBERS = [0, -1, 1.5, -2.2250738585072014e-308, -1.2345678901234567e-6, -1.2345678901234567e20, 1e21, Number.MAX_SAFE_INTEGER, NaN, Infinity];
+const NUMBERS = [
+  0,
+  -1,
+  1.5,
+  -2.2250738585072014e-308,
+  -1.2345678901234567e-6,
+  -1.2345678901234567e20,
+  1e21,
+  Number.MAX_SAFE_INTEGER,
+  NaN,
+  Infinity,
+];
 
 function value(rnd, depth) {
   const pick = (list) => list[Math.floor(rnd() * list.length)];

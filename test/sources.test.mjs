@@ -55,12 +55,19 @@ test('jsonl with CRLF, a BOM and gzip', async () => {
   const body = '\ufeff{"a":1}\r\n{"a":2}\r\n';
   const plain = await read(await file('b.jsonl', body));
   const gz = await read(await file('b.jsonl.gz', gzipSync(body)));
-  assert.deepEqual(shape(plain), [[1, 0, { a: 1 }], [2, 1, { a: 2 }]]);
-  assert.deepEqual(gz, plain.map((i) => ({ ...i, file: 'b.jsonl.gz' })));
+  assert.deepEqual(shape(plain), [
+    [1, 0, { a: 1 }],
+    [2, 1, { a: 2 }],
+  ]);
+  assert.deepEqual(
+    gz,
+    plain.map((i) => ({ ...i, file: 'b.jsonl.gz' })),
+  );
 });
 
 test('csv: header, BOM, quoted newline and comma, exact start lines, empty cells omitted', async () => {
-  const csv = '\ufeffuid, name ,data.text\r\nu1,Bob,"hello, world\r\nsecond line\nthird"\r\n\r\nu2,,plain\nu3,"Ann ""A""",x\n';
+  const csv =
+    '\ufeffuid, name ,data.text\r\nu1,Bob,"hello, world\r\nsecond line\nthird"\r\n\r\nu2,,plain\nu3,"Ann ""A""",x\n';
   const f = await file('users.csv', csv);
   assert.equal(f.display, 'users.csv');
   assert.deepEqual(shape(await read(f)), [
@@ -125,44 +132,69 @@ test('json: minified one-line file longer than a parser piece still streams, lin
 });
 
 test('json: id-keyed object sets key; non-object values are problems', async () => {
-  const f = await file('keyed.json', '{\n  "u1": {"name": "A"},\n  "u2":\n    {"uid": "u2", "name": "B"},\n  "u3": 7\n}\n');
+  const f = await file(
+    'keyed.json',
+    '{\n  "u1": {"name": "A"},\n  "u2":\n    {"uid": "u2", "name": "B"},\n  "u3": 7\n}\n',
+  );
   const items = await read(f);
   assert.deepEqual(shape(items), [
     [2, 0, { name: 'A' }],
     [4, 1, { uid: 'u2', name: 'B' }],
     [5, 2, 'input.not-object'],
   ]);
-  assert.deepEqual(records(items).map((r) => r.key), ['u1', 'u2']);
+  assert.deepEqual(
+    records(items).map((r) => r.key),
+    ['u1', 'u2'],
+  );
 });
 
 test('json: the API wrapper, keyed or array; options.entity picks the key', async () => {
   const body = { users: { u1: { name: 'A' } }, groups: [{ guid: 'g1' }, { guid: 'g2' }] };
   const f = await file('wrapped.json', JSON.stringify(body, null, 1));
   const users = await read(f, { entity: 'users' });
-  assert.deepEqual(users.map((i) => [i.key, i.value]), [['u1', { name: 'A' }]]);
+  assert.deepEqual(
+    users.map((i) => [i.key, i.value]),
+    [['u1', { name: 'A' }]],
+  );
   const groups = await read(f, { entity: 'groups' });
-  assert.deepEqual(groups.map((i) => [i.line, i.ordinal, i.key, i.value]), [
-    [8, 0, undefined, { guid: 'g1' }],
-    [11, 1, undefined, { guid: 'g2' }],
-  ]);
+  assert.deepEqual(
+    groups.map((i) => [i.line, i.ordinal, i.key, i.value]),
+    [
+      [8, 0, undefined, { guid: 'g1' }],
+      [11, 1, undefined, { guid: 'g2' }],
+    ],
+  );
   const all = await read(f);
   assert.equal(records(all).length, 3);
   const missing = await read(f, { entity: 'messages' });
-  assert.deepEqual(shape(missing).map((s) => s[2]), ['input.json-shape']);
+  assert.deepEqual(
+    shape(missing).map((s) => s[2]),
+    ['input.json-shape'],
+  );
 });
 
 test('json: a record that is not JSON costs its slot, at line and column; a broken structure ends it', async () => {
   const bad = await read(await file('syntax.json', '[\n  {"a": 1},\n  {"b": 2,,},\n  {"c": 3}\n]\n'));
-  assert.deepEqual(shape(bad), [[2, 0, { a: 1 }], [3, 1, 'input.json-syntax'], [4, 2, { c: 3 }]]);
+  assert.deepEqual(shape(bad), [
+    [2, 0, { a: 1 }],
+    [3, 1, 'input.json-syntax'],
+    [4, 2, { c: 3 }],
+  ]);
   assert.equal(bad[1].fatalForFile, undefined);
   assert.equal(bad[1].message, 'invalid JSON at line 3, column 11: Expected double-quoted property name');
   const scalar = await read(await file('scalar.json', '\n  "just a string"\n'));
   assert.deepEqual(shape(scalar), [[2, undefined, 'input.json-shape']]);
   const cut = await read(await file('cut.json', '[\n{"a": 1},\n{"b": '));
-  assert.deepEqual(shape(cut), [[2, 0, { a: 1 }], [3, undefined, 'input.json-syntax']]);
+  assert.deepEqual(shape(cut), [
+    [2, 0, { a: 1 }],
+    [3, undefined, 'input.json-syntax'],
+  ]);
   assert.match(cut[1].message, /^invalid JSON at line 3, column 1: the value that starts here never ends/);
   const broken = await read(await file('broken.json', '[\n{"a": 1}\n{"b": 2},\n{"c": 3}\n]\n'));
-  assert.deepEqual(shape(broken), [[2, 0, { a: 1 }], [3, undefined, 'input.json-syntax']]);
+  assert.deepEqual(shape(broken), [
+    [2, 0, { a: 1 }],
+    [3, undefined, 'input.json-syntax'],
+  ]);
   assert.equal(broken[1].fatalForFile, true);
   const lost = 'nothing from there on could be read: lines 3-5 (3 lines)';
   assert.equal(broken[1].message, `invalid JSON at line 3, column 1: expected "," or "]"; ${lost}`);
@@ -170,13 +202,33 @@ test('json: a record that is not JSON costs its slot, at line and column; a brok
 
 test('invalid UTF-8: the record is a problem at its line; reading continues', async () => {
   const bad = Buffer.from([0xc3, 0x28]);
-  const nd = await read(await file('u.ndjson', Buffer.concat([Buffer.from('{"a":"ok"}\n{"a":"'), bad, Buffer.from('"}\n{"a":"\ufffd is valid"}\n')])));
-  assert.deepEqual(shape(nd), [[1, 0, { a: 'ok' }], [2, 1, 'input.utf8'], [3, 2, { a: '\ufffd is valid' }]]);
-  const csv = await read(await file('u.csv', Buffer.concat([Buffer.from('a,b\n1,"x\n'), bad, Buffer.from('"\n3,4\n')])));
+  const nd = await read(
+    await file(
+      'u.ndjson',
+      Buffer.concat([Buffer.from('{"a":"ok"}\n{"a":"'), bad, Buffer.from('"}\n{"a":"\ufffd is valid"}\n')]),
+    ),
+  );
+  assert.deepEqual(shape(nd), [
+    [1, 0, { a: 'ok' }],
+    [2, 1, 'input.utf8'],
+    [3, 2, { a: '\ufffd is valid' }],
+  ]);
+  const csv = await read(
+    await file('u.csv', Buffer.concat([Buffer.from('a,b\n1,"x\n'), bad, Buffer.from('"\n3,4\n')])),
+  );
   // the problem points at the line holding the bad bytes, not where the multi-line record starts
-  assert.deepEqual(shape(csv), [[3, 0, 'input.utf8'], [4, 1, { a: '3', b: '4' }]]);
-  const json = await read(await file('u.json', Buffer.concat([Buffer.from('[\n{"a": 1},\n{"a":\n"'), bad, Buffer.from('"},\n{"a": 3}\n]')])));
-  assert.deepEqual(shape(json), [[2, 0, { a: 1 }], [4, 1, 'input.utf8'], [5, 2, { a: 3 }]]);
+  assert.deepEqual(shape(csv), [
+    [3, 0, 'input.utf8'],
+    [4, 1, { a: '3', b: '4' }],
+  ]);
+  const json = await read(
+    await file('u.json', Buffer.concat([Buffer.from('[\n{"a": 1},\n{"a":\n"'), bad, Buffer.from('"},\n{"a": 3}\n]')])),
+  );
+  assert.deepEqual(shape(json), [
+    [2, 0, { a: 1 }],
+    [4, 1, 'input.utf8'],
+    [5, 2, { a: 3 }],
+  ]);
 });
 
 test('empty files: 0 bytes, whitespace, BOM only, empty .gz', async () => {
@@ -207,7 +259,10 @@ test('corrupt gzip is a fatal problem; records before it are kept', async () => 
 test('a file that cannot be opened is an InputError naming it', async () => {
   const f = await file('gone.ndjson', '{}\n');
   const missing = { ...f, path: path.join(dir, 'nope.ndjson'), display: 'nope.ndjson' };
-  await assert.rejects(read(missing), (e) => e instanceof InputError && e.code === 'INPUT_NOT_FOUND' && /nope\.ndjson/.test(e.message));
+  await assert.rejects(
+    read(missing),
+    (e) => e instanceof InputError && e.code === 'INPUT_NOT_FOUND' && /nope\.ndjson/.test(e.message),
+  );
   if (process.getuid?.() !== 0) {
     const locked = await file('locked.csv', 'a\n1\n');
     await chmod(locked.path, 0o000);
@@ -231,7 +286,10 @@ test('resolveSourceFiles: files, lists, globs, sorted and deduplicated; format a
   const g = path.join(dir, 'glob');
   await mkdir(g, { recursive: true });
   for (const n of ['b.csv', 'a.ndjson.gz', 'c.JSONL', 'd.json', 'weird [1].csv']) await writeFile(path.join(g, n), '');
-  const files = await resolveSourceFiles({ path: ['glob/*.{csv,json}', 'glob/a.ndjson.gz', 'glob/b.csv', 'glob/c.*'] }, dir);
+  const files = await resolveSourceFiles(
+    { path: ['glob/*.{csv,json}', 'glob/a.ndjson.gz', 'glob/b.csv', 'glob/c.*'] },
+    dir,
+  );
   assert.deepEqual(
     files.map((f) => [f.display, f.format, f.gzip]),
     [
@@ -253,7 +311,10 @@ test('resolveSourceFiles: files, lists, globs, sorted and deduplicated; format a
 
 test('resolveSourceFiles: missing file, empty glob, unknown extension, directory', async () => {
   const fails = (config, code, pattern) =>
-    assert.rejects(resolveSourceFiles(config, dir), (e) => e instanceof InputError && e.code === code && pattern.test(e.message));
+    assert.rejects(
+      resolveSourceFiles(config, dir),
+      (e) => e instanceof InputError && e.code === code && pattern.test(e.message),
+    );
   await fails({ path: 'missing.csv' }, 'INPUT_NOT_FOUND', /missing\.csv/);
   await fails({ path: 'glob/*.xml' }, 'INPUT_NOT_FOUND', /glob\/\*\.xml/);
   await writeFile(path.join(dir, 'notes.txt'), 'x');
@@ -263,21 +324,30 @@ test('resolveSourceFiles: missing file, empty glob, unknown extension, directory
 
 test('csv over many blocks: quoted newlines, bad bytes and a syntax error read the same in a worker thread; a cut .gz there ends with input.gzip', async () => {
   const rows = ['id,text'];
-  for (let i = 1; i <= 6000; i++) rows.push(i % 97 === 0 ? `r${i},"two\nlines, ""quoted"""` : `r${i},plain text number ${i} ${'x'.repeat(i % 40)}`);
+  for (let i = 1; i <= 6000; i++)
+    rows.push(i % 97 === 0 ? `r${i},"two\nlines, ""quoted"""` : `r${i},plain text number ${i} ${'x'.repeat(i % 40)}`);
   const body = Buffer.from(`${rows.join('\n')}\n`);
   const at = body.indexOf('r3000,');
   const withBadByte = Buffer.concat([body.subarray(0, at + 6), Buffer.from([0xff]), body.subarray(at + 6)]);
   const items = await read(await file('big.csv', withBadByte));
   assert.ok(withBadByte.length > 4 * 65536, 'spans several read blocks');
   assert.equal(records(items).length, 5999);
-  assert.deepEqual(problems(items).map((p) => p.rule), ['input.utf8']);
+  assert.deepEqual(
+    problems(items).map((p) => p.rule),
+    ['input.utf8'],
+  );
   // the last record starts after 6000 lines plus one extra line for every quoted newline before it
   assert.equal(items.at(-1).line, 6001 + Math.floor(5999 / 97));
   const broken = await read(await file('big-broken.csv', Buffer.concat([body, Buffer.from('r9,"x"y\nr10,z\n')])));
   assert.equal(records(broken).length, 6001);
-  assert.deepEqual(problems(broken).map((p) => p.rule), ['input.csv-syntax']);
+  assert.deepEqual(
+    problems(broken).map((p) => p.rule),
+    ['input.csv-syntax'],
+  );
   const gz = gzipSync(body);
-  const cutGz = await read(await file('big-cut.csv.gz', gz.subarray(0, Math.floor(gz.length / 2))), { csvWorkerMinBytes: 0 });
+  const cutGz = await read(await file('big-cut.csv.gz', gz.subarray(0, Math.floor(gz.length / 2))), {
+    csvWorkerMinBytes: 0,
+  });
   assert.ok(records(cutGz).length > 0);
   assert.equal(problems(cutGz).at(-1).rule, 'input.gzip');
 });

@@ -103,8 +103,11 @@ test('a state folder without write permission (0500) stops the run before any re
       );
     const cases = [
       // The folder is named: it is what cannot be made, not the file.
-      [['--checkpoint', 'locked/state/c.json'],
-        'lock file \\S+: cannot create the folder \\S+locked/state', 'CHECKPOINT'],
+      [
+        ['--checkpoint', 'locked/state/c.json'],
+        'lock file \\S+: cannot create the folder \\S+locked/state',
+        'CHECKPOINT',
+      ],
       [['--rejects', 'locked/rejects.ndjson'], 'rejects file \\S+locked/rejects\\.ndjson', 'REJECTS'],
       [[...SLACK, '--checkpoint', 'locked/ckpt.json'], 'id mapping file \\S+locked/ckpt\\.ids\\.ndjson', 'IDMAP'],
     ];
@@ -155,7 +158,11 @@ test("validate, --dry-run and runs of another migration leave an import's id map
     const idMap = path.join(dir, '.migrate-checkpoint.ids.ndjson');
     assert.match(await readFile(idMap, 'utf8'), /"entity":"users"/);
     const before = await snapshot(dir);
-    for (const args of [['validate', ...SLACK], ['validate', ...SENDBIRD], ['import', '--dry-run', ...SENDBIRD]]) {
+    for (const args of [
+      ['validate', ...SLACK],
+      ['validate', ...SENDBIRD],
+      ['import', '--dry-run', ...SENDBIRD],
+    ]) {
       const run = await runCli(args, { cwd: dir });
       assert.ok(run.code === 0 || run.code === 3, `${args.join(' ')}\n${run.stderr}`);
       assert.deepEqual(await snapshot(dir), before, `${args[0]} ${args[1]} wrote no file`);

@@ -13,7 +13,10 @@ import { fixtureWorkspace, runCli, sandbox, spawnCli } from './helpers.mjs';
 const DAY = 86_400_000;
 const LOOPBACK_NAMES = {
   name: 'subjectAltName',
-  altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }],
+  altNames: [
+    { type: 7, ip: '127.0.0.1' },
+    { type: 2, value: 'localhost' },
+  ],
 };
 
 /**
@@ -22,15 +25,24 @@ const LOOPBACK_NAMES = {
  */
 async function leaf({ names = LOOPBACK_NAMES, ca, notBeforeDate, notAfterDate } = {}) {
   const pems = await generate([{ name: 'commonName', value: 'test server' }], {
-    keyType: 'ec', algorithm: 'sha256', extensions: [names], ca, notBeforeDate, notAfterDate,
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [names],
+    ca,
+    notBeforeDate,
+    notAfterDate,
   });
   return { cert: pems.cert, key: pems.private };
 }
 
 async function privateCa() {
   const pems = await generate([{ name: 'commonName', value: 'Test Corp Root CA' }], {
-    keyType: 'ec', algorithm: 'sha256',
-    extensions: [{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true }],
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true },
+    ],
   });
   return { cert: pems.cert, key: pems.private };
 }
@@ -64,9 +76,16 @@ function assertRefusedAtOnce(run, sb) {
 }
 
 test('which transport failures stop the run is data in the retry policy', () => {
-  const kinds = ['DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN',
-    'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'ECONNRESET', 'ECONNREFUSED', undefined]
-    .map((code) => classifyTransport(DEFAULT_RETRY_POLICY, { code }));
+  const kinds = [
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'CERT_HAS_EXPIRED',
+    'ECONNRESET',
+    'ECONNREFUSED',
+    undefined,
+  ].map((code) => classifyTransport(DEFAULT_RETRY_POLICY, { code }));
   assert.deepEqual(kinds, ['fatal', 'fatal', 'fatal', 'fatal', 'fatal', 'retry', 'retry', 'retry']);
   assert.equal(classifyTransport(DEFAULT_RETRY_POLICY, { code: 'UND_ERR_ABORTED', proxyStatus: 407 }), 'fatal');
   assert.equal(classifyTransport(DEFAULT_RETRY_POLICY, { code: 'UND_ERR_ABORTED', proxyStatus: 502 }), 'retry');

@@ -11,8 +11,15 @@ const MESSAGES = 4000;
 
 /** The summary table's cell for `row` and `column` (entity name or total). */
 function summaryCell(rows, row, column) {
-  const header = rows.findLast((r) => /^ +users +groups +members +messages +total$/.test(r)).trim().split(/ +/);
-  const cells = rows.findLast((r) => r.startsWith(`${row}  `)).slice(row.length).trim().split(/ +/);
+  const header = rows
+    .findLast((r) => /^ +users +groups +members +messages +total$/.test(r))
+    .trim()
+    .split(/ +/);
+  const cells = rows
+    .findLast((r) => r.startsWith(`${row}  `))
+    .slice(row.length)
+    .trim()
+    .split(/ +/);
   return Number(cells[header.indexOf(column)]);
 }
 
@@ -73,7 +80,10 @@ test('a retry shows on the terminal while it waits, with the host and the cause'
   const rows = drawnRows(output);
   const cause = `ECONNREFUSED 127\\.0\\.0\\.1:${port}`;
   const waiting = new RegExp(`users: starting - retrying in [\\d.]+ s \\(\\d/3\\): ${cause}$`);
-  assert.ok(rows.some((r) => waiting.test(r)), shownTail(output));
+  assert.ok(
+    rows.some((r) => waiting.test(r)),
+    shownTail(output),
+  );
   assert.deepEqual(tooWide(rows), [], shownTail(output));
 });
 

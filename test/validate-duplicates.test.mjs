@@ -16,8 +16,27 @@ const MESSAGES = new Set(['messages']);
 
 /** @returns {import('../dist/entities/types.js').MappedRecord} */
 function message(muid, line, extra = {}, text = 'hi') {
-  const payload = { muid, sender: 'u1', receiverType: 'group', receiver: 'g1', category: 'message', type: 'text', sentAt: 1_600_000_000, data: { text } };
-  return { entity: 'messages', payload, id: muid, source: {}, file: 'messages.ndjson', line, ordinal: line - 1, problems: [], ...extra };
+  const payload = {
+    muid,
+    sender: 'u1',
+    receiverType: 'group',
+    receiver: 'g1',
+    category: 'message',
+    type: 'text',
+    sentAt: 1_600_000_000,
+    data: { text },
+  };
+  return {
+    entity: 'messages',
+    payload,
+    id: muid,
+    source: {},
+    file: 'messages.ndjson',
+    line,
+    ordinal: line - 1,
+    problems: [],
+    ...extra,
+  };
 }
 
 const addId = (filter, id) => {
@@ -67,19 +86,36 @@ test('ExportIndex bloom mode: check marks later muids as suspects instead of rep
   assert.equal(dup.message, 'duplicate muid m1; first seen at messages.ndjson:1');
   const clash = recheck(message('M1', 3, { file: 'archive.csv' }));
   assert.equal(clash.rule, 'id.case-collision');
-  assert.equal(clash.message, 'muid M1 differs only in case from the muid first seen at messages.ndjson:1; the service lower-cases both to m1');
+  assert.equal(
+    clash.message,
+    'muid M1 differs only in case from the muid first seen at messages.ndjson:1; the service lower-cases both to m1',
+  );
   assert.equal(index.recheckMessageId(message('m2', 4)), undefined, 'not a suspect: not even looked up');
   assert.equal(index.recheckMessageId(message('m1', 5, { skip: 'before-since' })), undefined);
 
   // Users, groups and members stay exact: references need them, and they are few.
   /** @type {(uid: string, line: number, name?: string) => import('../dist/entities/types.js').MappedRecord} */
-  const user = (uid, line, name = uid) => ({ entity: 'users', payload: { uid, name }, id: uid, source: {}, file: 'users.csv', line, ordinal: 0, problems: [] });
+  const user = (uid, line, name = uid) => ({
+    entity: 'users',
+    payload: { uid, name },
+    id: uid,
+    source: {},
+    file: 'users.csv',
+    line,
+    ordinal: 0,
+    problems: [],
+  });
   assert.deepEqual(index.check(user('u1', 2)), []);
   assert.equal(index.check(user('u1', 3, 'Ann'))[0].message, 'duplicate uid u1; first seen at users.csv:2');
 });
 
 test('ExportIndex bloom mode: false positives of a full filter vanish in the second reading', () => {
-  const index = new ExportIndex({ configured: MESSAGES, nowSec: NOW, messageIds: 'bloom', bloomBytes: TINY_BLOOM_BYTES });
+  const index = new ExportIndex({
+    configured: MESSAGES,
+    nowSec: NOW,
+    messageIds: 'bloom',
+    bloomBytes: TINY_BLOOM_BYTES,
+  });
   const ids = Array.from({ length: 300 }, (_, i) => `m${i}`);
   ids.forEach((id, i) => {
     index.check(message(id, i + 1));
@@ -105,13 +141,25 @@ test('suspectDuplicateProblem: what import reports when the service already hold
   index.check(message('m1', 1));
   const [exact] = index.check(message('M1', 2));
   assert.deepEqual(duplicateIdProblem('messages', 'M1', false, 'messages.ndjson:1'), exact);
-  assert.equal(duplicateIdProblem('messages', 'm1', true, 'a.ndjson:3').message, 'duplicate muid m1; first seen at a.ndjson:3');
+  assert.equal(
+    duplicateIdProblem('messages', 'm1', true, 'a.ndjson:3').message,
+    'duplicate muid m1; first seen at a.ndjson:3',
+  );
 });
 
 // ---- validate end to end (in process): the second reading over real files
 
 const people = { users: [{ uid: 'u1', name: 'Ann' }], groups: [{ guid: 'g1', name: 'G', type: 'public' }] };
-const msg = (muid, extra = {}) => ({ muid, sender: 'u1', receiverType: 'group', receiver: 'g1', sentAt: 1_600_000_000, type: 'text', data: { text: 'hi' }, ...extra });
+const msg = (muid, extra = {}) => ({
+  muid,
+  sender: 'u1',
+  receiverType: 'group',
+  receiver: 'g1',
+  sentAt: 1_600_000_000,
+  type: 'text',
+  data: { text: 'hi' },
+  ...extra,
+});
 
 /**
  * messages-a.ndjson lines: 1 m1, 2 m2, 3 m3 (unknown sender), 4 m1 again (other text), 5 M2, 6 m6 (deleted),
@@ -120,13 +168,26 @@ const msg = (muid, extra = {}) => ({ muid, sender: 'u1', receiverType: 'group', 
  */
 async function duplicatesExport() {
   const dir = await exportDir('cm-dups-', people);
-  const a = [msg('m1'), msg('m2'), msg('m3', { sender: 'ghost' }), msg('m1', { data: { text: 'again' } }), msg('M2'), msg('m6', { deletedAt: 1_600_000_001 }), msg('m6'), msg('m1', { sender: 'ghost' })];
+  const a = [
+    msg('m1'),
+    msg('m2'),
+    msg('m3', { sender: 'ghost' }),
+    msg('m1', { data: { text: 'again' } }),
+    msg('M2'),
+    msg('m6', { deletedAt: 1_600_000_001 }),
+    msg('m6'),
+    msg('m1', { sender: 'ghost' }),
+  ];
   await writeFile(path.join(dir, 'messages-a.ndjson'), `${ndjson(a)}{"muid": \n`);
-  await writeFile(path.join(dir, 'messages-b.csv'), 'muid,sender,receiverType,receiver,sentAt,type,data.text\nm3,u1,group,g1,1600000000,text,hi\nM3,u1,group,g1,1600000000,text,hi\n');
+  await writeFile(
+    path.join(dir, 'messages-b.csv'),
+    'muid,sender,receiverType,receiver,sentAt,type,data.text\nm3,u1,group,g1,1600000000,text,hi\nM3,u1,group,g1,1600000000,text,hi\n',
+  );
   return { dir, plans: await planExport(dir, ['messages-a.ndjson', 'messages-b.csv']) };
 }
 
-const brief = (p) => `${p.file}:${p.line} ${p.id ?? '-'} ${p.rule}${p.rule.startsWith('id.') ? ` (${p.message.replace(/^.*first seen at (\S+?);?( .*)?$/, '$1')})` : ''}`;
+const brief = (p) =>
+  `${p.file}:${p.line} ${p.id ?? '-'} ${p.rule}${p.rule.startsWith('id.') ? ` (${p.message.replace(/^.*first seen at (\S+?);?( .*)?$/, '$1')})` : ''}`;
 
 const EXPECTED = [
   'messages-a.ndjson:3 m3 ref.message.sender',
@@ -146,7 +207,12 @@ test('validate: the second reading reports each duplicate muid at its line, nami
   assert.deepEqual(result.errors.map(brief), EXPECTED);
   assert.deepEqual(result.warnings, []);
   assert.equal(result.errorCount, EXPECTED.length);
-  assert.deepEqual(result.byRule, { 'ref.message.sender': 2, 'id.duplicate': 3, 'id.case-collision': 2, 'input.json-syntax': 1 });
+  assert.deepEqual(result.byRule, {
+    'ref.message.sender': 2,
+    'id.duplicate': 3,
+    'id.case-collision': 2,
+    'input.json-syntax': 1,
+  });
   assert.deepEqual(result.byEntity.messages, { records: 11, errors: 8, warnings: 0, skipped: 1 });
   assert.equal(result.recordsRead, 13);
   assert.equal(result.stoppedEarly, false);
@@ -184,7 +250,11 @@ test('validate --max-errors: duplicates found by the second reading move the sto
       // Records read: users, groups, and the messages up to the stop.
       const lineOfStop = last.file === 'messages-b.csv' ? 9 + last.line - 1 : last.line;
       const skipped = lineOfStop >= 6 ? 1 : 0;
-      assert.deepEqual(early.byEntity.messages, { records: lineOfStop, errors: through.length, warnings: 0, skipped }, `--max-errors ${max}: messages`);
+      assert.deepEqual(
+        early.byEntity.messages,
+        { records: lineOfStop, errors: through.length, warnings: 0, skipped },
+        `--max-errors ${max}: messages`,
+      );
       assert.equal(early.recordsRead, 2 + lineOfStop, `--max-errors ${max}: records read`);
     }
   }

@@ -29,8 +29,12 @@ export async function exportDir(prefix, { users, groups }) {
 
 /** The plans of an export made by `exportDir`, with messages read from `messagesPath` (a path or a list). */
 export function planExport(dir, messagesPath) {
-  return planSources({ users: { path: 'users.ndjson' }, groups: { path: 'groups.ndjson' }, messages: { path: messagesPath } }, dir);
+  return planSources(
+    { users: { path: 'users.ndjson' }, groups: { path: 'groups.ndjson' }, messages: { path: messagesPath } },
+    dir,
+  );
 }
 
 /** runValidate with the options every test shares: no --max-errors, soft-deleted messages skipped. */
-export const validate = (plans, extra = {}) => runValidate({ plans, nowSec: NOW, importSoftDeleted: false, maxErrors: 0, ...extra });
+export const validate = (plans, extra = {}) =>
+  runValidate({ plans, nowSec: NOW, importSoftDeleted: false, maxErrors: 0, ...extra });

@@ -14,9 +14,23 @@ function messageLines() {
   const lines = [];
   for (let i = 0; i < 4000; i++) {
     /** @type {Record<string, any>} */
-    const m = { muid: `m${i}`, sender: `u${i % 50}`, receiverType: 'group', receiver: `g${i % 10}`, sentAt: 1_600_000_000 + i, type: 'text', data: { text: `message ${i} ${'x'.repeat(200)}` } };
-    if (i % 397 === 5) { lines.push('{"muid": "broken'); continue; }
-    if (i % 501 === 7) { lines.push('[1, 2]'); continue; }
+    const m = {
+      muid: `m${i}`,
+      sender: `u${i % 50}`,
+      receiverType: 'group',
+      receiver: `g${i % 10}`,
+      sentAt: 1_600_000_000 + i,
+      type: 'text',
+      data: { text: `message ${i} ${'x'.repeat(200)}` },
+    };
+    if (i % 397 === 5) {
+      lines.push('{"muid": "broken');
+      continue;
+    }
+    if (i % 501 === 7) {
+      lines.push('[1, 2]');
+      continue;
+    }
     if (i % 333 === 9) lines.push('   ');
     if (i % 611 === 11) m.legacy_x = 1;
     if (i % 457 === 13) m.legacy_y = 'y';
@@ -62,7 +76,17 @@ test('shared reading gives exactly the single-thread result: problems, order, co
   const plans = await sharedExport({ name: 'messages.ndjson', bytes: withBadBytes(messageLines()) });
   const result = await assertSameBothWays(plans);
   // The file holds every kind of problem, so the comparison covers them all.
-  for (const rule of ['input.json-syntax', 'input.not-object', 'input.utf8', 'ref.message.sender', 'ref.message.receiver', 'id.duplicate', 'id.case-collision', 'message.text.empty', 'timestamp.invalid']) {
+  for (const rule of [
+    'input.json-syntax',
+    'input.not-object',
+    'input.utf8',
+    'ref.message.sender',
+    'ref.message.receiver',
+    'id.duplicate',
+    'id.case-collision',
+    'message.text.empty',
+    'timestamp.invalid',
+  ]) {
     assert.ok(result.byRule[rule] > 0, `${rule} in the file: ${JSON.stringify(result.byRule)}`);
   }
   // An unknown field is reported once, at its first line, though both threads met it.
@@ -79,7 +103,9 @@ test('shared reading with --max-errors and with the second (duplicates) reading:
 
 test('shared reading of a .gz file, a file without a last newline, and an empty file', async () => {
   const lines = messageLines();
-  await assertSameBothWays(await sharedExport({ name: 'messages.ndjson.gz', bytes: gzipSync(`${lines.join('\n')}\n`) }));
+  await assertSameBothWays(
+    await sharedExport({ name: 'messages.ndjson.gz', bytes: gzipSync(`${lines.join('\n')}\n`) }),
+  );
   await assertSameBothWays(await sharedExport({ name: 'messages.ndjson', bytes: Buffer.from(lines.join('\n')) }));
   const empty = await assertSameBothWays(await sharedExport({ name: 'messages.ndjson', bytes: Buffer.alloc(0) }));
   assert.equal(empty.byRule['input.empty-file'], 1);
@@ -100,5 +126,8 @@ test('both threads take part: every other block comes back checked by the worker
     }
   }
   assert.ok(kinds.length >= 10, `${kinds.length} blocks`);
-  assert.deepEqual(kinds, kinds.map((_, i) => (i % 2 === 0 ? 'here' : 'worker')));
+  assert.deepEqual(
+    kinds,
+    kinds.map((_, i) => (i % 2 === 0 ? 'here' : 'worker')),
+  );
 });

@@ -18,7 +18,8 @@ const runs = new Map();
 /** Runs `validate ...args` in a scenario folder once per argument list; later calls share the result. */
 function validateIn(scenario, args = ['--json']) {
   const key = `${scenario}\0${args.join('\0')}`;
-  if (!runs.has(key)) runs.set(key, runCli(['validate', ...args], { cwd: path.join(INVALID, scenario), env: NO_TARGET }));
+  if (!runs.has(key))
+    runs.set(key, runCli(['validate', ...args], { cwd: path.join(INVALID, scenario), env: NO_TARGET }));
   return runs.get(key);
 }
 
@@ -64,7 +65,11 @@ test('fixtures/invalid: each expected problem is reported with its rule, file, l
       assert.equal(counts.skipped, expect.skipped?.[entity] ?? 0, `${scenario}: ${entity} skipped`);
     }
     const notChecked = expect.notChecked ?? [];
-    assert.equal(report.notChecked.length, notChecked.length, `${scenario}: notChecked ${JSON.stringify(report.notChecked)}`);
+    assert.equal(
+      report.notChecked.length,
+      notChecked.length,
+      `${scenario}: notChecked ${JSON.stringify(report.notChecked)}`,
+    );
     notChecked.forEach((re, i) => {
       assert.match(report.notChecked[i], re);
     });
@@ -85,34 +90,44 @@ test('fixtures/invalid: each expected problem is reported with its rule, file, l
       const same = left.get(keyOf(c)) ?? [];
       if (c.knownBug && c.currently === 'missing') {
         const there = report.problems.filter((p) => p.rule === c.rule && p.file === c.file && p.line === c.line);
-        if (there.length > 0) failures.push(`${scenario}: known bug seems fixed, now reported: ${show(c)}; remove knownBug from its entry (${c.knownBug})`);
+        if (there.length > 0)
+          failures.push(
+            `${scenario}: known bug seems fixed, now reported: ${show(c)}; remove knownBug from its entry (${c.knownBug})`,
+          );
         continue;
       }
       if (same.length === 0) {
         const near = report.problems.filter((p) => p.rule === c.rule).map(show);
-        failures.push(`${scenario}: not reported: ${show(c)}${near.length ? `\n      same rule reported at: ${near.join('; ')}` : ''}`);
+        failures.push(
+          `${scenario}: not reported: ${show(c)}${near.length ? `\n      same rule reported at: ${near.join('; ')}` : ''}`,
+        );
         continue;
       }
       same.pop();
     }
-    for (const rest of left.values()) for (const p of rest) failures.push(`${scenario}: not in the table: ${show(p)}: ${p.message}`);
+    for (const rest of left.values())
+      for (const p of rest) failures.push(`${scenario}: not in the table: ${show(p)}: ${p.message}`);
   }
   assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
 });
 
-test('every rule code (RULES, the mapper\'s, the readers\') has a fixture that makes validate report it', async () => {
+test("every rule code (RULES, the mapper's, the readers') has a fixture that makes validate report it", async () => {
   // Codes the mapper and readers emit, read from the built code, so a new one cannot slip past the table.
   const built = [path.join(ROOT, 'dist/pipeline/map/map.js'), path.join(ROOT, 'dist/pipeline/map/map-steps.js')];
-  for (const name of await readdir(path.join(ROOT, 'dist/sources'))) if (name.endsWith('.js')) built.push(path.join(ROOT, 'dist/sources', name));
+  for (const name of await readdir(path.join(ROOT, 'dist/sources')))
+    if (name.endsWith('.js')) built.push(path.join(ROOT, 'dist/sources', name));
   const scanned = new Set();
   for (const file of built) {
-    for (const m of (await readFile(file, 'utf8')).matchAll(/(?:rule: |problem\()'([a-z][a-z0-9.-]*)'/g)) scanned.add(m[1]);
+    for (const m of (await readFile(file, 'utf8')).matchAll(/(?:rule: |problem\()'([a-z][a-z0-9.-]*)'/g))
+      scanned.add(m[1]);
   }
-  for (const code of [...MAPPER_CODES, ...READER_CODES]) assert.ok(scanned.has(code), `${code} is no longer emitted by the mapper or a reader: update the table`);
+  for (const code of [...MAPPER_CODES, ...READER_CODES])
+    assert.ok(scanned.has(code), `${code} is no longer emitted by the mapper or a reader: update the table`);
 
   const all = new Set([...RULES.map((r) => r.code), ...MAPPER_CODES, ...READER_CODES, ...scanned]);
   const reported = new Set();
-  for (const scenario of Object.keys(SCENARIOS)) for (const p of parseJson(await validateIn(scenario)).problems) reported.add(p.rule);
+  for (const scenario of Object.keys(SCENARIOS))
+    for (const p of parseJson(await validateIn(scenario)).problems) reported.add(p.rule);
   const severity = new Map(RULES.map((r) => [r.code, r.severity]));
   const onlyKnownBug = [];
   const missing = [];
@@ -131,7 +146,10 @@ test('every rule code (RULES, the mapper\'s, the readers\') has a fixture that m
     if (severity.has(c.rule)) assert.equal(c.severity, severity.get(c.rule), `table severity of ${c.rule}`);
   }
   // Only id.mismatch may lack a live fixture, and only while its known bug stands.
-  assert.ok(onlyKnownBug.every((s) => s.startsWith('id.mismatch:')), onlyKnownBug.join('\n'));
+  assert.ok(
+    onlyKnownBug.every((s) => s.startsWith('id.mismatch:')),
+    onlyKnownBug.join('\n'),
+  );
 });
 
 test('the valid fixtures/ report zero problems and exit 0, in JSON and text, offline with no target configured', async () => {
@@ -167,10 +185,16 @@ test('text report: one line a problem, errors and warnings apart, then counts pe
 
   let i = lines.indexOf(`Errors (${errors.length}):`);
   assert.equal(i, 0, 'the report starts with the errors');
-  assert.deepEqual(lines.slice(i + 1, i + 1 + errors.length), errors.map((p) => `  ${lineOf(p)}`));
+  assert.deepEqual(
+    lines.slice(i + 1, i + 1 + errors.length),
+    errors.map((p) => `  ${lineOf(p)}`),
+  );
   i += 1 + errors.length;
   assert.equal(lines[i], `Warnings (${warnings.length}):`);
-  assert.deepEqual(lines.slice(i + 1, i + 1 + warnings.length), warnings.map((p) => `  ${lineOf(p)}`));
+  assert.deepEqual(
+    lines.slice(i + 1, i + 1 + warnings.length),
+    warnings.map((p) => `  ${lineOf(p)}`),
+  );
   i += 1 + warnings.length;
 
   assert.deepEqual(lines.slice(i, i + 2), ['', 'Problems by rule:']);
@@ -191,10 +215,15 @@ test('text report: one line a problem, errors and warnings apart, then counts pe
     byEntity[m[1]] = { records: +m[2], errors: +m[3], warnings: +m[4], skipped: +m[5] };
   }
   assert.deepEqual(byEntity, report.byEntity);
-  assert.deepEqual(lines.slice(i), ['', `FAILED: ${report.recordsRead} records read, ${errors.length} errors, ${warnings.length} warnings`, '']);
+  assert.deepEqual(lines.slice(i), [
+    '',
+    `FAILED: ${report.recordsRead} records read, ${errors.length} errors, ${warnings.length} warnings`,
+    '',
+  ]);
 
   // Duplicates name where the id was first seen, across files too.
-  const message = (file, line, rule) => report.problems.find((p) => p.file === file && p.line === line && p.rule === rule)?.message;
+  const message = (file, line, rule) =>
+    report.problems.find((p) => p.file === file && p.line === line && p.rule === rule)?.message;
   assert.match(message('users.csv', 8, 'id.duplicate'), /first seen at users\.csv:2\b/);
   assert.match(message('groups.json', 24, 'id.duplicate'), /first seen at groups\.json:3\b/);
   assert.match(message('messages_archive.csv', 2, 'id.case-collision'), /messages\.ndjson:2\b/);
@@ -212,7 +241,10 @@ test('--max-errors 3 stops after the third error, says so, and exits 3', async (
   assert.equal(early.stoppedEarly, true);
   assert.equal(all.stoppedEarly, false);
   assert.equal(early.errorCount, 3);
-  assert.deepEqual(early.problems.filter((p) => p.severity === 'error'), all.problems.filter((p) => p.severity === 'error').slice(0, 3));
+  assert.deepEqual(
+    early.problems.filter((p) => p.severity === 'error'),
+    all.problems.filter((p) => p.severity === 'error').slice(0, 3),
+  );
   assert.ok(early.recordsRead < all.recordsRead / 2, `read ${early.recordsRead} of ${all.recordsRead}`);
   assert.equal(text.code, 3);
   assert.match(text.stdout, /^Errors \(3\):\n(  .*\[[a-z.-]+\]\n){3}/);
@@ -235,7 +267,10 @@ test('a reference whose target entity is not configured: one note per kind of re
   const report = parseJson(json);
   // four members point at groups that do not exist anywhere: not one ref.member.group for them
   assert.equal(report.problems.filter((p) => p.rule.startsWith('ref.member.group')).length, 0);
-  assert.deepEqual(report.problems.map((p) => p.rule), ['ref.member.user']);
+  assert.deepEqual(
+    report.problems.map((p) => p.rule),
+    ['ref.member.user'],
+  );
   assert.equal(report.warningCount, 0);
   assert.equal(report.notChecked.length, 1);
   assert.match(report.notChecked[0], /groups/);
@@ -246,12 +281,20 @@ test('a reference whose target entity is not configured: one note per kind of re
 test('deleted messages are skipped and not checked; --import-soft-deleted checks the soft-deleted one', async () => {
   const plain = parseJson(await validateIn('records'));
   const soft = parseJson(await validateIn('records', ['--json', '--import-soft-deleted']));
-  const at33 = (r) => r.problems.filter((p) => p.file === 'messages.ndjson' && p.line === 33).map((p) => p.rule).sort();
+  const at33 = (r) =>
+    r.problems
+      .filter((p) => p.file === 'messages.ndjson' && p.line === 33)
+      .map((p) => p.rule)
+      .sort();
   assert.deepEqual(at33(plain), []);
   assert.equal(plain.byEntity.messages.skipped, 2);
   assert.deepEqual(at33(soft), ['message.text.empty', 'ref.message.sender']);
   assert.equal(soft.byEntity.messages.skipped, 1);
-  assert.equal(soft.problems.filter((p) => p.line === 34 && p.file === 'messages.ndjson').length, 0, 'a permanently deleted message is never checked');
+  assert.equal(
+    soft.problems.filter((p) => p.line === 34 && p.file === 'messages.ndjson').length,
+    0,
+    'a permanently deleted message is never checked',
+  );
 });
 
 test('import --dry-run gives the same report as validate, sends nothing and writes nothing', async () => {
@@ -274,7 +317,11 @@ test('import --dry-run gives the same report as validate, sends nothing and writ
     const files = (await readdir(dir)).filter((f) => /checkpoint|rejects/.test(f));
     assert.deepEqual(files, []);
     // like validate, the dry run needs no target and no key
-    const offline = await runCli(['import', '--dry-run', '--json'], { cwd: path.join(INVALID, 'records'), env: NO_TARGET, apiKey: '' });
+    const offline = await runCli(['import', '--dry-run', '--json'], {
+      cwd: path.join(INVALID, 'records'),
+      env: NO_TARGET,
+      apiKey: '',
+    });
     assert.equal(offline.code, 3, offline.stderr);
     assert.equal(offline.stdout, (await validateIn('records')).stdout);
   } finally {
@@ -316,10 +363,19 @@ test('import sends only valid records; the rejects file holds exactly the invali
     assert.equal(summary.status, 'completed-with-rejects');
     const stats = sb.stats();
     const stored = sb.records();
-    const expected = { users: ['ann', 'bob', 'dee'], groups: ['club', 'team'], members: ['club_member_dee', 'team_member_ann'], messages: ['x1', 'x2', 'x8'] };
+    const expected = {
+      users: ['ann', 'bob', 'dee'],
+      groups: ['club', 'team'],
+      members: ['club_member_dee', 'team_member_ann'],
+      messages: ['x1', 'x2', 'x8'],
+    };
     for (const [entity, ids] of Object.entries(expected)) {
       assert.equal(stats.perEntity[entity].stored, ids.length, `${entity} stored`);
-      assert.equal(stats.perEntity[entity].rejected, 0, `${entity}: the service refused a record validation let through`);
+      assert.equal(
+        stats.perEntity[entity].rejected,
+        0,
+        `${entity}: the service refused a record validation let through`,
+      );
       assert.deepEqual(Object.keys(stored[entity]).sort(), ids, entity);
     }
     // a warning does not stop a record; the unknown field is not sent

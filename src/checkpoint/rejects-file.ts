@@ -64,7 +64,10 @@ export class RejectsWriter implements CheckpointCompanion {
     try {
       await makeFolderFor(path);
       const existing = await stat(path).catch(() => undefined);
-      const resumed = existing?.isFile() && resumeMark?.path === path ? await dropUnacknowledged(path, existing.size, resumeMark) : { dropped: 0 };
+      const resumed =
+        existing?.isFile() && resumeMark?.path === path
+          ? await dropUnacknowledged(path, existing.size, resumeMark)
+          : { dropped: 0 };
       handle = await open(path, 'a', STATE_FILE_MODE);
       const opened = await handle.stat();
       if (!opened.isFile()) return new RejectsWriter(path, handle, false, 0, Buffer.alloc(0), resumed);
@@ -95,12 +98,20 @@ export class RejectsWriter implements CheckpointCompanion {
       line = JSON.stringify({ run: this.run, ...entry });
     } catch {
       // Nested past what JSON.stringify can walk: keep the place and the reason, not the record.
-      line = JSON.stringify({ run: this.run, ...entry, record: undefined, recordOmitted: 'nested too deeply to write as JSON' });
+      line = JSON.stringify({
+        run: this.run,
+        ...entry,
+        record: undefined,
+        recordOmitted: 'nested too deeply to write as JSON',
+      });
     }
     const bytes = Buffer.from(`${line}\n`, 'utf8');
     this.buffer += `${line}\n`;
     this.pendingBytes += bytes.length;
-    this.tail = bytes.length >= BEFORE_BYTES ? bytes.subarray(bytes.length - BEFORE_BYTES) : Buffer.concat([this.tail, bytes]).subarray(-BEFORE_BYTES);
+    this.tail =
+      bytes.length >= BEFORE_BYTES
+        ? bytes.subarray(bytes.length - BEFORE_BYTES)
+        : Buffer.concat([this.tail, bytes]).subarray(-BEFORE_BYTES);
   }
 
   flush(): Promise<void> {

@@ -94,7 +94,12 @@ export class CheckpointStore {
   ) {}
 
   /** Loads the checkpoint for this identity, or starts a new one (`fresh`, or none on disk). */
-  static async open(filePath: string, identity: CheckpointIdentity, fresh: boolean, minIntervalMs = 0): Promise<CheckpointStore> {
+  static async open(
+    filePath: string,
+    identity: CheckpointIdentity,
+    fresh: boolean,
+    minIntervalMs = 0,
+  ): Promise<CheckpointStore> {
     const store = new CheckpointStore(filePath, minIntervalMs);
     const existing = fresh ? undefined : await readCheckpoint(filePath);
     if (existing) {
@@ -102,7 +107,16 @@ export class CheckpointStore {
       store.data = existing;
     } else {
       const now = new Date().toISOString();
-      store.data = { version: CHECKPOINT_VERSION, tool: 'chat-migrate', ...identity, createdAt: now, updatedAt: now, phasesDone: [], files: {}, totals: {} };
+      store.data = {
+        version: CHECKPOINT_VERSION,
+        tool: 'chat-migrate',
+        ...identity,
+        createdAt: now,
+        updatedAt: now,
+        phasesDone: [],
+        files: {},
+        totals: {},
+      };
     }
     return store;
   }
@@ -255,7 +269,10 @@ async function writeAtomically(target: string, text: string, syncDirectory: bool
   // which costs a few already-exists answers, never a lost record. So they skip this (3 calls a write).
   if (!syncDirectory) return;
   const dir = await openFd(path.dirname(target), 'r').catch(() => undefined);
-  if (dir !== undefined) await fsyncFd(dir).catch(() => undefined).finally(() => closeFd(dir));
+  if (dir !== undefined)
+    await fsyncFd(dir)
+      .catch(() => undefined)
+      .finally(() => closeFd(dir));
 }
 
 /** Reads and checks a checkpoint; undefined when there is none. A torn or foreign file is an error, never a silent restart. */
@@ -265,7 +282,10 @@ export async function readCheckpoint(filePath: string): Promise<CheckpointData |
     text = await readFile(filePath, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CheckpointError('CHECKPOINT_UNREADABLE', `cannot read the checkpoint ${filePath}: ${(err as NodeJS.ErrnoException).code}`);
+    throw new CheckpointError(
+      'CHECKPOINT_UNREADABLE',
+      `cannot read the checkpoint ${filePath}: ${(err as NodeJS.ErrnoException).code}`,
+    );
   }
   const corrupt = (why: string) =>
     new CheckpointError('CHECKPOINT_CORRUPT', `the checkpoint ${filePath} is damaged (${why})`, {
@@ -277,16 +297,29 @@ export async function readCheckpoint(filePath: string): Promise<CheckpointData |
   } catch {
     throw corrupt('not valid JSON: it may have been cut off');
   }
-  if (typeof data !== 'object' || data === null || data.tool !== 'chat-migrate') throw corrupt('not a chat-migrate checkpoint');
-  if (data.version !== CHECKPOINT_VERSION) throw corrupt(`version ${String(data.version)}, expected ${CHECKPOINT_VERSION}`);
-  if (typeof data.files !== 'object' || data.files === null || !Array.isArray(data.phasesDone) || typeof data.target !== 'object') {
+  if (typeof data !== 'object' || data === null || data.tool !== 'chat-migrate')
+    throw corrupt('not a chat-migrate checkpoint');
+  if (data.version !== CHECKPOINT_VERSION)
+    throw corrupt(`version ${String(data.version)}, expected ${CHECKPOINT_VERSION}`);
+  if (
+    typeof data.files !== 'object' ||
+    data.files === null ||
+    !Array.isArray(data.phasesDone) ||
+    typeof data.target !== 'object'
+  ) {
     throw corrupt('missing fields');
   }
   for (const [key, f] of Object.entries(data.files)) {
-    if (!Number.isInteger(f.watermark) || f.watermark < 0 || !Array.isArray(f.acked)) throw corrupt(`bad progress for ${key}`);
+    if (!Number.isInteger(f.watermark) || f.watermark < 0 || !Array.isArray(f.acked))
+      throw corrupt(`bad progress for ${key}`);
   }
   const mark = data.rejects;
-  const badMark = typeof mark?.path !== 'string' || !Number.isInteger(mark.bytes) || mark.bytes < 0 || typeof mark.run !== 'string' || typeof mark.before !== 'string';
+  const badMark =
+    typeof mark?.path !== 'string' ||
+    !Number.isInteger(mark.bytes) ||
+    mark.bytes < 0 ||
+    typeof mark.run !== 'string' ||
+    typeof mark.before !== 'string';
   // Without a whole mark a resume only leaves the rejects file as it is (a mark from an older build).
   if (mark !== undefined && badMark) delete data.rejects;
   data.totals ??= {};
@@ -303,6 +336,10 @@ function assertSameMigration(data: CheckpointData, identity: CheckpointIdentity,
     );
   }
   if (data.sourcesHash !== identity.sourcesHash) {
-    throw new CheckpointError('CHECKPOINT_OTHER_SOURCES', `the checkpoint ${filePath} was made for another set of sources`, { hint });
+    throw new CheckpointError(
+      'CHECKPOINT_OTHER_SOURCES',
+      `the checkpoint ${filePath} was made for another set of sources`,
+      { hint },
+    );
   }
 }

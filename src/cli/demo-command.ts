@@ -22,7 +22,10 @@ export function registerDemoCommand(program: Command): void {
 }
 
 async function demoAction(json: boolean): Promise<number> {
-  const [{ startSandbox }, { runImportSession }] = await Promise.all([import('../sandbox/index.js'), import('../pipeline/import/import-session.js')]);
+  const [{ startSandbox }, { runImportSession }] = await Promise.all([
+    import('../sandbox/index.js'),
+    import('../pipeline/import/import-session.js'),
+  ]);
   // A service-like pace (150 ms answers, 120 requests a minute) so the progress is there to see.
   const sandbox = await startSandbox({ apiKey: SANDBOX_DEFAULT_API_KEY, latencyMs: 150, requestsPerMinute: 120 });
   const work = await mkdtemp(path.join(tmpdir(), 'chat-migrate-demo-'));
@@ -60,7 +63,9 @@ async function demoAction(json: boolean): Promise<number> {
     printSummary(summary, json);
     if (!json) {
       const held = sandbox.stats().perEntity;
-      const line = Object.entries(held).map(([k, v]) => `${v.stored} ${k}`).join(', ');
+      const line = Object.entries(held)
+        .map(([k, v]) => `${v.stored} ${k}`)
+        .join(', ');
       process.stdout.write(`The sandbox now holds ${line}. Checkpoint and rejects file: ${work}\n`);
     }
     return summary.exitCode;

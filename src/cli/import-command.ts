@@ -52,7 +52,13 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
   const nowSec = Math.floor(Date.now() / 1000);
 
   if (opts.dryRun || opts.strict) {
-    const result = await runValidate({ plans, nowSec, importSoftDeleted: config.importSoftDeleted, sinceSec: opts.since, maxErrors: 0 });
+    const result = await runValidate({
+      plans,
+      nowSec,
+      importSoftDeleted: config.importSoftDeleted,
+      sinceSec: opts.since,
+      maxErrors: 0,
+    });
     if (opts.dryRun) {
       process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
       return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;

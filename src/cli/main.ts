@@ -42,7 +42,10 @@ function wantsJson(args: string[]): boolean {
 
 /** commander's `commander.invalidArgument` as `USAGE_INVALID_ARGUMENT`. */
 const usageCode = (code: string) =>
-  `USAGE_${code.replace(/^commander\./, '').replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
+  `USAGE_${code
+    .replace(/^commander\./, '')
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toUpperCase()}`;
 
 try {
   await program.parseAsync(process.argv);

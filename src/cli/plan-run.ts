@@ -24,9 +24,13 @@ export interface RunPlan {
 export async function planRun(config: MigrateConfig, baseDir: string, { writeIdMap = false } = {}): Promise<RunPlan> {
   if (config.preset) {
     if (!(PRESET_NAMES as readonly string[]).includes(config.preset)) {
-      throw new ConfigError('CONFIG_INVALID', `"preset" must be one of ${PRESET_NAMES.join(', ')}, not "${config.preset}"`);
+      throw new ConfigError(
+        'CONFIG_INVALID',
+        `"preset" must be one of ${PRESET_NAMES.join(', ')}, not "${config.preset}"`,
+      );
     }
-    if (!config.from) throw new ConfigError('CONFIG_INVALID', `--preset ${config.preset} needs --from <export folder or file>`);
+    if (!config.from)
+      throw new ConfigError('CONFIG_INVALID', `--preset ${config.preset} needs --from <export folder or file>`);
     const from = path.resolve(baseDir, config.from);
     const idMapFile = writeIdMap ? idMapPathOf(config.checkpoint) : undefined;
     const { preparePreset } = await import('../presets/index.js');
@@ -41,6 +45,8 @@ export async function planRun(config: MigrateConfig, baseDir: string, { writeIdM
     const idMap = idMapFile === undefined ? undefined : { path: idMapFile, ...prepared.idMap };
     return { plans: prepared.plans, sourcesIdentity: { preset: config.preset, from }, idMap };
   }
-  const identity = Object.fromEntries(Object.entries(config.sources).map(([k, v]) => [k, { path: v!.path, format: v!.format }]));
+  const identity = Object.fromEntries(
+    Object.entries(config.sources).map(([k, v]) => [k, { path: v!.path, format: v!.format }]),
+  );
   return { plans: await planSources(config.sources, baseDir), sourcesIdentity: identity };
 }

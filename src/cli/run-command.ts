@@ -35,12 +35,7 @@ export function printJsonError(error: JsonError, stdout: NodeJS.WritableStream =
  * (and hint), never a stack trace; anything else is a bug, reported as such with its message only
  * (set CHAT_MIGRATE_DEBUG=1 for the stack). With `json`, the same error is also one JSON document on stdout.
  */
-export function reportFatal(
-  err: unknown,
-  stderr: NodeJS.WritableStream,
-  env: NodeJS.ProcessEnv,
-  json = false,
-): number {
+export function reportFatal(err: unknown, stderr: NodeJS.WritableStream, env: NodeJS.ProcessEnv, json = false): number {
   if (err instanceof MigrationError) {
     const where = err.location?.file ? `${err.location.file}${err.location.line ? `:${err.location.line}` : ''}: ` : '';
     // The code goes on the first line; the lines after it (one per config problem) follow as they are.
@@ -56,14 +51,20 @@ export function reportFatal(
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
-  stderr.write(redact(`error: unexpected failure: ${message}\n  this is a bug in chat-migrate; please report it with the command you ran\n`));
+  stderr.write(
+    redact(
+      `error: unexpected failure: ${message}\n  this is a bug in chat-migrate; please report it with the command you ran\n`,
+    ),
+  );
   if (env.CHAT_MIGRATE_DEBUG && err instanceof Error && err.stack) stderr.write(redact(`${err.stack}\n`));
   if (json) printJsonError({ code: 'UNEXPECTED', message, exitCode: ExitCode.fatal });
   return ExitCode.fatal;
 }
 
 /** Wraps a command's action: its resolved value is the exit code. */
-export function runCommand<A extends unknown[]>(action: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
+export function runCommand<A extends unknown[]>(
+  action: (...args: A) => Promise<number>,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     let code: number;
     try {

@@ -102,7 +102,9 @@ async function sandboxAction(flags: SandboxFlags): Promise<number> {
   if (flags.json) process.stdout.write(`${JSON.stringify({ url: sandbox.url, port: sandbox.port, ca })}\n`);
   else {
     const key = apiKey === SANDBOX_DEFAULT_API_KEY ? ` (apiKey "${SANDBOX_DEFAULT_API_KEY}")` : '';
-    process.stdout.write(`sandbox listening on ${sandbox.url}${key}; stats at ${sandbox.url}/__sandbox/stats; Ctrl+C to stop\n`);
+    process.stdout.write(
+      `sandbox listening on ${sandbox.url}${key}; stats at ${sandbox.url}/__sandbox/stats; Ctrl+C to stop\n`,
+    );
     if (ca) process.stdout.write(`its self-signed certificate is ${ca}: trust it with NODE_EXTRA_CA_CERTS=${ca}\n`);
   }
   await new Promise<void>((resolve) => {
@@ -117,7 +119,10 @@ async function sandboxAction(flags: SandboxFlags): Promise<number> {
 async function tlsOption(flags: SandboxFlags): Promise<SandboxOptions['tls']> {
   if (flags.tlsCert === undefined && flags.tlsKey === undefined) return flags.tls ? 'self-signed' : undefined;
   if (flags.tls) {
-    throw new ConfigError('SANDBOX_OPTIONS', 'sandbox: --tls makes its own certificate; leave out --tls-cert and --tls-key');
+    throw new ConfigError(
+      'SANDBOX_OPTIONS',
+      'sandbox: --tls makes its own certificate; leave out --tls-cert and --tls-key',
+    );
   }
   if (flags.tlsCert === undefined || flags.tlsKey === undefined) {
     throw new ConfigError('SANDBOX_OPTIONS', 'sandbox: --tls-cert and --tls-key go together');

@@ -21,7 +21,11 @@ async function statusAction(opts: CommonOptions): Promise<number> {
   });
   const data = await readCheckpoint(config.checkpoint);
   if (!data) {
-    process.stdout.write(opts.json ? `${JSON.stringify({ checkpoint: config.checkpoint, exists: false })}\n` : `No checkpoint at ${config.checkpoint}: nothing imported yet.\n`);
+    process.stdout.write(
+      opts.json
+        ? `${JSON.stringify({ checkpoint: config.checkpoint, exists: false })}\n`
+        : `No checkpoint at ${config.checkpoint}: nothing imported yet.\n`,
+    );
     return ExitCode.ok;
   }
   const files = Object.values(data.files).map((f) => ({
@@ -38,11 +42,25 @@ async function statusAction(opts: CommonOptions): Promise<number> {
   for (const f of files) if (f.openRejects > 0) openRejects[f.entity] = (openRejects[f.entity] ?? 0) + f.openRejects;
   if (opts.json) {
     const { target, updatedAt, phasesDone, totals } = data;
-    const doc = { checkpoint: config.checkpoint, exists: true, target, updatedAt, phasesDone, totals, openRejects, files };
+    const doc = {
+      checkpoint: config.checkpoint,
+      exists: true,
+      target,
+      updatedAt,
+      phasesDone,
+      totals,
+      openRejects,
+      files,
+    };
     process.stdout.write(`${JSON.stringify(doc)}\n`);
     return ExitCode.ok;
   }
-  const out = [`Checkpoint ${config.checkpoint}`, `  target   ${data.target.baseUrl}`, `  updated  ${data.updatedAt}`, ''];
+  const out = [
+    `Checkpoint ${config.checkpoint}`,
+    `  target   ${data.target.baseUrl}`,
+    `  updated  ${data.updatedAt}`,
+    '',
+  ];
   for (const entity of ENTITY_ORDER) {
     const t = data.totals[entity];
     const mine = files.filter((f) => f.entity === entity);
@@ -52,7 +70,9 @@ async function statusAction(opts: CommonOptions): Promise<number> {
     const skips = Object.entries(t?.skippedBy ?? {}).map(([reason, n]) => `${reason} ${n}`);
     const skipped = `${t?.skipped ?? 0} skipped${skips.length > 0 ? ` (${skips.join(', ')})` : ''}`;
     const rejected = `${open} rejected and not in yet`;
-    out.push(`${entity} (${state}): ${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there, ${rejected}, ${skipped}`);
+    out.push(
+      `${entity} (${state}): ${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there, ${rejected}, ${skipped}`,
+    );
     for (const f of mine) {
       const ranges = plural(f.pendingRanges.length, 'range');
       const beyond = f.pendingRanges.length > 0 ? ` (+${ranges} acknowledged beyond it)` : '';

@@ -7,7 +7,6 @@ import { planRun } from './plan-run.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
 
-
 interface ValidateOptions extends CommonOptions {
   maxErrors?: number;
   since?: number;

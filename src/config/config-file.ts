@@ -77,7 +77,9 @@ export async function findConfigFile(cwd: string, configFile?: string): Promise<
       throw new ConfigError('CONFIG_SYNTAX', `${file}:${line + 1}:${column + 1}: invalid YAML: ${err.reason}`);
     }
     // A JavaScript config that throws, or a file that cannot be read: the first line that says something.
-    const first = String(e.message ?? e).split('\n').find((l) => l.trim() !== '' && !/^\w+ Error in .*:\s*$/.test(l));
+    const first = String(e.message ?? e)
+      .split('\n')
+      .find((l) => l.trim() !== '' && !/^\w+ Error in .*:\s*$/.test(l));
     throw new ConfigError('CONFIG_UNREADABLE', `cannot read ${where}: ${first ?? String(e.message ?? e).trim()}`);
   }
   if (!result) return undefined;

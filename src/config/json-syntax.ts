@@ -44,7 +44,7 @@ export function findJsonSyntaxError(text: string): JsonSyntaxProblem | undefined
   const string = () => {
     const start = i++;
     for (;;) {
-      if (i >= text.length) stop('unterminated string: no closing \'"\'', start);
+      if (i >= text.length) stop("unterminated string: no closing '\"'", start);
       const c = text[i];
       if (c === '"') break;
       if (c === '\n') stop('a line break inside a string (write \\n)');
@@ -95,7 +95,7 @@ export function findJsonSyntaxError(text: string): JsonSyntaxProblem | undefined
       skipSpace();
       if (text[i] !== ':') stop("expected ':' after property name");
       i++;
-      value('after \':\'');
+      value("after ':'");
       skipSpace();
       if (text[i] === '}') return void i++;
       if (text[i] !== ',') stop("expected ',' or '}' after property value");

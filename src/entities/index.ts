@@ -39,7 +39,13 @@ export interface EntityDef {
   references: readonly Reference[];
 }
 
-export type ReferenceKind = 'memberGroup' | 'memberUser' | 'groupOwner' | 'messageSender' | 'receiverUser' | 'receiverGroup';
+export type ReferenceKind =
+  | 'memberGroup'
+  | 'memberUser'
+  | 'groupOwner'
+  | 'messageSender'
+  | 'receiverUser'
+  | 'receiverGroup';
 
 /** A field that names a record of another entity, and the details object that may stand in for that record. */
 export interface Reference {
@@ -83,7 +89,16 @@ export const groups: EntityDef = {
   idOf: (p) => str(p.guid),
   alreadyExistsCodes: ['ERR_GUID_ALREADY_EXISTS'],
   fields: [
-    'guid', 'name', 'type', 'description', 'icon', 'password', 'owner', 'createdAt', 'metadata', 'tags',
+    'guid',
+    'name',
+    'type',
+    'description',
+    'icon',
+    'password',
+    'owner',
+    'createdAt',
+    'metadata',
+    'tags',
     'groupOwnerDetails',
   ],
   idFields: ['guid', 'owner'],
@@ -130,22 +145,45 @@ export const messages: EntityDef = {
   idOf: (p) => str(p.muid),
   alreadyExistsCodes: ['ERR_IMPORT_MUID_ALREADY_EXISTS'],
   fields: [
-    'muid', 'sender', 'receiverType', 'receiver', 'sentAt', 'category', 'type', 'data', 'tags',
-    'deliveredAt', 'readAt', 'senderUserDetails', 'receiverUserDetails', 'receiverGroupDetails', 'mentionedUserDetails',
+    'muid',
+    'sender',
+    'receiverType',
+    'receiver',
+    'sentAt',
+    'category',
+    'type',
+    'data',
+    'tags',
+    'deliveredAt',
+    'readAt',
+    'senderUserDetails',
+    'receiverUserDetails',
+    'receiverGroupDetails',
+    'mentionedUserDetails',
   ],
   idFields: ['muid', 'sender', 'receiver'],
   nestedStructuredFields: [
-    'data.metadata', 'data.attachments', 'data.customData', 'data.custome_data', 'data.interactiveData',
+    'data.metadata',
+    'data.attachments',
+    'data.customData',
+    'data.custome_data',
+    'data.interactiveData',
     'data.interactiveData.formFields',
   ],
   references: [
     { kind: 'messageSender', field: 'sender', target: 'users', details: 'senderUserDetails' },
     {
-      kind: 'receiverUser', field: 'receiver', target: 'users', details: 'receiverUserDetails',
+      kind: 'receiverUser',
+      field: 'receiver',
+      target: 'users',
+      details: 'receiverUserDetails',
       when: { field: 'receiverType', value: 'user' },
     },
     {
-      kind: 'receiverGroup', field: 'receiver', target: 'groups', details: 'receiverGroupDetails',
+      kind: 'receiverGroup',
+      field: 'receiver',
+      target: 'groups',
+      details: 'receiverGroupDetails',
       when: { field: 'receiverType', value: 'group' },
     },
   ],

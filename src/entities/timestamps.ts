@@ -18,7 +18,8 @@ export function isNeverTime(seconds: number): boolean {
 }
 
 const NUMERIC = /^[+-]?\d+(?:\.\d+)?$/;
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * UNIX seconds from: seconds, milliseconds (> 1e11), microseconds (> 1e14), numeric strings

@@ -1,4 +1,10 @@
-import { innerObjectEntries, keysAreUnique, memberNamed, objectEntries, type EntryRange } from '../json/object-entries.js';
+import {
+  innerObjectEntries,
+  keysAreUnique,
+  memberNamed,
+  objectEntries,
+  type EntryRange,
+} from '../json/object-entries.js';
 
 /** The service's verdict on one record of a request. */
 export interface RecordResult {
@@ -19,7 +25,11 @@ const isResult = (v: unknown): v is Obj => isObj(v) && typeof v.success === 'boo
  * keyed by the service's new message id instead of the muid (import-api.md "Responses"); then the muid
  * inside the result is used. Returns results by the ids that were sent; ids with no result are absent.
  */
-export function parseRecordResults(text: string, sentIds: readonly string[], idField: string): Map<string, RecordResult> {
+export function parseRecordResults(
+  text: string,
+  sentIds: readonly string[],
+  idField: string,
+): Map<string, RecordResult> {
   // The answer's map, found once: both fast readings start from it.
   const ranges = innerObjectEntries(text, 'data');
   const inOrder = ranges && resultsInOrder(text, ranges, sentIds);
@@ -29,7 +39,8 @@ export function parseRecordResults(text: string, sentIds: readonly string[], idF
   const byLower = new Map<string, string>();
   for (const id of sentIds) byLower.set(id.toLowerCase(), id);
 
-  const entries = (ranges && resultEntries(text, ranges, sentIds, byLower)) ?? resultEntriesOf(parseJson(text), sentIds);
+  const entries =
+    (ranges && resultEntries(text, ranges, sentIds, byLower)) ?? resultEntriesOf(parseJson(text), sentIds);
 
   for (const [key, entry] of entries) {
     const result = toResult(entry);
@@ -70,7 +81,11 @@ function isSuccessAt(text: string, at: number): boolean {
  * The usual answer, read with no lookup tables: `{"data": {...}}` with one result per sent id, under
  * that very id, in the order sent. Undefined for anything else, which the general path reads.
  */
-function resultsInOrder(text: string, entries: readonly EntryRange[], sentIds: readonly string[]): Map<string, RecordResult> | undefined {
+function resultsInOrder(
+  text: string,
+  entries: readonly EntryRange[],
+  sentIds: readonly string[],
+): Map<string, RecordResult> | undefined {
   if (entries.length !== sentIds.length) return undefined;
   const results = new Map<string, RecordResult>();
   for (let i = 0; i < entries.length; i++) {

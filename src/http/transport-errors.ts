@@ -33,7 +33,12 @@ export function transportFailure(err: unknown): TransportFailure {
 
 /** Errors of opening a connection: with a proxy in use, the only connections made are to the proxy. */
 const CONNECT_CODES = [
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
 ];
 
 const via = (proxy: ProxyUrl) => `the proxy ${proxyDisplay(proxy)} (from ${proxy.variable})`;

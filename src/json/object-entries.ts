@@ -119,7 +119,9 @@ export function innerObjectEntries(text: string, key: string): EntryRange[] | un
   const inner = objectAt(text, head[0].length - 1, text.length);
   if (inner === undefined) return undefined;
   const close = skipWhitespace(text, inner.end, text.length);
-  return text.charCodeAt(close) === CLOSE_BRACE && skipWhitespace(text, close + 1, text.length) === text.length ? inner.entries : undefined;
+  return text.charCodeAt(close) === CLOSE_BRACE && skipWhitespace(text, close + 1, text.length) === text.length
+    ? inner.entries
+    : undefined;
 }
 
 const HEAD = /^[ \t\r\n]*\{[ \t\r\n]*"([A-Za-z]+)"[ \t\r\n]*:[ \t\r\n]*\{/;

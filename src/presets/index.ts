@@ -8,7 +8,13 @@
  */
 import { ConfigError } from '../errors.js';
 import type { EntityPlan } from '../sources/plan.js';
-import { PRESET_NAMES, resolveOptions, type PresetContext, type PresetName, type PresetOptions } from './shared/context.js';
+import {
+  PRESET_NAMES,
+  resolveOptions,
+  type PresetContext,
+  type PresetName,
+  type PresetOptions,
+} from './shared/context.js';
 import { planDiscord } from './discord/index.js';
 import { openExportTree } from './shared/export-tree.js';
 import { IdCache, IdMapWriter } from './shared/ids.js';

@@ -48,7 +48,8 @@ export function formatSummaryTable(summary: ImportSummary): string {
     ...rowsFor(summary).map(([label, cell]) => [label, ...columns.map(([, c]) => cell(c))]),
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return table.map((cells) => line(cells).trimEnd()).join('\n');
 }
 
@@ -69,7 +70,8 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
       const now = rejected - earlier;
       const parts: string[] = [];
       if (now > 0) parts.push(`${plural(now, 'record')} ${wasOrWere(now)} rejected`);
-      if (earlier > 0) parts.push(`${plural(earlier, 'record')} ${earlier === 1 ? 'is' : 'are'} still rejected from earlier runs`);
+      if (earlier > 0)
+        parts.push(`${plural(earlier, 'record')} ${earlier === 1 ? 'is' : 'are'} still rejected from earlier runs`);
       words.push(`Done in ${took}, but ${parts.join(' and ')}: see ${summary.rejects}`);
       break;
     }

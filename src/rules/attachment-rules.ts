@@ -12,7 +12,13 @@ const DIGITS = /^\d+$/;
 /** data.attachments: properties of files (never the files), each with url, name, mimeType, extension. */
 export function checkAttachments(out: Problem[], attachments: unknown): void {
   if (!Array.isArray(attachments)) {
-    out.push(problem('attachments.not-array', 'data.attachments', `data.attachments must be an array; got ${typeName(attachments)}`));
+    out.push(
+      problem(
+        'attachments.not-array',
+        'data.attachments',
+        `data.attachments must be an array; got ${typeName(attachments)}`,
+      ),
+    );
     return;
   }
   for (let i = 0; i < attachments.length; i++) {
@@ -41,10 +47,18 @@ function checkSize(out: Problem[], field: string, size: unknown): void {
   if (typeof size === 'number' && Number.isInteger(size) && size >= 0) bytes = size;
   else if (typeof size === 'string' && DIGITS.test(size)) bytes = Number(size);
   else {
-    out.push(problem('attachment.size.invalid', field, `size must be a whole number of bytes; got ${JSON.stringify(size)}`));
+    out.push(
+      problem('attachment.size.invalid', field, `size must be a whole number of bytes; got ${JSON.stringify(size)}`),
+    );
     return;
   }
   if (bytes > MAX_ATTACHMENT_BYTES) {
-    out.push(problem('attachment.size.too-large', field, `size is ${formatCount(bytes)} bytes; at most ${formatCount(MAX_ATTACHMENT_BYTES)} (100 MB)`));
+    out.push(
+      problem(
+        'attachment.size.too-large',
+        field,
+        `size is ${formatCount(bytes)} bytes; at most ${formatCount(MAX_ATTACHMENT_BYTES)} (100 MB)`,
+      ),
+    );
   }
 }

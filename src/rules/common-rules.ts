@@ -51,7 +51,9 @@ export function checkIdValue(out: Problem[], field: string, v: unknown): boolean
     ok = false;
   }
   if (!hasIdChars(v)) {
-    out.push(problem('id.charset', field, `${field} holds ${describeBadIdChar(v)}; only letters, digits, _ and - are allowed`));
+    out.push(
+      problem('id.charset', field, `${field} holds ${describeBadIdChar(v)}; only letters, digits, _ and - are allowed`),
+    );
     ok = false;
   }
   return ok;
@@ -96,7 +98,10 @@ export function checkUrlField(out: Problem[], record: MappedRecord, field: strin
     return;
   }
   const n = overLimit(v, LIMITS.url);
-  if (n > 0) out.push(problem('url.too-long', field, `${field} has ${formatCount(n)} characters; at most ${formatCount(LIMITS.url)}`));
+  if (n > 0)
+    out.push(
+      problem('url.too-long', field, `${field} has ${formatCount(n)} characters; at most ${formatCount(LIMITS.url)}`),
+    );
   if (!isHttpUrl(v)) out.push(problem('url.invalid', field, `${field} is not an absolute http(s) URL`));
 }
 
@@ -110,7 +115,13 @@ export function checkMetadata(out: Problem[], record: MappedRecord): void {
   }
   const bytes = bytesOverLimit(JSON.stringify(v), LIMITS.metadataBytes);
   if (bytes > 0) {
-    out.push(problem('metadata.too-large', 'metadata', `metadata is ${formatCount(bytes)} bytes of JSON; at most ${formatCount(LIMITS.metadataBytes)}`));
+    out.push(
+      problem(
+        'metadata.too-large',
+        'metadata',
+        `metadata is ${formatCount(bytes)} bytes of JSON; at most ${formatCount(LIMITS.metadataBytes)}`,
+      ),
+    );
   }
 }
 
@@ -129,7 +140,8 @@ export function checkTags(out: Problem[], record: MappedRecord): void {
       continue;
     }
     const n = overLimit(tag, LIMITS.tagLength);
-    if (n > 0) out.push(problem('tag.too-long', 'tags', `tag ${i + 1} has ${n} characters; at most ${LIMITS.tagLength}`));
+    if (n > 0)
+      out.push(problem('tag.too-long', 'tags', `tag ${i + 1} has ${n} characters; at most ${LIMITS.tagLength}`));
   }
 }
 
@@ -147,7 +159,13 @@ export function checkTimestamps(out: Problem[], record: MappedRecord, nowSec: nu
     if (isAbsent(v)) continue;
     if (typeof v !== 'number' || !Number.isInteger(v)) {
       if (!mapperFlagged(record, field)) {
-        out.push(problem('timestamp.invalid', field, `${field} must be an integer of UNIX seconds; got ${JSON.stringify(v) ?? typeName(v)}`));
+        out.push(
+          problem(
+            'timestamp.invalid',
+            field,
+            `${field} must be an integer of UNIX seconds; got ${JSON.stringify(v) ?? typeName(v)}`,
+          ),
+        );
       }
     } else if (isNeverTime(v)) {
       // The mapper leaves out an optional field's "never": what is left is a required time (sentAt).

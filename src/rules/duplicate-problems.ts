@@ -10,7 +10,11 @@ import { problem } from './rules.js';
 export function duplicateIdProblem(entity: EntityName, id: string, sameCase: boolean, where: string): Problem {
   const field = ENTITIES[entity].idField;
   if (sameCase) return problem('id.duplicate', field, `duplicate ${field} ${id}; first seen at ${where}`);
-  return problem('id.case-collision', field, `${field} ${id} differs only in case from the ${field} first seen at ${where}; the service lower-cases both to ${id.toLowerCase()}`);
+  return problem(
+    'id.case-collision',
+    field,
+    `${field} ${id} differs only in case from the ${field} first seen at ${where}; the service lower-cases both to ${id.toLowerCase()}`,
+  );
 }
 
 /**

@@ -48,7 +48,10 @@ export function validateGroup(record: MappedRecord, nowSec: number, out: Problem
 function checkPassword(out: Problem[], type: unknown, password: unknown): void {
   if (typeof password === 'string') {
     const n = overLimit(password, LIMITS.password);
-    if (n > 0) out.push(problem('group.password.too-long', 'password', `password has ${n} characters; at most ${LIMITS.password}`));
+    if (n > 0)
+      out.push(
+        problem('group.password.too-long', 'password', `password has ${n} characters; at most ${LIMITS.password}`),
+      );
   }
   if (type !== 'password') return;
   if (isAbsent(password) || (typeof password === 'string' && isBlank(password))) {
@@ -66,14 +69,24 @@ export function validateMember(record: MappedRecord, nowSec: number, out: Proble
   if (guidOk && uidOk && !isAbsent(memberId)) {
     const expected = `${p.guid as string}_member_${p.uid as string}`;
     if (memberId !== expected) {
-      out.push(problem('id.mismatch', 'memberId', `memberId ${JSON.stringify(memberId)} must be ${expected} (<guid>_member_<uid>)`));
+      out.push(
+        problem(
+          'id.mismatch',
+          'memberId',
+          `memberId ${JSON.stringify(memberId)} must be ${expected} (<guid>_member_<uid>)`,
+        ),
+      );
     }
   }
   if (!isAbsent(p.scope) && !SCOPES.has(p.scope)) {
-    out.push(problem('member.scope', 'scope', `scope must be admin, moderator or participant; got ${JSON.stringify(p.scope)}`));
+    out.push(
+      problem('member.scope', 'scope', `scope must be admin, moderator or participant; got ${JSON.stringify(p.scope)}`),
+    );
   }
   if (!isAbsent(p.isBanned) && typeof p.isBanned !== 'boolean' && !mapperFlagged(record, 'isBanned')) {
-    out.push(problem('member.is-banned.type', 'isBanned', `isBanned must be true or false; got ${JSON.stringify(p.isBanned)}`));
+    out.push(
+      problem('member.is-banned.type', 'isBanned', `isBanned must be true or false; got ${JSON.stringify(p.isBanned)}`),
+    );
   }
   // joinedAt against the group's createdAt needs the groups export: ExportIndex checks that.
   checkTimestamps(out, record, nowSec);

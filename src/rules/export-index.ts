@@ -27,7 +27,12 @@ const UNCHECKED: Record<RefKind, string> = {
 
 /** Each kind of reference: which entity holds it, which it points at, and what to say when it goes unchecked. */
 const REFS = Object.values(ENTITIES).flatMap((entity) =>
-  entity.references.map((ref) => ({ kind: ref.kind, from: entity.name, to: ref.target, unchecked: UNCHECKED[ref.kind] })),
+  entity.references.map((ref) => ({
+    kind: ref.kind,
+    from: entity.name,
+    to: ref.target,
+    unchecked: UNCHECKED[ref.kind],
+  })),
 );
 
 export interface ExportIndexOptions {
@@ -144,9 +149,25 @@ export class ExportIndex {
       case 'messages':
         this.checkRef(out, 'sender', p.sender, 'users', 'messageSender', 'ref.message.sender', p.senderUserDetails);
         if (p.receiverType === 'user') {
-          this.checkRef(out, 'receiver', p.receiver, 'users', 'receiverUser', 'ref.message.receiver', p.receiverUserDetails);
+          this.checkRef(
+            out,
+            'receiver',
+            p.receiver,
+            'users',
+            'receiverUser',
+            'ref.message.receiver',
+            p.receiverUserDetails,
+          );
         } else if (p.receiverType === 'group') {
-          this.checkRef(out, 'receiver', p.receiver, 'groups', 'receiverGroup', 'ref.message.receiver', p.receiverGroupDetails);
+          this.checkRef(
+            out,
+            'receiver',
+            p.receiver,
+            'groups',
+            'receiverGroup',
+            'ref.message.receiver',
+            p.receiverGroupDetails,
+          );
         }
         break;
       default:
@@ -264,7 +285,13 @@ export class ExportIndex {
     const createdAt = this.groupCreatedAt.get(key) ?? (Number.isInteger(details) ? (details as number) : undefined);
     const joinedAt = p.joinedAt;
     if (createdAt !== undefined && typeof joinedAt === 'number' && Number.isInteger(joinedAt) && joinedAt < createdAt) {
-      out.push(problem('member.joined-at.before-group', 'joinedAt', `joinedAt ${isoTime(joinedAt)} is before the group's createdAt ${isoTime(createdAt)}`));
+      out.push(
+        problem(
+          'member.joined-at.before-group',
+          'joinedAt',
+          `joinedAt ${isoTime(joinedAt)} is before the group's createdAt ${isoTime(createdAt)}`,
+        ),
+      );
     }
     if (!isNew) return;
     const count = (this.memberCounts.get(key) ?? 0) + 1;
@@ -278,7 +305,15 @@ export class ExportIndex {
    * A malformed or missing reference was reported by pass 1, so it is not looked up. An embedded
    * details object for the same id lets the service create the target, so it satisfies the reference.
    */
-  private checkRef(out: Problem[], field: string, ref: unknown, target: EntityName, kind: RefKind, rule: RuleCode, details: unknown): void {
+  private checkRef(
+    out: Problem[],
+    field: string,
+    ref: unknown,
+    target: EntityName,
+    kind: RefKind,
+    rule: RuleCode,
+    details: unknown,
+  ): void {
     if (typeof ref !== 'string') return;
     const ids = this.targets[target];
     if (ids === undefined) {

@@ -15,15 +15,52 @@ interface ElementSpec {
 }
 
 const CHOICE: ElementSpec = {
-  fields: [['optional', 'boolean'], ['label', 'string'], ['defaultValue', 'string'], ['options', 'options']],
+  fields: [
+    ['optional', 'boolean'],
+    ['label', 'string'],
+    ['defaultValue', 'string'],
+    ['options', 'options'],
+  ],
   required: [],
 };
 
 const ELEMENTS: ReadonlyMap<unknown, ElementSpec> = new Map<string, ElementSpec>([
   ['label', { fields: [['text', 'string']], required: ['text'] }],
-  ['textInput', { fields: [['optional', 'boolean'], ['label', 'string'], ['maxLines', 'integer'], ['placeholder', 'placeholder']], required: [] }],
-  ['button', { fields: [['buttonText', 'string'], ['disableAfterInteracted', 'boolean'], ['action', 'action']], required: [] }],
-  ['checkbox', { fields: [['optional', 'boolean'], ['label', 'string'], ['defaultValue', 'strings'], ['options', 'options']], required: ['label'] }],
+  [
+    'textInput',
+    {
+      fields: [
+        ['optional', 'boolean'],
+        ['label', 'string'],
+        ['maxLines', 'integer'],
+        ['placeholder', 'placeholder'],
+      ],
+      required: [],
+    },
+  ],
+  [
+    'button',
+    {
+      fields: [
+        ['buttonText', 'string'],
+        ['disableAfterInteracted', 'boolean'],
+        ['action', 'action'],
+      ],
+      required: [],
+    },
+  ],
+  [
+    'checkbox',
+    {
+      fields: [
+        ['optional', 'boolean'],
+        ['label', 'string'],
+        ['defaultValue', 'strings'],
+        ['options', 'options'],
+      ],
+      required: ['label'],
+    },
+  ],
   ['dropdown', CHOICE],
   ['radio', CHOICE],
   ['singleSelect', CHOICE],
@@ -31,7 +68,16 @@ const ELEMENTS: ReadonlyMap<unknown, ElementSpec> = new Map<string, ElementSpec>
     'dateTime',
     {
       // defaultValue is a boolean in the spec's table; odd for a date, but that is what clients parse.
-      fields: [['optional', 'boolean'], ['label', 'string'], ['defaultValue', 'boolean'], ['dateTimeFormat', 'string'], ['mode', 'string'], ['timezoneCode', 'timezone'], ['from', 'date'], ['to', 'date']],
+      fields: [
+        ['optional', 'boolean'],
+        ['label', 'string'],
+        ['defaultValue', 'boolean'],
+        ['dateTimeFormat', 'string'],
+        ['mode', 'string'],
+        ['timezoneCode', 'timezone'],
+        ['from', 'date'],
+        ['to', 'date'],
+      ],
       required: [],
     },
   ],
@@ -40,11 +86,22 @@ const ELEMENT_TYPES = 'label, textInput, button, checkbox, dropdown, radio, sing
 
 const URL_ACTIONS: ReadonlySet<unknown> = new Set(['urlNavigation', 'deepLinkAction']);
 const API_ACTION_FIELDS: ReadonlyArray<readonly [string, 'string' | 'object']> = [
-  ['url', 'string'], ['method', 'string'], ['payload', 'object'], ['headers', 'object'], ['dataKey', 'string'],
+  ['url', 'string'],
+  ['method', 'string'],
+  ['payload', 'object'],
+  ['headers', 'object'],
+  ['dataKey', 'string'],
 ];
 const EXPECTED: Record<Kind, string> = {
-  string: 'a string', boolean: 'true or false', integer: 'an integer', placeholder: 'an object',
-  action: 'an object', options: 'an array of options', strings: 'an array of strings', date: 'a string', timezone: 'a string',
+  string: 'a string',
+  boolean: 'true or false',
+  integer: 'an integer',
+  placeholder: 'an object',
+  action: 'an object',
+  options: 'an array of options',
+  strings: 'an array of strings',
+  date: 'a string',
+  timezone: 'a string',
 };
 // JSON from an export is a tree, but a pathological one must not overflow the stack.
 const MAX_DEPTH = 64;
@@ -83,11 +140,20 @@ function checkForm(out: Problem[], fields: unknown, path: string): void {
     } else {
       const first = firstIndex.get(id);
       if (first === undefined) firstIndex.set(id, i);
-      else out.push(problem('form.element-id.duplicate', `${ep}.elementId`, `elementId ${JSON.stringify(id)} is also used by formFields[${first}]`));
+      else
+        out.push(
+          problem(
+            'form.element-id.duplicate',
+            `${ep}.elementId`,
+            `elementId ${JSON.stringify(id)} is also used by formFields[${first}]`,
+          ),
+        );
     }
     const spec = ELEMENTS.get(el.elementType);
     if (spec === undefined) {
-      const got = isAbsent(el.elementType) ? 'is required' : `must be one of ${ELEMENT_TYPES}; got ${JSON.stringify(el.elementType)}`;
+      const got = isAbsent(el.elementType)
+        ? 'is required'
+        : `must be one of ${ELEMENT_TYPES}; got ${JSON.stringify(el.elementType)}`;
       out.push(problem('form.element-type', `${ep}.elementType`, `elementType ${got}`));
       continue;
     }
@@ -102,7 +168,8 @@ function checkElement(out: Problem[], el: JsonObject, spec: ElementSpec, ep: str
     const v = el[name];
     const fp = `${ep}.${name}`;
     if (isAbsent(v) || (v === '' && spec.required.includes(name))) {
-      if (spec.required.includes(name)) out.push(problem('form.field.required', fp, `${name} is required for ${String(el.elementType)}`));
+      if (spec.required.includes(name))
+        out.push(problem('form.field.required', fp, `${name} is required for ${String(el.elementType)}`));
       continue;
     }
     if (!hasKind(v, kind)) {
@@ -119,7 +186,8 @@ function checkElement(out: Problem[], el: JsonObject, spec: ElementSpec, ep: str
       out.push(problem('form.timezone', fp, `timezoneCode ${JSON.stringify(v)} is not a known IANA time zone`));
     }
   }
-  if (optionValues !== undefined && defaultTyped) checkDefaults(out, el.defaultValue, optionValues, `${ep}.defaultValue`);
+  if (optionValues !== undefined && defaultTyped)
+    checkDefaults(out, el.defaultValue, optionValues, `${ep}.defaultValue`);
   const from = el.from;
   const to = el.to;
   // YYYY-MM-DD strings order as the dates do.
@@ -148,7 +216,9 @@ function hasKind(v: unknown, kind: Kind): boolean {
 
 function checkPlaceholder(out: Problem[], placeholder: JsonObject, fp: string): void {
   if (typeof placeholder.text !== 'string') {
-    out.push(problem('form.field.type', `${fp}.text`, `placeholder.text must be a string; got ${typeName(placeholder.text)}`));
+    out.push(
+      problem('form.field.type', `${fp}.text`, `placeholder.text must be a string; got ${typeName(placeholder.text)}`),
+    );
   }
 }
 
@@ -165,10 +235,22 @@ function checkAction(out: Problem[], action: JsonObject, fp: string): void {
     for (const [name, kind] of API_ACTION_FIELDS) {
       const v = action[name];
       if (isAbsent(v) || (kind === 'string' ? typeof v === 'string' : isObject(v))) continue;
-      out.push(problem('form.field.type', `${fp}.${name}`, `${name} must be ${kind === 'string' ? 'a string' : 'an object'}; got ${typeName(v)}`));
+      out.push(
+        problem(
+          'form.field.type',
+          `${fp}.${name}`,
+          `${name} must be ${kind === 'string' ? 'a string' : 'an object'}; got ${typeName(v)}`,
+        ),
+      );
     }
   } else if (type !== 'customAction') {
-    out.push(problem('form.action.type', `${fp}.actionType`, `actionType must be apiAction, urlNavigation, deepLinkAction or customAction; got ${JSON.stringify(type)}`));
+    out.push(
+      problem(
+        'form.action.type',
+        `${fp}.actionType`,
+        `actionType must be apiAction, urlNavigation, deepLinkAction or customAction; got ${JSON.stringify(type)}`,
+      ),
+    );
   }
 }
 

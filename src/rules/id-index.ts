@@ -81,7 +81,7 @@ export class IdIndex {
       this.lastSlot = slot;
       return this.exact[slot] === exactH ? ID_DUPLICATE : ID_CASE_COLLISION;
     }
-    if ((this.count + 1) > (this.mask + 1) * MAX_LOAD) {
+    if (this.count + 1 > (this.mask + 1) * MAX_LOAD) {
       this.grow();
       return this.addHashed(file, line, content);
     }

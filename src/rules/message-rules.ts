@@ -20,7 +20,8 @@ import { boundSawKey, jsonBytesBound } from '../json/size-bound.js';
 const isReceiverType = (v: unknown): boolean => v === 'user' || v === 'group';
 // Only these two categories exist in the import schema; `action` and `call` messages are made by the service.
 const isCategory = (v: unknown): boolean => v === 'message' || v === 'custom';
-const isMessageType = (v: unknown): boolean => v === 'text' || v === 'image' || v === 'file' || v === 'audio' || v === 'video';
+const isMessageType = (v: unknown): boolean =>
+  v === 'text' || v === 'image' || v === 'file' || v === 'audio' || v === 'video';
 const MENTION = /<@uid:([^>]*)>/g;
 const MENTION_START = '<@uid:';
 
@@ -38,7 +39,13 @@ export function validateMessage(record: MappedRecord, nowSec: number, out: Probl
   if (isAbsent(receiverType)) {
     out.push(problem('message.required', 'receiverType', 'receiverType is required: user or group'));
   } else if (!isReceiverType(receiverType)) {
-    out.push(problem('message.receiver-type', 'receiverType', `receiverType must be user or group; got ${JSON.stringify(receiverType)}`));
+    out.push(
+      problem(
+        'message.receiver-type',
+        'receiverType',
+        `receiverType must be user or group; got ${JSON.stringify(receiverType)}`,
+      ),
+    );
   }
   requireRef(out, p.receiver, 'receiver');
   if (isAbsent(p.sentAt)) out.push(problem('message.required', 'sentAt', 'sentAt is required'));
@@ -46,7 +53,9 @@ export function validateMessage(record: MappedRecord, nowSec: number, out: Probl
   checkReceiptOrder(out, p);
   const category = isAbsent(p.category) ? 'message' : p.category;
   if (!isCategory(category)) {
-    out.push(problem('message.category', 'category', `category must be message or custom; got ${JSON.stringify(category)}`));
+    out.push(
+      problem('message.category', 'category', `category must be message or custom; got ${JSON.stringify(category)}`),
+    );
   } else {
     checkType(out, category as string, p.type);
   }
@@ -77,9 +86,21 @@ function requireRef(out: Problem[], v: unknown, field: 'sender' | 'receiver'): v
 
 function checkType(out: Problem[], category: string, type: unknown): void {
   if (isAbsent(type) || type === '') {
-    out.push(problem('message.type', 'type', category === 'message' ? 'type is required: text, image, file, audio or video' : 'type is required'));
+    out.push(
+      problem(
+        'message.type',
+        'type',
+        category === 'message' ? 'type is required: text, image, file, audio or video' : 'type is required',
+      ),
+    );
   } else if (category === 'message' && !isMessageType(type)) {
-    out.push(problem('message.type', 'type', `type must be text, image, file, audio or video when category is message; got ${JSON.stringify(type)}`));
+    out.push(
+      problem(
+        'message.type',
+        'type',
+        `type must be text, image, file, audio or video when category is message; got ${JSON.stringify(type)}`,
+      ),
+    );
   } else if (typeof type !== 'string') {
     out.push(problem('message.type', 'type', `type must be a string; got ${typeName(type)}`));
   }
@@ -110,11 +131,23 @@ function checkData(
 ): void {
   const bytes = dataJson === undefined ? 0 : bytesOverLimit(dataJson, MESSAGE_LIMITS.dataBytes);
   if (bytes > 0) {
-    out.push(problem('data.too-large', 'data', `data is ${formatCount(bytes)} bytes of JSON; at most ${formatCount(MESSAGE_LIMITS.dataBytes)}`));
+    out.push(
+      problem(
+        'data.too-large',
+        'data',
+        `data is ${formatCount(bytes)} bytes of JSON; at most ${formatCount(MESSAGE_LIMITS.dataBytes)}`,
+      ),
+    );
   }
   // A cell whose JSON text the mapper could not parse was reported there already (field.json).
   if (!isAbsent(data.metadata) && !isObject(data.metadata) && !mapperFlagged(record, 'data.metadata')) {
-    out.push(problem('metadata.not-object', 'data.metadata', `data.metadata must be a JSON object; got ${typeName(data.metadata)}`));
+    out.push(
+      problem(
+        'metadata.not-object',
+        'data.metadata',
+        `data.metadata must be a JSON object; got ${typeName(data.metadata)}`,
+      ),
+    );
   }
   const attachmentsFlagged = mapperFlagged(record, 'data.attachments');
   if (category === 'message') checkContent(out, data, type, attachmentsFlagged);
@@ -133,14 +166,17 @@ function checkContent(out: Problem[], data: JsonObject | undefined, type: unknow
     } else if (isBlank(text)) {
       out.push(problem('message.text.empty', 'data.text', 'data.text is empty or only whitespace'));
     }
-    if (data !== undefined && !isAbsent(data.attachments) && !attachmentsFlagged) checkAttachments(out, data.attachments);
+    if (data !== undefined && !isAbsent(data.attachments) && !attachmentsFlagged)
+      checkAttachments(out, data.attachments);
     return;
   }
   if (attachmentsFlagged) return;
   const attachments = data?.attachments;
   if (isAbsent(attachments) || (Array.isArray(attachments) && attachments.length === 0)) {
     if (isMessageType(type)) {
-      out.push(problem('message.attachments.missing', 'data.attachments', `a ${String(type)} message has no attachments`));
+      out.push(
+        problem('message.attachments.missing', 'data.attachments', `a ${String(type)} message has no attachments`),
+      );
     }
     return;
   }
@@ -151,13 +187,20 @@ function checkMentions(out: Problem[], text: unknown): void {
   if (typeof text !== 'string') return;
   // Counting occurrences first spares a Set for the usual message with few mentions.
   let count = 0;
-  for (let at = text.indexOf(MENTION_START); at !== -1; at = text.indexOf(MENTION_START, at + MENTION_START.length)) count++;
+  for (let at = text.indexOf(MENTION_START); at !== -1; at = text.indexOf(MENTION_START, at + MENTION_START.length))
+    count++;
   if (count <= MESSAGE_LIMITS.mentions) return;
   const seen = new Set<string>();
   MENTION.lastIndex = 0;
   for (let m = MENTION.exec(text); m !== null; m = MENTION.exec(text)) seen.add(m[1].toLowerCase());
   if (seen.size > MESSAGE_LIMITS.mentions) {
-    out.push(problem('message.mentions.too-many', 'data.text', `data.text mentions ${seen.size} distinct users; at most ${MESSAGE_LIMITS.mentions}`));
+    out.push(
+      problem(
+        'message.mentions.too-many',
+        'data.text',
+        `data.text mentions ${seen.size} distinct users; at most ${MESSAGE_LIMITS.mentions}`,
+      ),
+    );
   }
 }
 
@@ -171,7 +214,13 @@ function checkMessageSize(out: Problem[], p: JsonObject, dataBound: number): voi
   // UTF-16 units overcount characters outside the BMP; count code points only past the limit.
   const chars = codePointLength(JSON.stringify(p));
   if (chars > limit) {
-    out.push(problem('message.too-large', undefined, `the message serialises to ${formatCount(chars)} characters of JSON; at most ${formatCount(limit)}`));
+    out.push(
+      problem(
+        'message.too-large',
+        undefined,
+        `the message serialises to ${formatCount(chars)} characters of JSON; at most ${formatCount(limit)}`,
+      ),
+    );
   }
 }
 

@@ -4,8 +4,9 @@ import { RULES } from './rules.js';
 // docs/validate-rules.md is this function's output (scripts/gen-docs.mjs writes it, and `npm test`
 // fails when the committed page differs), so the rules table cannot drift from RULE_TABLE again.
 
-const HEADER = '<!-- Generated from src/rules/rules-doc.ts and src/rules/rules.ts by scripts/gen-docs.mjs:\n'
-  + '     edit those, then run `npm run build && node scripts/gen-docs.mjs`. -->';
+const HEADER =
+  '<!-- Generated from src/rules/rules-doc.ts and src/rules/rules.ts by scripts/gen-docs.mjs:\n' +
+  '     edit those, then run `npm run build && node scripts/gen-docs.mjs`. -->';
 
 /** What validate does and how it reports; the input.* and field.* codes live in the readers, so they are prose. */
 const INTRO = `# validate: checks and rules
@@ -75,10 +76,6 @@ function ruleRow(rule: RuleInfo): string {
 export function renderRulesDoc(): string {
   const warnings = RULES.filter((r) => r.severity === 'warning').length;
   const counts = `${RULES.length} rules: ${RULES.length - warnings} errors, ${warnings} warnings.`;
-  const table = [
-    '| rule | entity | severity | what it checks |',
-    '|---|---|---|---|',
-    ...RULES.map(ruleRow),
-  ];
+  const table = ['| rule | entity | severity | what it checks |', '|---|---|---|---|', ...RULES.map(ruleRow)];
   return [HEADER, '', INTRO, RULES_INTRO, '', counts, '', ...table, ''].join('\n');
 }

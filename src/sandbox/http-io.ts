@@ -19,7 +19,9 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       if (size > limit) tooLarge = true;
       if (!tooLarge) chunks.push(chunk);
     });
-    req.on('end', () => resolve(tooLarge ? { ok: false, reason: 'too-large' } : { ok: true, body: Buffer.concat(chunks) }));
+    req.on('end', () =>
+      resolve(tooLarge ? { ok: false, reason: 'too-large' } : { ok: true, body: Buffer.concat(chunks) }),
+    );
     req.on('error', () => resolve({ ok: false, reason: 'aborted' }));
     req.on('close', () => {
       if (!req.complete) resolve({ ok: false, reason: 'aborted' });

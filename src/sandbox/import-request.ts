@@ -65,7 +65,10 @@ function splitRecords(text: string, entity: EntityName): [string, unknown][] | u
 }
 
 /** The whole body through JSON.parse: what the service does, and the reference for `splitRecords`. */
-function parseWhole(text: string, entity: EntityName): { ok: true; records: [string, unknown][] } | ({ ok: false } & RequestRefusal) {
+function parseWhole(
+  text: string,
+  entity: EntityName,
+): { ok: true; records: [string, unknown][] } | ({ ok: false } & RequestRefusal) {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -87,7 +90,9 @@ function parseWhole(text: string, entity: EntityName): { ok: true; records: [str
   const keys = Object.keys(map);
   const ordered = keys.length > 0 && isArrayIndexLike(keys[0]) ? recordKeysInBodyOrder(text, entity) : undefined;
   const records: [string, unknown][] =
-    ordered && ordered.length === keys.length ? ordered.map((key) => [key, map[key]]) : keys.map((key) => [key, map[key]]);
+    ordered && ordered.length === keys.length
+      ? ordered.map((key) => [key, map[key]])
+      : keys.map((key) => [key, map[key]]);
   return { ok: true, records };
 }
 
@@ -118,7 +123,11 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
   const results: JsonObject = nested ? Object.create(null) : {};
   let flat = '{"data":{';
   const keepRecords = ctx.store.keepsRecords;
-  const rules = { nowSeconds: ctx.nowSeconds, groupCreatedAt: (guid: string) => ctx.store.groupCreatedAt(guid), keepRecords };
+  const rules = {
+    nowSeconds: ctx.nowSeconds,
+    groupCreatedAt: (guid: string) => ctx.store.groupCreatedAt(guid),
+    keepRecords,
+  };
 
   for (const [key, value] of records) {
     if (ctx.isPoison(key)) {
@@ -133,7 +142,10 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
     } else if (!ctx.store.addNew(entity, outcome.id, outcome.entity)) {
       ctx.stats.record(entity, 'alreadyExists');
       const code = ENTITIES[entity].alreadyExistsCodes[0];
-      result = { success: false, error: { code, message: `${ENTITIES[entity].singular} ${outcome.id} already exists` } };
+      result = {
+        success: false,
+        error: { code, message: `${ENTITIES[entity].singular} ${outcome.id} already exists` },
+      };
     } else {
       if (entity === 'messages') {
         let id = ctx.store.issueMessageId();
@@ -163,6 +175,8 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
       results[key] = { ...result, muid: key };
     }
   }
-  return { body: new SerialisedJson(nested ? JSON.stringify({ data: { data: results } }) : `${flat}}}`), poisoned: false };
+  return {
+    body: new SerialisedJson(nested ? JSON.stringify({ data: { data: results } }) : `${flat}}}`),
+    poisoned: false,
+  };
 }
-

@@ -18,8 +18,7 @@ import {
 
 export type RuleOutcome =
   /** `answer` is what the 200 answer echoes for the record: the stored form, or a message's summary. */
-  | { ok: true; id: string; entity: JsonObject; answer: JsonObject }
-  | { ok: false; code: string; message: string };
+  { ok: true; id: string; entity: JsonObject; answer: JsonObject } | { ok: false; code: string; message: string };
 
 /** What a rule may know beyond the record itself. */
 export interface RuleContext {
@@ -157,12 +156,19 @@ function checkMessage(key: string, r: JsonObject, ctx: RuleContext): RuleOutcome
   const muid = key.toLowerCase();
   const sender = (r.sender as string).toLowerCase();
   const receiver = (r.receiver as string).toLowerCase();
-  const conversationId =
-    r.receiverType === 'group' ? `group_${receiver}` : [sender, receiver].sort().join('_user_');
+  const conversationId = r.receiverType === 'group' ? `group_${receiver}` : [sender, receiver].sort().join('_user_');
   // `id` is the service's own message id, filled in when the message is stored. The answer carries what
   // identifies the message, not its content: the service's examples echo ids and the conversation, and
   // echoing 50 message bodies back would double what both sides parse.
-  const answer = { id: '', muid, conversationId, sender, receiverType: r.receiverType, receiver, sentAt: t.times.sentAt };
+  const answer = {
+    id: '',
+    muid,
+    conversationId,
+    sender,
+    receiverType: r.receiverType,
+    receiver,
+    sentAt: t.times.sentAt,
+  };
   const entity = ctx.keepRecords
     ? { ...r, ...t.times, id: '', muid, sender, receiver, category: r.category ?? 'message', conversationId }
     : answer;
@@ -189,4 +195,3 @@ export function checkRecord(entity: EntityName, key: string, value: unknown, ctx
       return checkMessage(key, value, ctx);
   }
 }
-

@@ -14,7 +14,6 @@ import { resolveSandboxOptions, type ResolvedOptions } from './sandbox-options.j
 import { makeSelfSignedPair, type TlsPair } from './tls-pair.js';
 import type { SandboxHandle, SandboxOptions } from './types.js';
 
-
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 /** One running sandbox: the HTTP wiring around the store, the rate window and the fault plan. */
@@ -110,7 +109,8 @@ class Sandbox {
       });
     }
     const authCode = this.checkApiKey(req.headers.apikey);
-    if (authCode) return this.reply(res, 401, errorBody(authCode, 'the apiKey header is missing or not valid'), this.peekHeaders());
+    if (authCode)
+      return this.reply(res, 401, errorBody(authCode, 'the apiKey header is missing or not valid'), this.peekHeaders());
 
     let headers: Record<string, string> = {};
     if (this.rate.enabled) {

@@ -57,7 +57,10 @@ export async function planSources(sources: SourcesConfig, baseDir: string): Prom
     });
   }
   if (plans.length === 0) {
-    throw new ConfigError('CONFIG_NO_SOURCES', 'no sources configured: set "sources" in the config file (e.g. {"users": {"path": "users.csv"}})');
+    throw new ConfigError(
+      'CONFIG_NO_SOURCES',
+      'no sources configured: set "sources" in the config file (e.g. {"users": {"path": "users.csv"}})',
+    );
   }
   return plans;
 }

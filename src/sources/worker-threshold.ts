@@ -16,6 +16,9 @@ export const WORKER_MIN_BYTES = 8 * 1024 * 1024;
  */
 export async function isFileAtLeast(path: string, minBytes: number): Promise<boolean> {
   if (minBytes <= 0) return true;
-  const size = await stat(path).then((s) => s.size, () => 0);
+  const size = await stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
   return size >= minBytes;
 }

@@ -109,7 +109,12 @@ export class Batcher {
    * Takes a record (or only the slot of one that was held back) whose range ends at `end` in the
    * file of `progress`; sends the batch once it is full, or once the held rejects reach their limit.
    */
-  async offer(record: MappedRecord | undefined, progress: FileProgress, rangeStart: number, end: number): Promise<boolean> {
+  async offer(
+    record: MappedRecord | undefined,
+    progress: FileProgress,
+    rangeStart: number,
+    end: number,
+  ): Promise<boolean> {
     if (record !== undefined) this.batch.push(record);
     if (this.batch.length < this.options.batchSize && this.held.rejects.length < MAX_HELD_REJECTS) return false;
     await this.dispatch({ progress, start: rangeStart, end });
@@ -142,12 +147,15 @@ export class Batcher {
     this.closed = [];
     const { entity, sender, stop } = this.options;
     // Only the request holds a slot of the pool: the checkpoint write (an fsync) must not idle a connection.
-    const send = async (): Promise<BatchOutcome | typeof NOT_SENT> => (stop.aborted ? NOT_SENT : sender.send(entity, records));
+    const send = async (): Promise<BatchOutcome | typeof NOT_SENT> =>
+      stop.aborted ? NOT_SENT : sender.send(entity, records);
     const sent = records.length > 0 ? this.limit(send) : Promise.resolve(undefined);
     this.unanswered.add(records);
     void sent.finally(() => this.unanswered.delete(records)).catch(() => undefined);
     const task = sent
-      .then((outcome) => (outcome === NOT_SENT ? undefined : this.options.onAnswered({ outcome, held, ranges, records })))
+      .then((outcome) =>
+        outcome === NOT_SENT ? undefined : this.options.onAnswered({ outcome, held, ranges, records }),
+      )
       .catch((err: unknown) => this.fail(err));
     this.inFlight.add(task);
     void task.finally(() => this.inFlight.delete(task));

@@ -81,7 +81,10 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
           'they are read and checked again',
       );
     }
-    if (leftWhole) events.warning(`${config.rejects} is left as it is (${leftWhole}): records the interrupted run rejected may be listed again`);
+    if (leftWhole)
+      events.warning(
+        `${config.rejects} is left as it is (${leftWhole}): records the interrupted run rejected may be listed again`,
+      );
     client = new ImportClient({
       baseUrl: config.baseUrl,
       apiKey: config.apiKey!,
@@ -119,21 +122,24 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     const resumed = checkpoint.resumed;
     let error: unknown;
     try {
-      await runImport({
-        plans: options.plans,
-        checkpoint,
-        rejects,
-        sender,
-        events,
-        batchSize: config.batchSize,
-        concurrency: config.concurrency,
-        importSoftDeleted: config.importSoftDeleted,
-        sinceSec: options.sinceSec,
-        nowSec: Math.floor(Date.now() / 1000),
-        stop: options.stop,
-        abandonSends: () => failed.abort(),
-        estimateTotals: options.estimateTotals,
-      }, counts);
+      await runImport(
+        {
+          plans: options.plans,
+          checkpoint,
+          rejects,
+          sender,
+          events,
+          batchSize: config.batchSize,
+          concurrency: config.concurrency,
+          importSoftDeleted: config.importSoftDeleted,
+          sinceSec: options.sinceSec,
+          nowSec: Math.floor(Date.now() / 1000),
+          stop: options.stop,
+          abandonSends: () => failed.abort(),
+          estimateTotals: options.estimateTotals,
+        },
+        counts,
+      );
     } catch (err) {
       error = err;
     }

@@ -63,7 +63,8 @@ export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise
     await runPhase(run, plan, index, counts[plan.entity.name]!);
     if (run.stop.aborted) throw new InterruptedError();
   }
-  for (const p of index.finish()) run.events.warning(`${p.file}:${p.line}: ${p.entity} ${p.id}: ${p.message} [${p.rule}]`);
+  for (const p of index.finish())
+    run.events.warning(`${p.file}:${p.line}: ${p.entity} ${p.id}: ${p.message} [${p.rule}]`);
   return counts;
 }
 
@@ -231,9 +232,14 @@ async function estimatePhase(plan: EntityPlan, signal: AbortSignal): Promise<num
 async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput): Promise<FileCursor> {
   let progress = run.checkpoint.fileProgress(entity, input.display);
   if (input.path) {
-    const { now, rewritten } = await checkFingerprint({ path: input.path, display: input.display }, progress.data.fingerprint);
+    const { now, rewritten } = await checkFingerprint(
+      { path: input.path, display: input.display },
+      progress.data.fingerprint,
+    );
     if (rewritten) {
-      run.events.warning(`${input.display} changed in place since the last run: reading it again from the start (records the service already has count as already present)`);
+      run.events.warning(
+        `${input.display} changed in place since the last run: reading it again from the start (records the service already has count as already present)`,
+      );
       progress = run.checkpoint.resetFile(entity, input.display);
     }
     progress.data.fingerprint = now;

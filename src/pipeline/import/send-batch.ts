@@ -76,7 +76,12 @@ export class BatchSender {
    * `okBaseline`, for halves of a split batch: the count of 200 answers when the whole batch first
    * failed. A half's success (the sibling of a poison record) then counts as evidence for the other.
    */
-  private async sendGroup(entity: EntityDef, records: MappedRecord[], outcome: BatchOutcome, okBaseline = -1): Promise<void> {
+  private async sendGroup(
+    entity: EntityDef,
+    records: MappedRecord[],
+    outcome: BatchOutcome,
+    okBaseline = -1,
+  ): Promise<void> {
     const { client, limiter, hardStop } = this.options;
     let pending = records;
     // Serialised once per set of records: a retry of the same records re-sends the same bytes.
@@ -115,7 +120,16 @@ export class BatchSender {
       limiter.observe(rate);
       if (status === 200) {
         this.okCount++;
-        pending = this.settle(entity, pending, parseRecordResults(response.text, pending.map((r) => r.id), entity.idField), outcome);
+        pending = this.settle(
+          entity,
+          pending,
+          parseRecordResults(
+            response.text,
+            pending.map((r) => r.id),
+            entity.idField,
+          ),
+          outcome,
+        );
         if (pending.length === 0) return;
         body = serialiseBatch(entity, pending);
         // Records the answer did not mention: send them again, already-exists makes it safe.
@@ -127,7 +141,13 @@ export class BatchSender {
       const error = parseRequestError(response.text);
       const kind = classifyStatus(this.options.policy, status);
       if (kind === 'auth') {
-        throw new RemoteError('REMOTE_AUTH', `the service refused the API key (${status} ${error?.code ?? ''}): check apiKey, appId and region`.replace(' )', ')'));
+        throw new RemoteError(
+          'REMOTE_AUTH',
+          `the service refused the API key (${status} ${error?.code ?? ''}): check apiKey, appId and region`.replace(
+            ' )',
+            ')',
+          ),
+        );
       }
       if (kind === 'rate-limited') {
         const asked = rate.retryAfterMs ?? 0;
@@ -176,14 +196,23 @@ export class BatchSender {
         JSON.stringify(record.payload);
         return true;
       } catch {
-        outcome.rejected.push({ record, code: 'value.too-deep', message: 'a value is nested too deeply to serialise as JSON' });
+        outcome.rejected.push({
+          record,
+          code: 'value.too-deep',
+          message: 'a value is nested too deeply to serialise as JSON',
+        });
         return false;
       }
     });
   }
 
   /** Counts settled records; returns the ones with no result. */
-  private settle(entity: EntityDef, pending: MappedRecord[], results: Map<string, RecordResult>, outcome: BatchOutcome): MappedRecord[] {
+  private settle(
+    entity: EntityDef,
+    pending: MappedRecord[],
+    results: Map<string, RecordResult>,
+    outcome: BatchOutcome,
+  ): MappedRecord[] {
     const missing: MappedRecord[] = [];
     for (const record of pending) {
       const result = results.get(record.id);
@@ -194,18 +223,26 @@ export class BatchSender {
         if (duplicate === 'duplicate') outcome.skipped++;
         else if (duplicate) outcome.rejected.push({ record, ...duplicate });
         else outcome.alreadyPresent++;
-      }
-      else outcome.rejected.push({ record, code: result.code!, message: result.message! });
+      } else outcome.rejected.push({ record, code: result.code!, message: result.message! });
     }
     if (missing.length < pending.length) this.poisonInARow = 0;
     return missing;
   }
 
-  private rejectPoison(record: MappedRecord, status: number, error: { code: string; message: string } | undefined, outcome: BatchOutcome): void {
+  private rejectPoison(
+    record: MappedRecord,
+    status: number,
+    error: { code: string; message: string } | undefined,
+    outcome: BatchOutcome,
+  ): void {
     if (++this.poisonInARow > MAX_POISON_IN_A_ROW) {
-      throw new RemoteError('REMOTE_FAILING', `the service failed ${MAX_POISON_IN_A_ROW} records in a row, each alone, with HTTP ${status}: it is failing, not the records`, {
-        hint: 'the checkpoint is saved; run the same command again later to resume',
-      });
+      throw new RemoteError(
+        'REMOTE_FAILING',
+        `the service failed ${MAX_POISON_IN_A_ROW} records in a row, each alone, with HTTP ${status}: it is failing, not the records`,
+        {
+          hint: 'the checkpoint is saved; run the same command again later to resume',
+        },
+      );
     }
     outcome.rejected.push({
       record,

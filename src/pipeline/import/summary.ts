@@ -17,7 +17,15 @@ export interface ImportSummary {
 
 export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> {
   const total = {
-    read: 0, imported: 0, alreadyPresent: 0, rejected: 0, rejectedEarlier: 0, skipped: 0, resumed: 0, unsent: 0, requests: 0,
+    read: 0,
+    imported: 0,
+    alreadyPresent: 0,
+    rejected: 0,
+    rejectedEarlier: 0,
+    skipped: 0,
+    resumed: 0,
+    unsent: 0,
+    requests: 0,
     retries: 0,
   };
   const skippedBy: Record<string, number> = {};

@@ -29,7 +29,12 @@ export function parseJsonText(text: string, field: string, problems: Problem[]):
   try {
     return JSON.parse(text);
   } catch (error) {
-    problems.push({ rule: 'field.json', severity: 'error', field, message: `${field} is not valid JSON: ${(error as Error).message}` });
+    problems.push({
+      rule: 'field.json',
+      severity: 'error',
+      field,
+      message: `${field} is not valid JSON: ${(error as Error).message}`,
+    });
     return text;
   }
 }
@@ -40,7 +45,12 @@ export function fillIdFromKey(payload: JsonObject, idField: string, key: string,
     if (inner === undefined) payload[idField] = key;
     else if (String(inner) !== key) {
       // The request body is keyed by the id inside; a different key means the export disagrees with itself.
-      problems.push({ rule: 'id.mismatch', severity: 'error', field: idField, message: `${idField} ${JSON.stringify(inner)} differs from its key ${JSON.stringify(key)} in the file` });
+      problems.push({
+        rule: 'id.mismatch',
+        severity: 'error',
+        field: idField,
+        message: `${idField} ${JSON.stringify(inner)} differs from its key ${JSON.stringify(key)} in the file`,
+      });
     }
     return;
   }
@@ -53,11 +63,24 @@ export function fillIdFromKey(payload: JsonObject, idField: string, key: string,
 
 /** A soft-delete marker is set unless it is empty, zero or false. */
 export function isDeletionMark(value: unknown): boolean {
-  return value !== undefined && value !== null && value !== '' && value !== 0 && value !== false && value !== '0' && value !== 'false';
+  return (
+    value !== undefined &&
+    value !== null &&
+    value !== '' &&
+    value !== 0 &&
+    value !== false &&
+    value !== '0' &&
+    value !== 'false'
+  );
 }
 
 export function conflict(field: string, problems: Problem[]): void {
-  problems.push({ rule: 'field.conflict', severity: 'error', field, message: `${field} cannot be set: a part of its path already holds a value that is not an object` });
+  problems.push({
+    rule: 'field.conflict',
+    severity: 'error',
+    field,
+    message: `${field} cannot be set: a part of its path already holds a value that is not an object`,
+  });
 }
 
 /** An optional time that says "never" (entities/timestamps.ts): left out of what is sent, with this warning. */

@@ -9,9 +9,24 @@
 import { deletePath, getPath, isPlainObject, setPath } from './object-paths.js';
 import { isNeverTime, toUnixSeconds } from '../../entities/timestamps.js';
 import { conflict, dropTransient, fillIdFromKey, isDeletionMark, neverProblem, parseJsonText } from './map-steps.js';
-import { ALL_STEPS, BOOLEAN, NUMERIC_ID, STRUCTURED, TIMESTAMP, fieldKinds, isUnixSeconds, stepsFor } from './field-work.js';
+import {
+  ALL_STEPS,
+  BOOLEAN,
+  NUMERIC_ID,
+  STRUCTURED,
+  TIMESTAMP,
+  fieldKinds,
+  isUnixSeconds,
+  stepsFor,
+} from './field-work.js';
 import type { EntityDef } from '../../entities/index.js';
-import { NO_PROBLEMS, type JsonObject, type MappedRecord, type Problem, type SourceRecord } from '../../entities/types.js';
+import {
+  NO_PROBLEMS,
+  type JsonObject,
+  type MappedRecord,
+  type Problem,
+  type SourceRecord,
+} from '../../entities/types.js';
 import type { DeletionMarkers } from '../../config/types.js';
 
 export interface MapperOptions {
@@ -31,7 +46,13 @@ export function mapperOptionsFor(
   source: Pick<MapperOptions, 'map' | 'deletion'>,
   run: Pick<MapperOptions, 'importSoftDeleted' | 'sinceSec'>,
 ): MapperOptions {
-  return { entity, map: source.map, deletion: source.deletion, importSoftDeleted: run.importSoftDeleted, sinceSec: run.sinceSec };
+  return {
+    entity,
+    map: source.map,
+    deletion: source.deletion,
+    importSoftDeleted: run.importSoftDeleted,
+    sinceSec: run.sinceSec,
+  };
 }
 
 const DELETED_AT_PATH = ['data', 'metadata', 'deletedAt'];
@@ -172,47 +193,53 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     }
 
     // (c) structured fields that arrive as JSON text (CSV cells)
-    if (steps & STRUCTURED) for (const field of entity.structuredFields) {
-      const value = payload[field];
-      if (typeof value === 'string') (payload = own(payload))[field] = parseJsonText(value, field, problems);
-    }
+    if (steps & STRUCTURED)
+      for (const field of entity.structuredFields) {
+        const value = payload[field];
+        if (typeof value === 'string') (payload = own(payload))[field] = parseJsonText(value, field, problems);
+      }
     // Nested JSON text only comes from CSV cells: look one level down directly, walk deeper paths only when there.
     const nestedParent = nestedHead === undefined ? undefined : payload[nestedHead];
     if (isPlainObject(nestedParent)) {
       for (const path of nestedStructured) {
         const value = path.length === 2 ? nestedParent[path[1]] : getPath(payload, path);
-        if (typeof value === 'string') setPath((payload = own(payload)), path, parseJsonText(value, path.join('.'), problems), fresh);
+        if (typeof value === 'string')
+          setPath((payload = own(payload)), path, parseJsonText(value, path.join('.'), problems), fresh);
       }
     }
 
     // (d) booleans that arrive as text
-    if (steps & BOOLEAN) for (const field of entity.booleanFields) {
-      const value = payload[field];
-      if (typeof value !== 'string') continue;
-      const text = value.trim().toLowerCase();
-      if (text === 'true' || text === '1') (payload = own(payload))[field] = true;
-      else if (text === 'false' || text === '0') (payload = own(payload))[field] = false;
-    }
+    if (steps & BOOLEAN)
+      for (const field of entity.booleanFields) {
+        const value = payload[field];
+        if (typeof value !== 'string') continue;
+        const text = value.trim().toLowerCase();
+        if (text === 'true' || text === '1') (payload = own(payload))[field] = true;
+        else if (text === 'false' || text === '0') (payload = own(payload))[field] = false;
+      }
 
     // (e) timestamps to integer UNIX seconds; an optional field's "never" is left out with a warning
-    if (steps & TIMESTAMP) for (const field of entity.timestampFields) {
-      const value = payload[field];
-      if (isUnixSeconds(value)) continue;
-      const seconds = toUnixSeconds(value);
-      if (seconds === undefined) {
-        const message = `${field} is not a timestamp: ${JSON.stringify(value)}`;
-        problems.push({ rule: 'timestamp.invalid', severity: 'error', field, message });
-      } else if (!isNeverTime(seconds) || keepsNever.has(field)) (payload = own(payload))[field] = seconds;
-      else {
-        delete (payload = own(payload))[field];
-        problems.push(neverProblem(field, value));
+    if (steps & TIMESTAMP)
+      for (const field of entity.timestampFields) {
+        const value = payload[field];
+        if (isUnixSeconds(value)) continue;
+        const seconds = toUnixSeconds(value);
+        if (seconds === undefined) {
+          const message = `${field} is not a timestamp: ${JSON.stringify(value)}`;
+          problems.push({ rule: 'timestamp.invalid', severity: 'error', field, message });
+        } else if (!isNeverTime(seconds) || keepsNever.has(field)) (payload = own(payload))[field] = seconds;
+        else {
+          delete (payload = own(payload))[field];
+          problems.push(neverProblem(field, value));
+        }
       }
-    }
 
     // (f) ids: an id-keyed JSON record may hold its id only in the key; JSON exports often hold numeric
     // ids (Telegram, Discord snowflakes), which the service takes as strings
     if (item.key !== undefined) fillIdFromKey((payload = own(payload)), idField, item.key, problems);
-    if (steps & NUMERIC_ID) for (const field of idFields) if (typeof payload[field] === 'number') (payload = own(payload))[field] = String(payload[field]);
+    if (steps & NUMERIC_ID)
+      for (const field of idFields)
+        if (typeof payload[field] === 'number') (payload = own(payload))[field] = String(payload[field]);
     // An export's own memberId is kept, so validation can tell when it disagrees with guid and uid.
     if (idField === 'memberId' && (payload.memberId === undefined || payload.memberId === null)) {
       (payload = own(payload)).memberId = entity.idOf(payload);
@@ -232,13 +259,24 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
         else {
           const seconds = toUnixSeconds(soft);
           if (seconds !== undefined) {
-            if (!setPath((payload = own(payload)), DELETED_AT_PATH, seconds, fresh)) conflict('data.metadata.deletedAt', problems);
+            if (!setPath((payload = own(payload)), DELETED_AT_PATH, seconds, fresh))
+              conflict('data.metadata.deletedAt', problems);
           } else if (!softIsTimestampField) {
-            problems.push({ rule: 'timestamp.invalid', severity: 'error', field: softPath.join('.'), message: `deletion time is not a timestamp: ${JSON.stringify(soft)}` });
+            problems.push({
+              rule: 'timestamp.invalid',
+              severity: 'error',
+              field: softPath.join('.'),
+              message: `deletion time is not a timestamp: ${JSON.stringify(soft)}`,
+            });
           }
         }
       }
-      if (skip === undefined && sinceSec !== undefined && typeof payload.sentAt === 'number' && payload.sentAt < sinceSec) {
+      if (
+        skip === undefined &&
+        sinceSec !== undefined &&
+        typeof payload.sentAt === 'number' &&
+        payload.sentAt < sinceSec
+      ) {
         skip = 'before-since';
       }
     }

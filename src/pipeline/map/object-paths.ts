@@ -19,7 +19,12 @@ export function getPath(root: JsonObject, path: readonly string[]): unknown {
 }
 
 /** Walks to the parent of the path's last key, copying every shared object on the way. */
-function ownParent(root: JsonObject, path: readonly string[], fresh: Set<object>, create: boolean): JsonObject | undefined {
+function ownParent(
+  root: JsonObject,
+  path: readonly string[],
+  fresh: Set<object>,
+  create: boolean,
+): JsonObject | undefined {
   let parent = root;
   for (let i = 0; i < path.length - 1; i++) {
     const key = path[i];
@@ -56,7 +61,12 @@ export function setPath(root: JsonObject, path: readonly string[], value: unknow
  * mapped elsewhere must not send `data: {}`). A transient top-level name is blanked rather than
  * deleted: dropTransient rebuilds the object anyway.
  */
-export function deletePath(root: JsonObject, path: readonly string[], fresh: Set<object>, transient: ReadonlySet<string>): void {
+export function deletePath(
+  root: JsonObject,
+  path: readonly string[],
+  fresh: Set<object>,
+  transient: ReadonlySet<string>,
+): void {
   let depth = path.length;
   if (depth > 1) {
     if (getPath(root, path) === undefined) return;

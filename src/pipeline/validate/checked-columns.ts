@@ -96,7 +96,8 @@ export function toColumns(slots: readonly CheckedSlot[], sawContent: boolean, ca
       columns.receiverTypes[k] = receiverType;
       columns.receivers[k] = receiver;
       const hasDetails = Object.keys(details).length > 0;
-      if (hasDetails || slot.before) columns.extras.push({ at: k, details: hasDetails ? details : undefined, before: slot.before });
+      if (hasDetails || slot.before)
+        columns.extras.push({ at: k, details: hasDetails ? details : undefined, before: slot.before });
       k++;
     }
   }
@@ -139,12 +140,22 @@ export function messageRefs(payload: JsonObject): JsonObject {
   for (const field of REF_FIELDS) refs[field] = payload[field];
   for (const [field, idField] of DETAILS) {
     const details = payload[field];
-    if (typeof details === 'object' && details !== null && !Array.isArray(details)) refs[field] = { [idField]: (details as JsonObject)[idField] };
+    if (typeof details === 'object' && details !== null && !Array.isArray(details))
+      refs[field] = { [idField]: (details as JsonObject)[idField] };
   }
   return refs;
 }
 
 /** The record ExportIndex.check takes, rebuilt from what the worker sent. */
 export function recordOfChecked(slot: CheckedMessage, display: string, entity: EntityName): MappedRecord {
-  return { entity, payload: slot.refs, id: slot.id, source: slot.refs, file: display, line: slot.line, ordinal: 0, problems: NO_PROBLEMS };
+  return {
+    entity,
+    payload: slot.refs,
+    id: slot.id,
+    source: slot.refs,
+    file: display,
+    line: slot.line,
+    ordinal: 0,
+    problems: NO_PROBLEMS,
+  };
 }

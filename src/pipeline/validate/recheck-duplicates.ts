@@ -52,7 +52,11 @@ export async function recheckDuplicates(o: RecheckOptions): Promise<RecheckStop 
   let errorsBefore = 0;
   for (const input of o.plan.inputs) {
     const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, o.plan.source, o)));
-    for await (const items of readInputBatches(input, { signal: o.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES })) {
+    for await (const items of readInputBatches(input, {
+      signal: o.signal,
+      entity: entity.name,
+      csvWorkerMinBytes: WORKER_MIN_BYTES,
+    })) {
       for (const item of items) {
         // Seqs, records and skips counted as run-validate.ts counts them: the stop's counts replace its.
         if (++seq > o.lastSeq || o.signal?.aborted) return undefined;

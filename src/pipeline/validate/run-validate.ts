@@ -36,7 +36,12 @@ export interface ValidateOptions {
  */
 export async function runValidate(options: ValidateOptions): Promise<ValidateResult> {
   const configured = new Set(options.plans.map((p) => p.entity.name));
-  const index = new ExportIndex({ configured, nowSec: options.nowSec, messageIds: 'bloom', bloomBytes: options.bloomBytes });
+  const index = new ExportIndex({
+    configured,
+    nowSec: options.nowSec,
+    messageIds: 'bloom',
+    bloomBytes: options.bloomBytes,
+  });
   const result: ValidateResult = {
     errors: [],
     warnings: [],
@@ -105,7 +110,10 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
               if (warnedUnknown.has(p.field!)) continue;
               warnedUnknown.add(p.field!);
             }
-            tally.add({ file: record.file, line: record.line, entity: entity.name, id: record.id || undefined, ...p }, seq);
+            tally.add(
+              { file: record.file, line: record.line, entity: entity.name, id: record.id || undefined, ...p },
+              seq,
+            );
           }
         }
       }
@@ -117,7 +125,19 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
   }
   if (!result.stoppedEarly) {
     for (const p of index.finish()) {
-      tally.add({ file: p.file, line: p.line, entity: p.entity, id: p.id, field: p.field, rule: p.rule, severity: p.severity, message: p.message }, seq + 1);
+      tally.add(
+        {
+          file: p.file,
+          line: p.line,
+          entity: p.entity,
+          id: p.id,
+          field: p.field,
+          rule: p.rule,
+          severity: p.severity,
+          message: p.message,
+        },
+        seq + 1,
+      );
     }
   }
   return result;
@@ -131,7 +151,13 @@ async function sharesWithWorker(input: RecordInput, options: ValidateOptions): P
 
 function workerTask(file: ResolvedFile, plan: EntityPlan, options: ValidateOptions): MessageCheckTask {
   const { map, deletion } = plan.source;
-  return { file, source: { map, deletion }, importSoftDeleted: options.importSoftDeleted, sinceSec: options.sinceSec, nowSec: options.nowSec };
+  return {
+    file,
+    source: { map, deletion },
+    importSoftDeleted: options.importSoftDeleted,
+    sinceSec: options.sinceSec,
+    nowSec: options.nowSec,
+  };
 }
 
 /** The second reading: adds the true duplicates among the suspects, and moves a --max-errors stop they bring forward. */

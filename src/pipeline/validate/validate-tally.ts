@@ -56,7 +56,10 @@ export class ProblemTally {
     let i = 0;
     for (let j = 0; j < dups.length; j++) {
       const at = dupSeqs[j];
-      while (i < errors.length && (this.errorSeq[i] < at || (this.errorSeq[i] === at && !errors[i].rule.startsWith('ref.')))) {
+      while (
+        i < errors.length &&
+        (this.errorSeq[i] < at || (this.errorSeq[i] === at && !errors[i].rule.startsWith('ref.')))
+      ) {
         merged.push(errors[i]);
         seqs.push(this.errorSeq[i++]);
       }

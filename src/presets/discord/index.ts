@@ -35,9 +35,13 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
   const files: ChannelFile[] = [];
   for (const rel of ctx.tree.files.filter((f) => f.toLowerCase().endsWith('.json'))) {
     const key = await firstKey(ctx, rel);
-    if (key === 'guild' || key === 'channel') files.push({ rel, channel: {}, guild: {}, line: 0, authors: new Map(), earliest: Number.POSITIVE_INFINITY });
+    if (key === 'guild' || key === 'channel')
+      files.push({ rel, channel: {}, guild: {}, line: 0, authors: new Map(), earliest: Number.POSITIVE_INFINITY });
   }
-  if (files.length === 0) throw new InputError('INPUT_NOT_PRESET', 'not a DiscordChatExporter export: no JSON file starting with "guild"', { hint: 'export with DiscordChatExporter --format Json' });
+  if (files.length === 0)
+    throw new InputError('INPUT_NOT_PRESET', 'not a DiscordChatExporter export: no JSON file starting with "guild"', {
+      hint: 'export with DiscordChatExporter --format Json',
+    });
 
   const people = new People(ctx);
   for (const f of files) {
@@ -60,7 +64,8 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
     const id = channelId(f);
     const authors = [...f.authors.keys()];
     // A DM where both people wrote is their user-to-user conversation; with one voice it stays a group.
-    if (f.channel.type === 'DirectTextChat' && authors.length === 2) f.conversation = { kind: 'direct', members: [ctx.uids.of(authors[0]), ctx.uids.of(authors[1])] };
+    if (f.channel.type === 'DirectTextChat' && authors.length === 2)
+      f.conversation = { kind: 'direct', members: [ctx.uids.of(authors[0]), ctx.uids.of(authors[1])] };
     else {
       f.conversation = { kind: 'group', guid: ctx.guids.of(id) };
       ctx.idMap.add('groups', id, ctx.guids.of(id));
@@ -70,18 +75,37 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
 
   return plansOf({
     users: [people.input()],
-    groups: [listInput('discord:channels', files.map((f) => channelEntry(ctx, f)))],
+    groups: [
+      listInput(
+        'discord:channels',
+        files.map((f) => channelEntry(ctx, f)),
+      ),
+    ],
     // Everyone who wrote in a group channel is a participant; DCE records no roles or join times.
     members: [
       listInput(
         'discord:members-from-messages',
         files
           .filter((f) => f.conversation!.kind === 'group')
-          .flatMap((f) => [...f.authors].map(([author, line]) => ({ file: ctx.tree.where(f.rel), line, value: memberRecord({ guid: ctx.guids.of(channelId(f)), uid: ctx.uids.of(author), scope: 'participant' }) }))),
+          .flatMap((f) =>
+            [...f.authors].map(([author, line]) => ({
+              file: ctx.tree.where(f.rel),
+              line,
+              value: memberRecord({ guid: ctx.guids.of(channelId(f)), uid: ctx.uids.of(author), scope: 'participant' }),
+            })),
+          ),
       ),
     ],
     messages: files.map((f) =>
-      fileInput({ ctx, rel: f.rel, display: `discord:${f.rel}`, descend: DESCEND, reportProblems: true, accept: (path) => path[0] === 'messages', map: (m) => [mapDiscordMessage(m, f.conversation!, ctx)] }),
+      fileInput({
+        ctx,
+        rel: f.rel,
+        display: `discord:${f.rel}`,
+        descend: DESCEND,
+        reportProblems: true,
+        accept: (path) => path[0] === 'messages',
+        map: (m) => [mapDiscordMessage(m, f.conversation!, ctx)],
+      }),
     ),
   });
 }
@@ -97,7 +121,19 @@ function channelEntry(ctx: PresetContext, f: ChannelFile): ListEntry {
     fallbackName: channelId(f),
     type: PRIVATE_KINDS.has(kind) ? 'private' : 'public',
     icon: mediaUrl(f.guild.iconUrl, ctx.options.mediaBaseUrl),
-    metadata: { discordType: kind, guildId: str(f.guild.id), guildName: str(f.guild.name), category: str(c.category), categoryId: str(c.categoryId), topic: str(c.topic) },
+    metadata: {
+      discordType: kind,
+      guildId: str(f.guild.id),
+      guildName: str(f.guild.name),
+      category: str(c.category),
+      categoryId: str(c.categoryId),
+      topic: str(c.topic),
+    },
   });
-  return { value, file: ctx.tree.where(f.rel), line: f.line, skip: f.conversation!.kind === 'direct' ? SKIP.direct : undefined };
+  return {
+    value,
+    file: ctx.tree.where(f.rel),
+    line: f.line,
+    skip: f.conversation!.kind === 'direct' ? SKIP.direct : undefined,
+  };
 }

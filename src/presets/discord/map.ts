@@ -38,7 +38,11 @@ export function discordAuthor(m: JsonObject, ctx: PresetContext): DiscordAuthor 
   };
 }
 
-export function mapDiscordMessage(m: JsonObject, conversation: Conversation, ctx: PresetContext): { value: JsonObject; skip?: string; author?: DiscordAuthor } {
+export function mapDiscordMessage(
+  m: JsonObject,
+  conversation: Conversation,
+  ctx: PresetContext,
+): { value: JsonObject; skip?: string; author?: DiscordAuthor } {
   const base = ctx.options.mediaBaseUrl;
   const type = str(m.type) ?? 'Default';
   const author = discordAuthor(m, ctx);
@@ -61,11 +65,20 @@ export function mapDiscordMessage(m: JsonObject, conversation: Conversation, ctx
       if (a !== undefined) attachments.push(a);
     }
   }
-  const embedText = embeds.map((e) => [str(e.title), str(e.description)].filter(Boolean).join('\n')).filter(Boolean).join('\n\n');
+  const embedText = embeds
+    .map((e) => [str(e.title), str(e.description)].filter(Boolean).join('\n'))
+    .filter(Boolean)
+    .join('\n\n');
   const placeholder =
     unavailable.length > 0
       ? `[file: ${unavailable.join(', ')}]`
-      : stickers.length > 0 ? `[sticker: ${stickers.map((s) => str(s.name) ?? '?').join(', ')}]` : embedText !== '' ? embedText : NORMAL.has(type) ? undefined : `[${type}]`;
+      : stickers.length > 0
+        ? `[sticker: ${stickers.map((s) => str(s.name) ?? '?').join(', ')}]`
+        : embedText !== ''
+          ? embedText
+          : NORMAL.has(type)
+            ? undefined
+            : `[${type}]`;
   const reference = isObject(m.reference) ? str(m.reference.messageId) : undefined;
   const built = messageRecord({
     muid: toServiceId(str(m.id) ?? ''),
@@ -84,10 +97,19 @@ export function mapDiscordMessage(m: JsonObject, conversation: Conversation, ctx
         compact({
           emoji: isObject(r.emoji) ? str(r.emoji.name) : undefined,
           count: r.count,
-          users: Array.isArray(r.users) ? r.users.filter(isObject).map((u) => str(u.id)).filter((x): x is string => x !== undefined).map((id) => ctx.uids.of(id)) : undefined,
+          users: Array.isArray(r.users)
+            ? r.users
+                .filter(isObject)
+                .map((u) => str(u.id))
+                .filter((x): x is string => x !== undefined)
+                .map((id) => ctx.uids.of(id))
+            : undefined,
         }),
       ),
-      mentions: (Array.isArray(m.mentions) ? m.mentions.filter(isObject) : []).map((u) => str(u.id)).filter((x): x is string => x !== undefined).map((id) => ctx.uids.of(id)),
+      mentions: (Array.isArray(m.mentions) ? m.mentions.filter(isObject) : [])
+        .map((u) => str(u.id))
+        .filter((x): x is string => x !== undefined)
+        .map((id) => ctx.uids.of(id)),
       embeds: embeds.map((e) => compact({ title: str(e.title), url: str(e.url), description: str(e.description) })),
       stickers: stickers.map((s) => compact({ name: str(s.name), format: str(s.format) })),
       filesUnavailable: unavailable,

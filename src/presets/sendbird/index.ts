@@ -16,11 +16,19 @@ import { seconds, str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
 import { isObject } from '../shared/items.js';
 import { groupRecord } from '../shared/records.js';
-import { mapSendbirdChannel, mapSendbirdMembers, mapSendbirdMessage, mapSendbirdUser, sendbirdMembers, type SendbirdChannel } from './map.js';
+import {
+  mapSendbirdChannel,
+  mapSendbirdMembers,
+  mapSendbirdMessage,
+  mapSendbirdUser,
+  sendbirdMembers,
+  type SendbirdChannel,
+} from './map.js';
 
 const USER_KEYS = new Set(['active_users', 'deactivated_users', 'users']);
 const CHANNEL_KEYS = new Set(['group_channels', 'open_channels', 'channels']);
-const under = (keys: ReadonlySet<string>) => (p: JsonPath) => p.length === 0 || (p.length === 1 && keys.has(String(p[0])));
+const under = (keys: ReadonlySet<string>) => (p: JsonPath) =>
+  p.length === 0 || (p.length === 1 && keys.has(String(p[0])));
 const USERS_DESCEND = under(USER_KEYS);
 const CHANNELS_DESCEND = under(CHANNEL_KEYS);
 const MESSAGES_DESCEND = under(new Set(['messages']));
@@ -35,21 +43,28 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
   }
   if (kinds.users.length + kinds.channels.length + kinds.messages.length === 0) {
     const csv = ctx.tree.files.some((f) => f.toLowerCase().endsWith('.csv'));
-    throw new InputError('INPUT_NOT_PRESET', 'not a Sendbird data export: no JSON file with "messages", "group_channels", "open_channels" or "active_users"', {
-      hint: csv ? 'the CSV export is not supported: export again with format "json"' : undefined,
-    });
+    throw new InputError(
+      'INPUT_NOT_PRESET',
+      'not a Sendbird data export: no JSON file with "messages", "group_channels", "open_channels" or "active_users"',
+      {
+        hint: csv ? 'the CSV export is not supported: export again with format "json"' : undefined,
+      },
+    );
   }
 
   const people = new People(ctx);
   for (const rel of kinds.users) {
-    for await (const { value } of objectsIn(ctx, rel, USERS_DESCEND)) if (str(value.user_id)) people.list(str(value.user_id)!);
+    for await (const { value } of objectsIn(ctx, rel, USERS_DESCEND))
+      if (str(value.user_id)) people.list(str(value.user_id)!);
   }
 
   const channels = new Map<string, SendbirdChannel>();
   const register = (c: JsonObject, open: boolean, file: string, line: number): SendbirdChannel => {
     const url = str(c.channel_url) ?? '';
     const members = sendbirdMembers(c);
-    const listed = new Map((Array.isArray(c.members) ? c.members.filter(isObject) : []).map((m) => [str(m.user_id), m]));
+    const listed = new Map(
+      (Array.isArray(c.members) ? c.members.filter(isObject) : []).map((m) => [str(m.user_id), m]),
+    );
     for (const m of members) {
       const o = listed.get(m.userId);
       people.see(m.userId, { name: str(o?.nickname), avatar: str(o?.profile_url) }, file, line);
@@ -57,12 +72,15 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
     const creator = isObject(c.created_by) ? str(c.created_by.user_id) : undefined;
     if (creator !== undefined) people.see(creator, { name: str((c.created_by as JsonObject).nickname) }, file, line);
     // A distinct channel of exactly two members is their user-to-user conversation.
-    const direct = !open && c.is_distinct === true && members.length === 2 && Array.isArray(c.members) && c.members.length === 2;
+    const direct =
+      !open && c.is_distinct === true && members.length === 2 && Array.isArray(c.members) && c.members.length === 2;
     const channel: SendbirdChannel = {
       url,
       open,
       createdAt: seconds(c.created_at),
-      conversation: direct ? { kind: 'direct', members: [ctx.uids.of(members[0].userId), ctx.uids.of(members[1].userId)] } : { kind: 'group', guid: ctx.guids.of(url) },
+      conversation: direct
+        ? { kind: 'direct', members: [ctx.uids.of(members[0].userId), ctx.uids.of(members[1].userId)] }
+        : { kind: 'group', guid: ctx.guids.of(url) },
     };
     if (!direct) ctx.idMap.add('groups', url, ctx.guids.of(url));
     channels.set(url, channel);
@@ -86,7 +104,13 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
       if (path[0] === 'channel') {
         const url = str(value.channel_url) ?? '';
         fileChannel.set(rel, url);
-        if (!channels.has(url)) fromMessageFiles.push({ value, channel: register(value, value.channel_type === 'open', where, line), file: where, line });
+        if (!channels.has(url))
+          fromMessageFiles.push({
+            value,
+            channel: register(value, value.channel_type === 'open', where, line),
+            file: where,
+            line,
+          });
         continue;
       }
       const url = str(value.channel_url) ?? fileChannel.get(rel);
@@ -95,7 +119,16 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
       earliest = Math.min(earliest, seconds(value.created_at) ?? earliest);
       if (mapped.skip !== undefined) continue;
       if (mapped.system) people.useSystem(where, line);
-      else if (mapped.senderId !== undefined) people.see(mapped.senderId, { name: isObject(value.user) ? str(value.user.nickname) : undefined, avatar: isObject(value.user) ? str(value.user.profile_url) : undefined }, where, line);
+      else if (mapped.senderId !== undefined)
+        people.see(
+          mapped.senderId,
+          {
+            name: isObject(value.user) ? str(value.user.nickname) : undefined,
+            avatar: isObject(value.user) ? str(value.user.profile_url) : undefined,
+          },
+          where,
+          line,
+        );
       ctx.idMap.add('messages', str(value.message_id) ?? '', toServiceId(str(value.message_id) ?? ''));
     }
     firstAt.set(rel, earliest);
@@ -111,18 +144,62 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
   return plansOf({
     users: [
       ...kinds.users.map((rel) =>
-        fileInput({ ctx, rel, display: `sendbird:${rel}`, descend: USERS_DESCEND, reportProblems: true, map: (u, _l, path) => [{ value: mapSendbirdUser(u, path[0] === 'deactivated_users', ctx) }] }),
+        fileInput({
+          ctx,
+          rel,
+          display: `sendbird:${rel}`,
+          descend: USERS_DESCEND,
+          reportProblems: true,
+          map: (u, _l, path) => [{ value: mapSendbirdUser(u, path[0] === 'deactivated_users', ctx) }],
+        }),
       ),
       people.input(),
     ],
     groups: [
-      ...kinds.channels.map((rel) => fileInput({ ctx, rel, display: `sendbird:${rel}`, descend: CHANNELS_DESCEND, reportProblems: true, map: (c) => [mapSendbirdChannel(c, channelOf(c), ctx)] })),
-      listInput('sendbird:channels-from-messages-files', fromMessageFiles.map((f) => ({ ...at(f), ...mapSendbirdChannel(f.value, f.channel, ctx) }))),
-      listInput('sendbird:channels-from-messages', missing.map(([url, where]) => ({ ...where, value: groupRecord({ guid: ctx.guids.of(url), fallbackName: url, type: 'private', metadata: { from: 'messages' } }) }))),
+      ...kinds.channels.map((rel) =>
+        fileInput({
+          ctx,
+          rel,
+          display: `sendbird:${rel}`,
+          descend: CHANNELS_DESCEND,
+          reportProblems: true,
+          map: (c) => [mapSendbirdChannel(c, channelOf(c), ctx)],
+        }),
+      ),
+      listInput(
+        'sendbird:channels-from-messages-files',
+        fromMessageFiles.map((f) => ({ ...at(f), ...mapSendbirdChannel(f.value, f.channel, ctx) })),
+      ),
+      listInput(
+        'sendbird:channels-from-messages',
+        missing.map(([url, where]) => ({
+          ...where,
+          value: groupRecord({
+            guid: ctx.guids.of(url),
+            fallbackName: url,
+            type: 'private',
+            metadata: { from: 'messages' },
+          }),
+        })),
+      ),
     ],
     members: [
-      ...kinds.channels.map((rel) => fileInput({ ctx, rel, display: `sendbird:${rel}#members`, descend: CHANNELS_DESCEND, reportProblems: false, map: (c) => mapSendbirdMembers(c, channelOf(c), ctx) })),
-      listInput('sendbird:channels-from-messages-files#members', fromMessageFiles.flatMap((f) => mapSendbirdMembers(f.value, f.channel, ctx).map((m): ListEntry => ({ ...at(f), ...m })))),
+      ...kinds.channels.map((rel) =>
+        fileInput({
+          ctx,
+          rel,
+          display: `sendbird:${rel}#members`,
+          descend: CHANNELS_DESCEND,
+          reportProblems: false,
+          map: (c) => mapSendbirdMembers(c, channelOf(c), ctx),
+        }),
+      ),
+      listInput(
+        'sendbird:channels-from-messages-files#members',
+        fromMessageFiles.flatMap((f) =>
+          mapSendbirdMembers(f.value, f.channel, ctx).map((m): ListEntry => ({ ...at(f), ...m })),
+        ),
+      ),
     ],
     messages: messageFiles.map((rel) =>
       fileInput({

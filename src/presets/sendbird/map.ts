@@ -18,7 +18,8 @@ export interface SendbirdChannel {
 }
 
 const userIdOf = (v: unknown): string | undefined => str(v) ?? (isObject(v) ? str(v.user_id) : undefined);
-const idsOf = (list: unknown): string[] => (Array.isArray(list) ? list.map(userIdOf).filter((x): x is string => x !== undefined) : []);
+const idsOf = (list: unknown): string[] =>
+  Array.isArray(list) ? list.map(userIdOf).filter((x): x is string => x !== undefined) : [];
 
 export function mapSendbirdUser(u: JsonObject, deactivatedList: boolean, ctx: PresetContext): JsonObject {
   const id = str(u.user_id) ?? '';
@@ -38,9 +39,20 @@ export function mapSendbirdUser(u: JsonObject, deactivatedList: boolean, ctx: Pr
 }
 
 /** The member list of a channel: members, operators (admin) and banned users, each once. */
-export function sendbirdMembers(c: JsonObject): Array<{ userId: string; scope: MemberInput['scope']; isBanned: boolean; joinedAt?: number }> {
+export function sendbirdMembers(
+  c: JsonObject,
+): Array<{ userId: string; scope: MemberInput['scope']; isBanned: boolean; joinedAt?: number }> {
   const operators = new Set([...idsOf(c.operators), ...idsOf(c.operator_ids)]);
-  const banned = new Set([...idsOf(c.banned_list), ...idsOf(c.banned_users), ...(Array.isArray(c.banned_list) ? c.banned_list.filter(isObject).map((b) => userIdOf(b.user)).filter((x): x is string => x !== undefined) : [])]);
+  const banned = new Set([
+    ...idsOf(c.banned_list),
+    ...idsOf(c.banned_users),
+    ...(Array.isArray(c.banned_list)
+      ? c.banned_list
+          .filter(isObject)
+          .map((b) => userIdOf(b.user))
+          .filter((x): x is string => x !== undefined)
+      : []),
+  ]);
   const out = new Map<string, { userId: string; scope: MemberInput['scope']; isBanned: boolean; joinedAt?: number }>();
   const members = Array.isArray(c.members) ? c.members : [];
   for (const m of members) {
@@ -49,9 +61,15 @@ export function sendbirdMembers(c: JsonObject): Array<{ userId: string; scope: M
     const o = isObject(m) ? m : {};
     if (o.role === 'operator') operators.add(userId);
     if (o.is_banned === true || o.state === 'banned') banned.add(userId);
-    out.set(userId, { userId, scope: 'participant', isBanned: false, joinedAt: seconds(o.joined_ts) ?? seconds(o.joined_at) });
+    out.set(userId, {
+      userId,
+      scope: 'participant',
+      isBanned: false,
+      joinedAt: seconds(o.joined_ts) ?? seconds(o.joined_at),
+    });
   }
-  for (const id of [...operators, ...banned]) if (!out.has(id)) out.set(id, { userId: id, scope: 'participant', isBanned: false });
+  for (const id of [...operators, ...banned])
+    if (!out.has(id)) out.set(id, { userId: id, scope: 'participant', isBanned: false });
   for (const entry of out.values()) {
     if (operators.has(entry.userId)) entry.scope = 'admin';
     if (banned.has(entry.userId)) entry.isBanned = true;
@@ -59,7 +77,11 @@ export function sendbirdMembers(c: JsonObject): Array<{ userId: string; scope: M
   return [...out.values()];
 }
 
-export function mapSendbirdChannel(c: JsonObject, channel: SendbirdChannel, ctx: PresetContext): { value: JsonObject; skip?: string } {
+export function mapSendbirdChannel(
+  c: JsonObject,
+  channel: SendbirdChannel,
+  ctx: PresetContext,
+): { value: JsonObject; skip?: string } {
   const value = groupRecord({
     guid: ctx.guids.of(channel.url),
     name: str(c.name),
@@ -81,27 +103,45 @@ export function mapSendbirdChannel(c: JsonObject, channel: SendbirdChannel, ctx:
   return channel.conversation.kind === 'direct' ? { value, skip: SKIP.direct } : { value };
 }
 
-export function mapSendbirdMembers(c: JsonObject, channel: SendbirdChannel, ctx: PresetContext): Array<{ value: JsonObject; skip?: string }> {
+export function mapSendbirdMembers(
+  c: JsonObject,
+  channel: SendbirdChannel,
+  ctx: PresetContext,
+): Array<{ value: JsonObject; skip?: string }> {
   return sendbirdMembers(c).map((m) => {
     const value = memberRecord({
       guid: ctx.guids.of(channel.url),
       uid: ctx.uids.of(m.userId),
       scope: m.scope,
       isBanned: m.isBanned,
-      joinedAt: m.joinedAt !== undefined && channel.createdAt !== undefined ? Math.max(m.joinedAt, channel.createdAt) : m.joinedAt,
+      joinedAt:
+        m.joinedAt !== undefined && channel.createdAt !== undefined
+          ? Math.max(m.joinedAt, channel.createdAt)
+          : m.joinedAt,
     });
     return channel.conversation.kind === 'direct' ? { value, skip: SKIP.direct } : { value };
   });
 }
 
-export function mapSendbirdMessage(m: JsonObject, channel: SendbirdChannel, ctx: PresetContext): { value: JsonObject; skip?: string; senderId?: string; system: boolean } {
+export function mapSendbirdMessage(
+  m: JsonObject,
+  channel: SendbirdChannel,
+  ctx: PresetContext,
+): { value: JsonObject; skip?: string; senderId?: string; system: boolean } {
   const type = (str(m.type) ?? 'MESG').toUpperCase();
   const system = type === 'ADMM' || type === 'ADMIN';
   const user = isObject(m.user) ? m.user : undefined;
   const senderId = system ? undefined : (userIdOf(user) ?? str(m.user_id));
   const files = [...(isObject(m.file) ? [m.file] : []), ...(Array.isArray(m.files) ? m.files.filter(isObject) : [])];
   const attachments = files
-    .map((f) => attachment({ url: str(f.url), name: str(f.name) ?? str(f.file_name), mimeType: f.type ?? f.file_type, size: f.size ?? f.file_size }))
+    .map((f) =>
+      attachment({
+        url: str(f.url),
+        name: str(f.name) ?? str(f.file_name),
+        mimeType: f.type ?? f.file_type,
+        size: f.size ?? f.file_size,
+      }),
+    )
     .filter((a): a is Attachment => a !== undefined);
   const sentAt = sentSeconds(m.created_at);
   const built = messageRecord({
@@ -111,7 +151,10 @@ export function mapSendbirdMessage(m: JsonObject, channel: SendbirdChannel, ctx:
     sentAt,
     text: str(m.message),
     attachments,
-    placeholder: type === 'FILE' && attachments.length === 0 ? `[file: ${files.map((f) => str(f.name) ?? 'file').join(', ') || 'unavailable'}]` : undefined,
+    placeholder:
+      type === 'FILE' && attachments.length === 0
+        ? `[file: ${files.map((f) => str(f.name) ?? 'file').join(', ') || 'unavailable'}]`
+        : undefined,
     metadata: {
       sendbirdType: type === 'MESG' ? undefined : type,
       customType: str(m.custom_type),
@@ -119,10 +162,25 @@ export function mapSendbirdMessage(m: JsonObject, channel: SendbirdChannel, ctx:
       sortedMetaarray: Array.isArray(m.sorted_metaarray) ? m.sorted_metaarray : undefined,
       mentionType: idsOf(m.mentioned_users).length > 0 ? str(m.mention_type) : undefined,
       mentions: idsOf(m.mentioned_users).map((id) => ctx.uids.of(id)),
-      parentMessageId: str(m.parent_message_id) && m.parent_message_id !== 0 ? toServiceId(String(m.parent_message_id)) : undefined,
-      replyCount: isObject(m.thread_info) && typeof m.thread_info.reply_count === 'number' ? m.thread_info.reply_count : undefined,
-      reactions: Array.isArray(m.reactions) ? m.reactions.filter(isObject).map((r) => compact({ key: str(r.key), users: idsOf(r.user_ids).map((id) => ctx.uids.of(id)), updatedAt: seconds(r.updated_at) })) : undefined,
-      editedAt: m.updated_at && seconds(m.updated_at) !== sentAt && m.is_removed !== true ? seconds(m.updated_at) : undefined,
+      parentMessageId:
+        str(m.parent_message_id) && m.parent_message_id !== 0 ? toServiceId(String(m.parent_message_id)) : undefined,
+      replyCount:
+        isObject(m.thread_info) && typeof m.thread_info.reply_count === 'number'
+          ? m.thread_info.reply_count
+          : undefined,
+      reactions: Array.isArray(m.reactions)
+        ? m.reactions
+            .filter(isObject)
+            .map((r) =>
+              compact({
+                key: str(r.key),
+                users: idsOf(r.user_ids).map((id) => ctx.uids.of(id)),
+                updatedAt: seconds(r.updated_at),
+              }),
+            )
+        : undefined,
+      editedAt:
+        m.updated_at && seconds(m.updated_at) !== sentAt && m.is_removed !== true ? seconds(m.updated_at) : undefined,
     },
     deletedAt: m.is_removed === true ? (seconds(m.updated_at) ?? sentAt) : undefined,
   });

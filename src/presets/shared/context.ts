@@ -47,7 +47,10 @@ export interface PresetContext {
 export type Conversation = { kind: 'group'; guid: string } | { kind: 'direct'; members: readonly [string, string] };
 
 /** The receiver of a message in a conversation; in a direct one, the member who is not the sender. */
-export function receiverOf(conversation: Conversation, sender: string): { receiverType: 'user' | 'group'; receiver: string } {
+export function receiverOf(
+  conversation: Conversation,
+  sender: string,
+): { receiverType: 'user' | 'group'; receiver: string } {
   if (conversation.kind === 'group') return { receiverType: 'group', receiver: conversation.guid };
   const [a, b] = conversation.members;
   return { receiverType: 'user', receiver: sender === a ? b : a };

@@ -28,7 +28,9 @@ export async function openExportTree(from: string, cwd: string): Promise<ExportT
   try {
     info = await stat(from);
   } catch (error) {
-    throw new InputError('INPUT_NOT_FOUND', `cannot read the export at ${from}: ${(error as Error).message}`, { cause: error });
+    throw new InputError('INPUT_NOT_FOUND', `cannot read the export at ${from}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const shown = showPath(from, cwd);
   if (info.isDirectory()) {

@@ -66,7 +66,13 @@ export function fileInput(spec: FileInputSpec): RecordInput {
           continue;
         }
         if (!isObject(piece.value)) {
-          if (spec.reportProblems) yield shapeProblem(file, piece.line, ordinal++, `expected an object, found ${JSON.stringify(piece.value)?.slice(0, 40)}`);
+          if (spec.reportProblems)
+            yield shapeProblem(
+              file,
+              piece.line,
+              ordinal++,
+              `expected an object, found ${JSON.stringify(piece.value)?.slice(0, 40)}`,
+            );
           continue;
         }
         for (const produced of spec.map(piece.value, piece.line, piece.path)) {

@@ -20,22 +20,51 @@ export const DATA_BYTES = 10_240;
 export const METADATA_BYTES = 5_120;
 
 const MIME_BY_EXTENSION: Record<string, string> = {
-  jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
-  heic: 'image/heic', bmp: 'image/bmp', tgs: 'application/x-tgsticker', webm: 'video/webm', mp4: 'video/mp4',
-  mov: 'video/quicktime', mkv: 'video/x-matroska', avi: 'video/x-msvideo', mp3: 'audio/mpeg', ogg: 'audio/ogg',
-  oga: 'audio/ogg', opus: 'audio/opus', wav: 'audio/wav', m4a: 'audio/mp4', flac: 'audio/flac', pdf: 'application/pdf',
-  txt: 'text/plain', csv: 'text/csv', json: 'application/json', js: 'text/javascript', html: 'text/html', zip: 'application/zip',
-  doc: 'application/msword', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  heic: 'image/heic',
+  bmp: 'image/bmp',
+  tgs: 'application/x-tgsticker',
+  webm: 'video/webm',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  mkv: 'video/x-matroska',
+  avi: 'video/x-msvideo',
+  mp3: 'audio/mpeg',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/opus',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+  flac: 'audio/flac',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  json: 'application/json',
+  js: 'text/javascript',
+  html: 'text/html',
+  zip: 'application/zip',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 const EXTENSION_BY_MIME: Record<string, string> = Object.fromEntries(
-  Object.entries(MIME_BY_EXTENSION).reverse().map(([ext, mime]) => [mime, ext]),
+  Object.entries(MIME_BY_EXTENSION)
+    .reverse()
+    .map(([ext, mime]) => [mime, ext]),
 );
 
 /** The MIME type of a file extension, when it is a common one. */
-export const mimeOf = (extension: string | undefined): string | undefined => (extension === undefined ? undefined : MIME_BY_EXTENSION[extension.toLowerCase()]);
+export const mimeOf = (extension: string | undefined): string | undefined =>
+  extension === undefined ? undefined : MIME_BY_EXTENSION[extension.toLowerCase()];
 
-export const isHttpUrl = (s: unknown): boolean => typeof s === 'string' && s.length <= MAX_URL && HTTP_URL.test(s) && URL.canParse(s);
+export const isHttpUrl = (s: unknown): boolean =>
+  typeof s === 'string' && s.length <= MAX_URL && HTTP_URL.test(s) && URL.canParse(s);
 
 /** An http(s) URL as is; a relative media path under `mediaBaseUrl` (each segment URL-encoded); else undefined. */
 export function mediaUrl(value: unknown, mediaBaseUrl: string | undefined): string | undefined {
@@ -54,14 +83,31 @@ function extensionOf(name: string): string | undefined {
 }
 
 /** Attachment properties with the gaps filled from each other (name from the URL, MIME from the extension...). */
-export function attachment(input: { url: string | undefined; name?: unknown; mimeType?: unknown; extension?: unknown; size?: unknown }): Attachment | undefined {
+export function attachment(input: {
+  url: string | undefined;
+  name?: unknown;
+  mimeType?: unknown;
+  extension?: unknown;
+  size?: unknown;
+}): Attachment | undefined {
   const url = input.url;
   if (url === undefined || !isHttpUrl(url)) return undefined;
   const fromUrl = decodeURIComponentSafe(url.split(/[?#]/)[0].split('/').pop() ?? '');
   const name = typeof input.name === 'string' && input.name.trim() !== '' ? input.name.trim() : fromUrl || 'file';
-  const givenMime = typeof input.mimeType === 'string' && input.mimeType.includes('/') ? input.mimeType.split(';')[0].trim().toLowerCase() : undefined;
-  const givenExt = typeof input.extension === 'string' && /^[a-z0-9]{1,10}$/i.test(input.extension) ? input.extension.toLowerCase() : undefined;
-  const extension = extensionOf(name) ?? givenExt ?? extensionOf(fromUrl) ?? (givenMime ? EXTENSION_BY_MIME[givenMime] : undefined) ?? 'bin';
+  const givenMime =
+    typeof input.mimeType === 'string' && input.mimeType.includes('/')
+      ? input.mimeType.split(';')[0].trim().toLowerCase()
+      : undefined;
+  const givenExt =
+    typeof input.extension === 'string' && /^[a-z0-9]{1,10}$/i.test(input.extension)
+      ? input.extension.toLowerCase()
+      : undefined;
+  const extension =
+    extensionOf(name) ??
+    givenExt ??
+    extensionOf(fromUrl) ??
+    (givenMime ? EXTENSION_BY_MIME[givenMime] : undefined) ??
+    'bin';
   const mimeType = givenMime ?? MIME_BY_EXTENSION[extension] ?? 'application/octet-stream';
   const out: Attachment = { url, name, mimeType, extension };
   const size = typeof input.size === 'string' && /^\d+$/.test(input.size) ? Number(input.size) : input.size;
@@ -150,4 +196,5 @@ export function clip(text: string, max = 100): string {
   return points.length <= max ? points.join('') : points.slice(0, max).join('');
 }
 
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+export const str = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;

@@ -82,7 +82,8 @@ export class People {
   input(): RecordInput {
     const ctx = this.ctx;
     const found = [...this.found];
-    const system = this.systemFile !== undefined && !this.uids.has(ctx.options.systemUser) ? this.systemFile : undefined;
+    const system =
+      this.systemFile !== undefined && !this.uids.has(ctx.options.systemUser) ? this.systemFile : undefined;
     return {
       display: `${ctx.preset}:users-from-messages`,
       async *read(): AsyncGenerator<SourceItem> {
@@ -98,7 +99,11 @@ export class People {
           yield recordItem(value, file, line, ordinal++);
         }
         if (system !== undefined) {
-          const value = userRecord({ uid: ctx.options.systemUser, fallbackName: 'System', metadata: { from: 'preset', role: 'system' } });
+          const value = userRecord({
+            uid: ctx.options.systemUser,
+            fallbackName: 'System',
+            metadata: { from: 'preset', role: 'system' },
+          });
           yield recordItem(value, system.file, system.line, ordinal++);
         }
       },

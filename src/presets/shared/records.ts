@@ -5,7 +5,16 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { receiverOf, SKIP, type Conversation } from './context.js';
-import { clip, compact, DATA_BYTES, fitMetadata, isHttpUrl, messageType, METADATA_BYTES, type Attachment } from './message-parts.js';
+import {
+  clip,
+  compact,
+  DATA_BYTES,
+  fitMetadata,
+  isHttpUrl,
+  messageType,
+  METADATA_BYTES,
+  type Attachment,
+} from './message-parts.js';
 
 export interface UserInput {
   uid: string;
@@ -102,10 +111,7 @@ export function messageRecord(m: MessageInput): { value: JsonObject; skip?: stri
     } else skip = SKIP.empty;
   }
   if (m.sentAt === undefined) skip ??= SKIP.noTimestamp;
-  const data = fitMetadata(
-    compact({ text, attachments, metadata: compact(metadata) }),
-    DATA_BYTES,
-  );
+  const data = fitMetadata(compact({ text, attachments, metadata: compact(metadata) }), DATA_BYTES);
   const value: JsonObject = {
     muid: m.muid,
     sender: m.sender,

@@ -87,7 +87,12 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
       orphans.push(folder);
       ctx.idMap.add('groups', folder, ctx.guids.of(folder));
     }
-    const channel: SlackChannel = { sourceId: known.sourceId, conversation: known.conversation, botUsers, withSkippedBot: known.withSkippedBot === true };
+    const channel: SlackChannel = {
+      sourceId: known.sourceId,
+      conversation: known.conversation,
+      botUsers,
+      withSkippedBot: known.withSkippedBot === true,
+    };
     const where = ctx.tree.where(day.rel);
     for await (const { value, line } of objectsIn(ctx, day.rel, TOP_ARRAY)) {
       const mapped = mapSlackMessage(value, channel, ctx);

@@ -54,7 +54,12 @@ export function slackUsersInput(ctx: PresetContext, rel: string): RecordInput {
   });
 }
 
-export function slackGroupInputs(ctx: PresetContext, indexes: IndexFile[], orphans: string[], days: Array<{ rel: string; parts: string[] }>): RecordInput[] {
+export function slackGroupInputs(
+  ctx: PresetContext,
+  indexes: IndexFile[],
+  orphans: string[],
+  days: Array<{ rel: string; parts: string[] }>,
+): RecordInput[] {
   const inputs = indexes.map((index) =>
     fileInput({
       ctx,
@@ -75,7 +80,14 @@ export function slackGroupInputs(ctx: PresetContext, indexes: IndexFile[], orpha
           type: index.kind === 'public' ? 'public' : 'private',
           owner: str(c.creator) && ctx.uids.of(String(c.creator)),
           createdAt: seconds(c.created),
-          metadata: { slackName: str(c.name), topic, purpose, isArchived: c.is_archived === true || undefined, isGeneral: c.is_general === true || undefined, slackKind: index.file.replace('.json', '') },
+          metadata: {
+            slackName: str(c.name),
+            topic,
+            purpose,
+            isArchived: c.is_archived === true || undefined,
+            isGeneral: c.is_general === true || undefined,
+            slackKind: index.file.replace('.json', ''),
+          },
         });
         return [{ value, skip: direct ? SKIP.direct : undefined }];
       },
@@ -83,7 +95,12 @@ export function slackGroupInputs(ctx: PresetContext, indexes: IndexFile[], orpha
   );
   // Folders no index file lists: private groups named after them, placed at their first day file.
   const orphanEntries = orphans.map((folder) => ({
-    value: groupRecord({ guid: ctx.guids.of(folder), fallbackName: folder, type: 'private', metadata: { slackFolder: folder } }),
+    value: groupRecord({
+      guid: ctx.guids.of(folder),
+      fallbackName: folder,
+      type: 'private',
+      metadata: { slackFolder: folder },
+    }),
     file: ctx.tree.where(days.find((d) => d.parts[0] === folder)?.rel ?? folder),
     line: 0,
   }));
@@ -91,7 +108,11 @@ export function slackGroupInputs(ctx: PresetContext, indexes: IndexFile[], orpha
   return inputs;
 }
 
-export function slackMemberInputs(ctx: PresetContext, indexes: IndexFile[], botUsers: ReadonlySet<string>): RecordInput[] {
+export function slackMemberInputs(
+  ctx: PresetContext,
+  indexes: IndexFile[],
+  botUsers: ReadonlySet<string>,
+): RecordInput[] {
   return indexes.map((index) =>
     fileInput({
       ctx,
@@ -106,7 +127,11 @@ export function slackMemberInputs(ctx: PresetContext, indexes: IndexFile[], botU
         const direct = index.kind === 'direct' && members.length >= 1 && members.length <= 2;
         const creator = str(c.creator);
         return members.map((m) => {
-          const value = memberRecord({ guid: ctx.guids.of(id), uid: ctx.uids.of(m), scope: m === creator ? 'admin' : 'participant' });
+          const value = memberRecord({
+            guid: ctx.guids.of(id),
+            uid: ctx.uids.of(m),
+            scope: m === creator ? 'admin' : 'participant',
+          });
           const skip = direct ? SKIP.direct : botUsers.has(m) && !ctx.options.includeBots ? SKIP.bot : undefined;
           return compact({ value, skip }) as { value: typeof value; skip?: string };
         });

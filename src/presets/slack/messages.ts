@@ -38,10 +38,17 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
   const botProfile = isObject(m.bot_profile) ? m.bot_profile : undefined;
   const userId = str(m.user) ?? str(comment?.user);
   const botId = str(m.bot_id);
-  const isBot = subtype === 'bot_message' || (botId !== undefined && userId === undefined) || (userId !== undefined && channel.botUsers.has(userId));
+  const isBot =
+    subtype === 'bot_message' ||
+    (botId !== undefined && userId === undefined) ||
+    (userId !== undefined && channel.botUsers.has(userId));
   const senderId = userId ?? botId;
   const profile = isObject(m.user_profile) ? m.user_profile : undefined;
-  const icons = isObject(m.icons) ? m.icons : isObject(botProfile?.icons) ? (botProfile.icons as JsonObject) : undefined;
+  const icons = isObject(m.icons)
+    ? m.icons
+    : isObject(botProfile?.icons)
+      ? (botProfile.icons as JsonObject)
+      : undefined;
   const person: SeenPerson = {
     name: str(profile?.real_name) ?? str(profile?.display_name) ?? str(m.username) ?? str(botProfile?.name),
     avatar: str(profile?.image_72) ?? str(icons?.image_72) ?? str(icons?.image_48),
@@ -61,17 +68,40 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
   const mentions = [...new Set([...text.matchAll(MENTION)].map((x) => ctx.uids.of(x[1])))];
   const metadata = {
     subtype,
-    threadParent: threadTs !== undefined && threadTs !== ts ? toServiceId(`${channel.sourceId}:${threadTs}`) : undefined,
+    threadParent:
+      threadTs !== undefined && threadTs !== ts ? toServiceId(`${channel.sourceId}:${threadTs}`) : undefined,
     replyCount: typeof m.reply_count === 'number' ? m.reply_count : undefined,
     reactions: Array.isArray(m.reactions)
-      ? m.reactions.filter(isObject).map((r) => compact({ name: str(r.name), count: r.count, users: Array.isArray(r.users) ? r.users.map((u) => ctx.uids.of(String(u))) : undefined }))
+      ? m.reactions
+          .filter(isObject)
+          .map((r) =>
+            compact({
+              name: str(r.name),
+              count: r.count,
+              users: Array.isArray(r.users) ? r.users.map((u) => ctx.uids.of(String(u))) : undefined,
+            }),
+          )
       : undefined,
-    edited: edited ? compact({ by: str(edited.user) && ctx.uids.of(String(edited.user)), at: seconds(edited.ts) }) : undefined,
+    edited: edited
+      ? compact({ by: str(edited.user) && ctx.uids.of(String(edited.user)), at: seconds(edited.ts) })
+      : undefined,
     mentions,
     botId,
     username: isBot ? str(m.username) : undefined,
-    slackAttachments: rich.map((a) => compact({ title: str(a.title), titleLink: str(a.title_link), text: str(a.text), fallback: str(a.fallback), imageUrl: str(a.image_url), fromUrl: str(a.from_url) })),
-    fileComment: subtype === 'file_comment' && isObject(m.file) ? compact({ fileId: str(m.file.id), fileName: str(m.file.name) }) : undefined,
+    slackAttachments: rich.map((a) =>
+      compact({
+        title: str(a.title),
+        titleLink: str(a.title_link),
+        text: str(a.text),
+        fallback: str(a.fallback),
+        imageUrl: str(a.image_url),
+        fromUrl: str(a.from_url),
+      }),
+    ),
+    fileComment:
+      subtype === 'file_comment' && isObject(m.file)
+        ? compact({ fileId: str(m.file.id), fileName: str(m.file.name) })
+        : undefined,
     filesUnavailable: unavailable,
   };
 
@@ -85,7 +115,7 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
     conversation: channel.conversation,
     sentAt: sentSeconds(ts),
-    text: text.trim() !== '' ? text : (richText || str(comment?.comment)),
+    text: text.trim() !== '' ? text : richText || str(comment?.comment),
     attachments,
     placeholder: unavailable.length > 0 ? `[file: ${unavailable.map((f) => f.name ?? f.id).join(', ')}]` : undefined,
     metadata,
@@ -104,14 +134,33 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
  * on, not an upload, so it is no attachment. Slack's file URLs carry a `t=` access token in
  * exports: it is stripped, so the token does not spread to everyone who can read the message.
  */
-function filesOf(m: JsonObject, subtype: string | undefined): { attachments: Attachment[]; unavailable: Array<{ id?: string; name?: string }> } {
-  const files = Array.isArray(m.files) ? m.files.filter(isObject) : isObject(m.file) && subtype !== 'file_comment' ? [m.file] : [];
+function filesOf(
+  m: JsonObject,
+  subtype: string | undefined,
+): { attachments: Attachment[]; unavailable: Array<{ id?: string; name?: string }> } {
+  const files = Array.isArray(m.files)
+    ? m.files.filter(isObject)
+    : isObject(m.file) && subtype !== 'file_comment'
+      ? [m.file]
+      : [];
   const attachments: Attachment[] = [];
   const unavailable: Array<{ id?: string; name?: string }> = [];
   for (const f of files) {
-    const a = attachment({ url: stripToken(str(f.url_private) ?? str(f.permalink_public)), name: str(f.name) ?? str(f.title), mimeType: f.mimetype, extension: f.filetype, size: f.size });
+    const a = attachment({
+      url: stripToken(str(f.url_private) ?? str(f.permalink_public)),
+      name: str(f.name) ?? str(f.title),
+      mimeType: f.mimetype,
+      extension: f.filetype,
+      size: f.size,
+    });
     if (a !== undefined) attachments.push(a);
-    else unavailable.push(compact({ id: str(f.id), name: str(f.name) ?? str(f.title), mode: str(f.mode) }) as { id?: string; name?: string });
+    else
+      unavailable.push(
+        compact({ id: str(f.id), name: str(f.name) ?? str(f.title), mode: str(f.mode) }) as {
+          id?: string;
+          name?: string;
+        },
+      );
   }
   return { attachments, unavailable };
 }

@@ -16,7 +16,16 @@ import { People } from '../shared/people.js';
 import { listInput, plansOf } from '../shared/inputs.js';
 import { problemItem, recordItem } from '../shared/items.js';
 import { groupRecord } from '../shared/records.js';
-import { channelKey, idOf, mapStreamChannel, mapStreamMember, mapStreamMessage, mapStreamUser, type ReactionSeen, type StreamChannel } from './map.js';
+import {
+  channelKey,
+  idOf,
+  mapStreamChannel,
+  mapStreamMember,
+  mapStreamMessage,
+  mapStreamUser,
+  type ReactionSeen,
+  type StreamChannel,
+} from './map.js';
 import { detectLayout, streamEvents, type StreamEvent, type StreamKind, type StreamLayout } from './read.js';
 
 const STREAM_FILE = /\.(json|jsonl|ndjson)$/i;
@@ -37,7 +46,8 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
     const layout = await detectLayout(ctx, rel);
     if (layout !== undefined) files.push({ rel, layout });
   }
-  if (files.length === 0) throw new InputError('INPUT_NOT_PRESET', 'not a Stream export: no JSON or JSON Lines file found');
+  if (files.length === 0)
+    throw new InputError('INPUT_NOT_PRESET', 'not a Stream export: no JSON or JSON Lines file found');
 
   const known: Known = { channels: new Map(), holders: new Map(), reactions: new Map(), missing: new Map() };
   const people = new People(ctx);
@@ -58,7 +68,13 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
         const key = channelKey(str(c.type), str(c.id), c.member_ids) ?? str(c.cid) ?? '';
         if (e.holder !== undefined) known.holders.set(`${rel}#${e.holder}`, key);
         const id = str(c.id) ?? key.slice(key.indexOf(':') + 1);
-        const channel: StreamChannel = { key, type: str(c.type) ?? 'messaging', id, createdAt: seconds(c.created_at), conversation: { kind: 'group', guid: ctx.guids.of(key) } };
+        const channel: StreamChannel = {
+          key,
+          type: str(c.type) ?? 'messaging',
+          id,
+          createdAt: seconds(c.created_at),
+          conversation: { kind: 'group', guid: ctx.guids.of(key) },
+        };
         if (Array.isArray(c.member_ids)) channel.distinctMembers = c.member_ids.map(String);
         known.channels.set(key, channel);
       } else if (e.kind === 'member' && e.holder !== undefined) {
@@ -69,7 +85,11 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
       } else if (e.kind === 'reaction') {
         const messageId = str(e.value.message_id) ?? '';
         const list = known.reactions.get(messageId) ?? [];
-        list.push({ type: str(e.value.type) ?? '', user: idOf(e.value.user_id) ?? idOf(e.value.user), at: seconds(e.value.created_at) });
+        list.push({
+          type: str(e.value.type) ?? '',
+          user: idOf(e.value.user_id) ?? idOf(e.value.user),
+          at: seconds(e.value.created_at),
+        });
         known.reactions.set(messageId, list);
       }
     }
@@ -81,7 +101,8 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
   // A distinct channel of exactly two people is their user-to-user conversation.
   for (const channel of known.channels.values()) {
     const m = channel.distinctMembers;
-    if (m !== undefined && m.length === 2) channel.conversation = { kind: 'direct', members: [ctx.uids.of(m[0]), ctx.uids.of(m[1])] };
+    if (m !== undefined && m.length === 2)
+      channel.conversation = { kind: 'direct', members: [ctx.uids.of(m[0]), ctx.uids.of(m[1])] };
     else ctx.idMap.add('groups', channel.key, ctx.guids.of(channel.key));
   }
 
@@ -96,7 +117,8 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
       } else if (e.kind === 'message') {
         const channel = resolve(ctx, known, rel, e, where);
         const mapped = mapStreamMessage(e.value, channel, known.reactions.get(str(e.value.id) ?? ''), ctx);
-        if ((mapped.value.sentAt as number) > 0) earliest.set(rel, Math.min(earliest.get(rel) ?? Number.POSITIVE_INFINITY, mapped.value.sentAt as number));
+        if ((mapped.value.sentAt as number) > 0)
+          earliest.set(rel, Math.min(earliest.get(rel) ?? Number.POSITIVE_INFINITY, mapped.value.sentAt as number));
         if (mapped.skip !== undefined) continue;
         if (mapped.senderId !== undefined) seeUser(people, e.value.user, where, e.line);
         else people.useSystem(where, e.line);
@@ -106,13 +128,26 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
     }
   }
 
-  const per = (kind: StreamKind | 'users') => files.filter(({ rel }) => holds.get(rel)!.has(kind)).map(({ rel, layout }) => eventInput(ctx, known, rel, layout, kind));
+  const per = (kind: StreamKind | 'users') =>
+    files
+      .filter(({ rel }) => holds.get(rel)!.has(kind))
+      .map(({ rel, layout }) => eventInput(ctx, known, rel, layout, kind));
   // Messages go out oldest first: files by their first message, each in its own order.
-  files.sort((a, b) => (earliest.get(a.rel) ?? Infinity) - (earliest.get(b.rel) ?? Infinity) || byCodeUnit(a.rel, b.rel));
+  files.sort(
+    (a, b) => (earliest.get(a.rel) ?? Infinity) - (earliest.get(b.rel) ?? Infinity) || byCodeUnit(a.rel, b.rel),
+  );
   const users = [...per('users'), people.input()];
   const missing = [...known.missing].map(([key, where]) => {
     const channel = known.channels.get(key)!;
-    return { ...where, value: groupRecord({ guid: ctx.guids.of(key), fallbackName: channel.id, type: 'private', metadata: { streamType: channel.type, streamId: channel.id, from: 'messages' } }) };
+    return {
+      ...where,
+      value: groupRecord({
+        guid: ctx.guids.of(key),
+        fallbackName: channel.id,
+        type: 'private',
+        metadata: { streamType: channel.type, streamId: channel.id, from: 'messages' },
+      }),
+    };
   });
   const groups = [...per('channel'), listInput('stream:channels-from-messages', missing)];
   const members = per('member');
@@ -127,7 +162,13 @@ function seeUser(people: People, user: unknown, file: string, line: number): voi
 }
 
 /** The channel of a member or message: its v1 object's, its `cid`, or its import fields; created if unknown. */
-function resolve(ctx: PresetContext, known: Known, rel: string, e: Extract<StreamEvent, { value: JsonObject }>, file: string): StreamChannel {
+function resolve(
+  ctx: PresetContext,
+  known: Known,
+  rel: string,
+  e: Extract<StreamEvent, { value: JsonObject }>,
+  file: string,
+): StreamChannel {
   const v = e.value;
   const key =
     (e.holder !== undefined ? known.holders.get(`${rel}#${e.holder}`) : undefined) ??
@@ -136,7 +177,12 @@ function resolve(ctx: PresetContext, known: Known, rel: string, e: Extract<Strea
     'messaging:unknown';
   let channel = known.channels.get(key);
   if (channel === undefined) {
-    channel = { key, type: key.slice(0, key.indexOf(':')), id: key.slice(key.indexOf(':') + 1), conversation: { kind: 'group', guid: ctx.guids.of(key) } };
+    channel = {
+      key,
+      type: key.slice(0, key.indexOf(':')),
+      id: key.slice(key.indexOf(':') + 1),
+      conversation: { kind: 'group', guid: ctx.guids.of(key) },
+    };
     known.channels.set(key, channel);
     known.missing.set(key, { file, line: e.line });
     ctx.idMap.add('groups', key, ctx.guids.of(key));
@@ -145,7 +191,13 @@ function resolve(ctx: PresetContext, known: Known, rel: string, e: Extract<Strea
 }
 
 /** One entity's records from one file; the users input also reports the file's unplaceable bad pieces. */
-function eventInput(ctx: PresetContext, known: Known, rel: string, layout: StreamLayout, kind: StreamKind | 'users'): RecordInput {
+function eventInput(
+  ctx: PresetContext,
+  known: Known,
+  rel: string,
+  layout: StreamLayout,
+  kind: StreamKind | 'users',
+): RecordInput {
   const file = ctx.tree.where(rel);
   const input: RecordInput = {
     display: `stream:${rel}#${kind === 'users' ? 'users' : kind === 'channel' ? 'groups' : `${kind}s`}`,

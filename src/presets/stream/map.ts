@@ -39,8 +39,64 @@ export function channelKey(type: string | undefined, id: string | undefined, mem
 
 // Stream's own channel types that anyone may read; the rest (messaging, team, custom ones) are private.
 const PUBLIC_TYPES = new Set(['livestream', 'gaming']);
-const USER_FIELDS = new Set(['id', 'name', 'image', 'role', 'teams', 'created_at', 'updated_at', 'deactivated_at', 'deleted_at', 'last_active', 'online', 'banned', 'invisible', 'language', 'push_notifications', 'channel_mutes', 'user_mutes']);
-const MESSAGE_FIELDS = new Set(['id', 'text', 'html', 'type', 'user', 'attachments', 'latest_reactions', 'own_reactions', 'reaction_counts', 'reaction_scores', 'reaction_groups', 'reply_count', 'deleted_reply_count', 'cid', 'created_at', 'updated_at', 'deleted_at', 'shadowed', 'mentioned_users', 'mentioned_users_ids', 'silent', 'pinned', 'pinned_at', 'pinned_by', 'pinned_by_id', 'pin_expires', 'parent_id', 'show_in_channel', 'quoted_message_id', 'quoted_message', 'channel_id', 'channel_type', 'channel_member_ids', 'i18n', 'command', 'args', 'thread_participants']);
+const USER_FIELDS = new Set([
+  'id',
+  'name',
+  'image',
+  'role',
+  'teams',
+  'created_at',
+  'updated_at',
+  'deactivated_at',
+  'deleted_at',
+  'last_active',
+  'online',
+  'banned',
+  'invisible',
+  'language',
+  'push_notifications',
+  'channel_mutes',
+  'user_mutes',
+]);
+const MESSAGE_FIELDS = new Set([
+  'id',
+  'text',
+  'html',
+  'type',
+  'user',
+  'attachments',
+  'latest_reactions',
+  'own_reactions',
+  'reaction_counts',
+  'reaction_scores',
+  'reaction_groups',
+  'reply_count',
+  'deleted_reply_count',
+  'cid',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'shadowed',
+  'mentioned_users',
+  'mentioned_users_ids',
+  'silent',
+  'pinned',
+  'pinned_at',
+  'pinned_by',
+  'pinned_by_id',
+  'pin_expires',
+  'parent_id',
+  'show_in_channel',
+  'quoted_message_id',
+  'quoted_message',
+  'channel_id',
+  'channel_type',
+  'channel_member_ids',
+  'i18n',
+  'command',
+  'args',
+  'thread_participants',
+]);
 
 const extras = (o: JsonObject, known: ReadonlySet<string>): JsonObject | undefined => {
   const out: JsonObject = {};
@@ -62,7 +118,11 @@ export function mapStreamUser(u: JsonObject, ctx: PresetContext): JsonObject {
   });
 }
 
-export function mapStreamChannel(c: JsonObject, channel: StreamChannel, ctx: PresetContext): { value: JsonObject; skip?: string } {
+export function mapStreamChannel(
+  c: JsonObject,
+  channel: StreamChannel,
+  ctx: PresetContext,
+): { value: JsonObject; skip?: string } {
   const value = groupRecord({
     guid: channel.conversation.kind === 'group' ? channel.conversation.guid : ctx.guids.of(channel.key),
     name: str(c.name),
@@ -71,12 +131,22 @@ export function mapStreamChannel(c: JsonObject, channel: StreamChannel, ctx: Pre
     owner: idOf(c.created_by) && ctx.uids.of(idOf(c.created_by)!),
     icon: c.image,
     createdAt: channel.createdAt,
-    metadata: { streamType: channel.type, streamId: channel.id, team: str(c.team), frozen: c.frozen === true || undefined, disabled: c.disabled === true || undefined },
+    metadata: {
+      streamType: channel.type,
+      streamId: channel.id,
+      team: str(c.team),
+      frozen: c.frozen === true || undefined,
+      disabled: c.disabled === true || undefined,
+    },
   });
   return channel.conversation.kind === 'direct' ? { value, skip: SKIP.direct } : { value };
 }
 
-export function mapStreamMember(m: JsonObject, channel: StreamChannel, ctx: PresetContext): { value: JsonObject; skip?: string } {
+export function mapStreamMember(
+  m: JsonObject,
+  channel: StreamChannel,
+  ctx: PresetContext,
+): { value: JsonObject; skip?: string } {
   const role = str(m.role);
   const channelRole = str(m.channel_role);
   const scope =
@@ -97,22 +167,61 @@ export function mapStreamMember(m: JsonObject, channel: StreamChannel, ctx: Pres
   return channel.conversation.kind === 'direct' ? { value, skip: SKIP.direct } : { value };
 }
 
-export function mapStreamMessage(m: JsonObject, channel: StreamChannel, reactions: ReactionSeen[] | undefined, ctx: PresetContext): { value: JsonObject; skip?: string; senderId?: string } {
+export function mapStreamMessage(
+  m: JsonObject,
+  channel: StreamChannel,
+  reactions: ReactionSeen[] | undefined,
+  ctx: PresetContext,
+): { value: JsonObject; skip?: string; senderId?: string } {
   const type = str(m.type) ?? 'regular';
   const senderId = type === 'system' ? undefined : idOf(m.user);
   const links: JsonObject[] = [];
   const files: Attachment[] = [];
   for (const a of Array.isArray(m.attachments) ? m.attachments.filter(isObject) : []) {
     const url = str(a.asset_url) ?? str(a.image_url) ?? (a.type === 'giphy' ? str(a.thumb_url) : undefined);
-    const file = a.og_scrape_url === undefined ? attachment({ url, name: str(a.title) ?? str(a.fallback), mimeType: a.mime_type ?? kindMime(str(a.type), url), size: a.file_size }) : undefined;
+    const file =
+      a.og_scrape_url === undefined
+        ? attachment({
+            url,
+            name: str(a.title) ?? str(a.fallback),
+            mimeType: a.mime_type ?? kindMime(str(a.type), url),
+            size: a.file_size,
+          })
+        : undefined;
     if (file !== undefined) files.push(file);
-    else links.push(compact({ url: str(a.og_scrape_url) ?? str(a.title_link) ?? url, title: str(a.title), text: str(a.text), type: str(a.type) }));
+    else
+      links.push(
+        compact({
+          url: str(a.og_scrape_url) ?? str(a.title_link) ?? url,
+          title: str(a.title),
+          text: str(a.text),
+          type: str(a.type),
+        }),
+      );
   }
   // When the export has no time for a message, its first reaction says it existed by then.
-  const reacted = reactions?.map((r) => r.at).filter((t): t is number => t !== undefined).sort((a, b) => a - b)[0];
+  const reacted = reactions
+    ?.map((r) => r.at)
+    .filter((t): t is number => t !== undefined)
+    .sort((a, b) => a - b)[0];
   const sentAt = seconds(m.created_at) ?? reacted ?? channel.createdAt ?? sentSeconds(m.created_at);
-  const sentAtFrom = seconds(m.created_at) !== undefined ? undefined : reacted !== undefined ? 'first-reaction' : channel.createdAt !== undefined ? 'channel-created' : undefined;
-  const mentions = (Array.isArray(m.mentioned_users) ? m.mentioned_users : Array.isArray(m.mentioned_users_ids) ? m.mentioned_users_ids : []).map(idOf).filter((x): x is string => x !== undefined);
+  const sentAtFrom =
+    seconds(m.created_at) !== undefined
+      ? undefined
+      : reacted !== undefined
+        ? 'first-reaction'
+        : channel.createdAt !== undefined
+          ? 'channel-created'
+          : undefined;
+  const mentions = (
+    Array.isArray(m.mentioned_users)
+      ? m.mentioned_users
+      : Array.isArray(m.mentioned_users_ids)
+        ? m.mentioned_users_ids
+        : []
+  )
+    .map(idOf)
+    .filter((x): x is string => x !== undefined);
   const deleted = type === 'deleted' || seconds(m.deleted_at) !== undefined;
   const built = messageRecord({
     muid: toServiceId(str(m.id) ?? ''),
@@ -148,12 +257,28 @@ function kindMime(kind: string | undefined, url: string | undefined): string | u
   if (kind !== 'image' && kind !== 'video' && kind !== 'audio' && kind !== 'giphy') return undefined;
   const known = mimeOf(url?.split(/[?#]/)[0].split('/').pop()?.split('.').pop());
   if (known !== undefined) return known;
-  return kind === 'video' ? 'video/mp4' : kind === 'audio' ? 'audio/mpeg' : kind === 'giphy' ? 'image/gif' : 'image/jpeg';
+  return kind === 'video'
+    ? 'video/mp4'
+    : kind === 'audio'
+      ? 'audio/mpeg'
+      : kind === 'giphy'
+        ? 'image/gif'
+        : 'image/jpeg';
 }
 
 /** Per reaction type: count and who (the export's latest_reactions, or the import file's reaction items). */
-function reactionSummary(m: JsonObject, seen: ReactionSeen[] | undefined, ctx: PresetContext): JsonObject[] | undefined {
-  const list: ReactionSeen[] = seen ?? (Array.isArray(m.latest_reactions) ? m.latest_reactions.filter(isObject).map((r) => ({ type: str(r.type) ?? '', user: idOf(r.user_id) ?? idOf(r.user) })) : []);
+function reactionSummary(
+  m: JsonObject,
+  seen: ReactionSeen[] | undefined,
+  ctx: PresetContext,
+): JsonObject[] | undefined {
+  const list: ReactionSeen[] =
+    seen ??
+    (Array.isArray(m.latest_reactions)
+      ? m.latest_reactions
+          .filter(isObject)
+          .map((r) => ({ type: str(r.type) ?? '', user: idOf(r.user_id) ?? idOf(r.user) }))
+      : []);
   const counts = isObject(m.reaction_counts) ? m.reaction_counts : {};
   const byType = new Map<string, { count: number; users: string[] }>();
   for (const r of list) {
@@ -162,6 +287,9 @@ function reactionSummary(m: JsonObject, seen: ReactionSeen[] | undefined, ctx: P
     if (r.user !== undefined) entry.users.push(ctx.uids.of(r.user));
     byType.set(r.type, entry);
   }
-  for (const [t, n] of Object.entries(counts)) if (typeof n === 'number') byType.set(t, { count: n, users: byType.get(t)?.users ?? [] });
-  return byType.size === 0 ? undefined : [...byType].map(([t, e]) => compact({ type: t, count: e.count, users: e.users }));
+  for (const [t, n] of Object.entries(counts))
+    if (typeof n === 'number') byType.set(t, { count: n, users: byType.get(t)?.users ?? [] });
+  return byType.size === 0
+    ? undefined
+    : [...byType].map(([t, e]) => compact({ type: t, count: e.count, users: e.users }));
 }

@@ -48,13 +48,20 @@ export async function detectLayout(ctx: PresetContext, rel: string): Promise<Str
 }
 
 /** Walk into array elements and into a v1 object's `messages` and `members`; cut out everything else. */
-const descendFor = (layout: StreamLayout) => (path: JsonPath): boolean => {
-  const inner = layout === 'array' ? path.slice(1) : path;
-  if (layout === 'array' && path.length === 1) return true;
-  return inner.length === 0 || (inner.length === 1 && (inner[0] === 'messages' || inner[0] === 'members'));
-};
+const descendFor =
+  (layout: StreamLayout) =>
+  (path: JsonPath): boolean => {
+    const inner = layout === 'array' ? path.slice(1) : path;
+    if (layout === 'array' && path.length === 1) return true;
+    return inner.length === 0 || (inner.length === 1 && (inner[0] === 'messages' || inner[0] === 'members'));
+  };
 
-export async function* streamEvents(ctx: PresetContext, rel: string, layout: StreamLayout, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+export async function* streamEvents(
+  ctx: PresetContext,
+  rel: string,
+  layout: StreamLayout,
+  signal?: AbortSignal,
+): AsyncGenerator<StreamEvent> {
   if (layout === 'lines') {
     for await (const piece of pieces(ctx, rel, 'lines', signal)) {
       if (!piece.ok) yield { kind: 'problem', piece };
@@ -89,15 +96,25 @@ export async function* streamEvents(ctx: PresetContext, rel: string, layout: Str
       continue;
     }
     if (!piece.ok) {
-      const about = key === 'messages' ? 'message' : key === 'members' ? 'member' : key === 'channel' ? 'channel' : undefined;
+      const about =
+        key === 'messages' ? 'message' : key === 'members' ? 'member' : key === 'channel' ? 'channel' : undefined;
       yield about === undefined ? { kind: 'problem', piece } : { kind: 'problem', piece, about };
       continue;
     }
     if (path.length === 1) {
-      yield { kind: 'problem', piece: shape(piece.line, `expected an object, found ${JSON.stringify(piece.value)?.slice(0, 40)}`) };
+      yield {
+        kind: 'problem',
+        piece: shape(piece.line, `expected an object, found ${JSON.stringify(piece.value)?.slice(0, 40)}`),
+      };
     } else if (path.length === 3 && (key === 'messages' || key === 'members')) {
-      if (isObject(piece.value)) yield { kind: key === 'messages' ? 'message' : 'member', value: piece.value, line: piece.line, holder: index };
-      else yield { kind: 'problem', piece: shape(piece.line, 'expected an object'), about: key === 'messages' ? 'message' : 'member' };
+      if (isObject(piece.value))
+        yield { kind: key === 'messages' ? 'message' : 'member', value: piece.value, line: piece.line, holder: index };
+      else
+        yield {
+          kind: 'problem',
+          piece: shape(piece.line, 'expected an object'),
+          about: key === 'messages' ? 'message' : 'member',
+        };
     } else if (key === 'channel' && isObject(piece.value)) {
       yield { kind: 'channel', value: piece.value, line: piece.line, holder: index };
     } else if (key === 'type' || key === 'item' || key === 'data') {
@@ -122,8 +139,10 @@ function* fromWhole(value: JsonObject, line: number, index: number): Generator<S
     return;
   }
   yield { kind: 'channel', value: value.channel, line, holder: index };
-  for (const m of Array.isArray(value.messages) ? value.messages.filter(isObject) : []) yield { kind: 'message', value: m, line, holder: index };
-  for (const m of Array.isArray(value.members) ? value.members.filter(isObject) : []) yield { kind: 'member', value: m, line, holder: index };
+  for (const m of Array.isArray(value.messages) ? value.messages.filter(isObject) : [])
+    yield { kind: 'message', value: m, line, holder: index };
+  for (const m of Array.isArray(value.members) ? value.members.filter(isObject) : [])
+    yield { kind: 'member', value: m, line, holder: index };
 }
 
 function shape(line: number, message: string): ProblemPiece {

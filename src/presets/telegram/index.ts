@@ -33,7 +33,8 @@ const DESCEND = (p: JsonPath): boolean => {
 function placeOf(path: JsonPath): { chat: string; field: string | number } | undefined {
   if (path.length === 1) return CHAT_FIELDS.has(String(path[0])) ? { chat: 'single', field: path[0] } : undefined;
   if (path.length === 2 && path[0] === 'messages') return { chat: 'single', field: 'messages' };
-  if (path.length >= 4 && SECTIONS.has(String(path[0]))) return { chat: `${String(path[0])}.${String(path[2])}`, field: path[3] };
+  if (path.length >= 4 && SECTIONS.has(String(path[0])))
+    return { chat: `${String(path[0])}.${String(path[2])}`, field: path[3] };
   return undefined;
 }
 
@@ -48,8 +49,14 @@ interface ChatEntry {
 }
 
 export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
-  const rel = ctx.tree.kind === 'file' ? ctx.tree.files[0] : ctx.tree.files.filter((f) => f.split('/').pop() === 'result.json').sort((a, b) => a.length - b.length)[0];
-  if (rel === undefined) throw new InputError('INPUT_NOT_PRESET', 'not a Telegram Desktop export: no result.json found', { hint: 'export as "Machine-readable JSON" in Telegram Desktop' });
+  const rel =
+    ctx.tree.kind === 'file'
+      ? ctx.tree.files[0]
+      : ctx.tree.files.filter((f) => f.split('/').pop() === 'result.json').sort((a, b) => a.length - b.length)[0];
+  if (rel === undefined)
+    throw new InputError('INPUT_NOT_PRESET', 'not a Telegram Desktop export: no result.json found', {
+      hint: 'export as "Machine-readable JSON" in Telegram Desktop',
+    });
   const where = ctx.tree.where(rel);
   const people = new People(ctx);
   const chats = new Map<string, ChatEntry>();
@@ -64,7 +71,13 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
     if (path.length === 1 && path[0] === 'personal_information' && typeof value === 'object' && value !== null) {
       const info = value as Record<string, unknown>;
       self = info.user_id !== undefined ? `user${String(info.user_id)}` : undefined;
-      if (self !== undefined) people.see(self, { name: [str(info.first_name), str(info.last_name)].filter(Boolean).join(' ') || str(info.username) }, where, line);
+      if (self !== undefined)
+        people.see(
+          self,
+          { name: [str(info.first_name), str(info.last_name)].filter(Boolean).join(' ') || str(info.username) },
+          where,
+          line,
+        );
       continue;
     }
     const place = placeOf(path);
@@ -96,11 +109,16 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
     // Two people: the exporting user (personal_information, else whoever else wrote) and the chat's user.
     const other = `user${chat.id}`;
     const me = self ?? [...chat.senders.keys()].find((s) => s !== other);
-    const direct = chat.type === 'saved_messages' ? me !== undefined : PERSONAL_TYPES.has(chat.type) && me !== undefined;
+    const direct =
+      chat.type === 'saved_messages' ? me !== undefined : PERSONAL_TYPES.has(chat.type) && me !== undefined;
     if (direct) {
       const counterpart = chat.type === 'saved_messages' ? me! : other;
       people.see(counterpart, { name: chat.name }, where, chat.line);
-      chat.chat = { id: chat.id, type: chat.type, conversation: { kind: 'direct', members: [ctx.uids.of(me!), ctx.uids.of(counterpart)] } };
+      chat.chat = {
+        id: chat.id,
+        type: chat.type,
+        conversation: { kind: 'direct', members: [ctx.uids.of(me!), ctx.uids.of(counterpart)] },
+      };
     } else {
       chat.chat = { id: chat.id, type: chat.type, conversation: { kind: 'group', guid: ctx.guids.of(chat.id) } };
       ctx.idMap.add('groups', chat.id, ctx.guids.of(chat.id));
@@ -111,7 +129,23 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
 
   return plansOf({
     users: [people.input()],
-    groups: [listInput('telegram:chats', list.map((c) => ({ file: where, line: c.line, skip: c.chat!.conversation.kind === 'direct' ? SKIP.direct : undefined, value: groupRecord({ guid: ctx.guids.of(c.id), name: c.name, fallbackName: c.id, type: PUBLIC_TYPES.has(c.type) ? 'public' : 'private', metadata: { telegramType: c.type, telegramId: c.id } }) })))],
+    groups: [
+      listInput(
+        'telegram:chats',
+        list.map((c) => ({
+          file: where,
+          line: c.line,
+          skip: c.chat!.conversation.kind === 'direct' ? SKIP.direct : undefined,
+          value: groupRecord({
+            guid: ctx.guids.of(c.id),
+            name: c.name,
+            fallbackName: c.id,
+            type: PUBLIC_TYPES.has(c.type) ? 'public' : 'private',
+            metadata: { telegramType: c.type, telegramId: c.id },
+          }),
+        })),
+      ),
+    ],
     members: [
       listInput(
         'telegram:members-from-messages',
@@ -119,7 +153,15 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
           .filter((c) => c.chat!.conversation.kind === 'group')
           .flatMap((c) => {
             const ids = [...new Set([...(c.creator ? [c.creator] : []), ...c.senders.keys()])];
-            return ids.map((id) => ({ file: where, line: c.senders.get(id) ?? c.line, value: memberRecord({ guid: ctx.guids.of(c.id), uid: ctx.uids.of(id), scope: id === c.creator ? 'admin' : 'participant' }) }));
+            return ids.map((id) => ({
+              file: where,
+              line: c.senders.get(id) ?? c.line,
+              value: memberRecord({
+                guid: ctx.guids.of(c.id),
+                uid: ctx.uids.of(id),
+                scope: id === c.creator ? 'admin' : 'participant',
+              }),
+            }));
           }),
       ),
     ],
@@ -138,7 +180,10 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
 }
 
 /** Pre-pass pieces of any kind (chat fields are strings and numbers, not only objects). */
-async function* objectsInAny(ctx: PresetContext, rel: string): AsyncGenerator<{ value: unknown; line: number; path: JsonPath }> {
+async function* objectsInAny(
+  ctx: PresetContext,
+  rel: string,
+): AsyncGenerator<{ value: unknown; line: number; path: JsonPath }> {
   for await (const piece of pieces(ctx, rel, DESCEND)) {
     if (piece.ok) yield piece;
     if (ctx.idMap.needsFlush) await ctx.idMap.flush();

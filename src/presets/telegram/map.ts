@@ -14,8 +14,14 @@ const JOIN_LEAVE = new Set(['invite_members', 'remove_members', 'join_group_by_l
 /** Chats of two people (or one: saved messages); their service messages stay in the conversation. */
 export const PERSONAL_TYPES = new Set(['personal_chat', 'bot_chat', 'saved_messages']);
 const PLACEHOLDERS: Record<string, string> = {
-  photo: '[photo]', sticker: '[sticker]', voice_message: '[voice message]', video_message: '[video message]',
-  animation: '[GIF]', video_file: '[video]', audio_file: '[audio]', file: '[file]',
+  photo: '[photo]',
+  sticker: '[sticker]',
+  voice_message: '[voice message]',
+  video_message: '[video message]',
+  animation: '[GIF]',
+  video_file: '[video]',
+  audio_file: '[audio]',
+  file: '[file]',
 };
 
 export interface TelegramChat {
@@ -34,13 +40,19 @@ export function flattenText(text: unknown): string {
 export function telegramSender(m: JsonObject, chatType: string): { id?: string; name?: string; system: boolean } {
   if (m.type === 'service') {
     const actor = str(m.actor_id);
-    return PERSONAL_TYPES.has(chatType) && actor !== undefined ? { id: actor, name: str(m.actor), system: false } : { system: true };
+    return PERSONAL_TYPES.has(chatType) && actor !== undefined
+      ? { id: actor, name: str(m.actor), system: false }
+      : { system: true };
   }
   // A deleted account keeps its from_id and loses its name (`from: null`).
   return { id: str(m.from_id), name: str(m.from) ?? (m.from === null ? 'Deleted Account' : undefined), system: false };
 }
 
-export function mapTelegramMessage(m: JsonObject, chat: TelegramChat, ctx: PresetContext): { value: JsonObject; skip?: string } {
+export function mapTelegramMessage(
+  m: JsonObject,
+  chat: TelegramChat,
+  ctx: PresetContext,
+): { value: JsonObject; skip?: string } {
   const service = m.type === 'service';
   const action = str(m.action);
   const sender = telegramSender(m, chat.type);
@@ -49,12 +61,14 @@ export function mapTelegramMessage(m: JsonObject, chat: TelegramChat, ctx: Prese
   const notIncluded = mediaPath?.startsWith('(') === true;
   const kind = str(m.media_type) ?? (m.photo !== undefined ? 'photo' : m.file !== undefined ? 'file' : undefined);
   const attachments: Attachment[] = [];
-  const file = notIncluded ? undefined : attachment({
-    url: mediaUrl(mediaPath, ctx.options.mediaBaseUrl),
-    name: str(m.file_name),
-    mimeType: m.mime_type ?? (kind === 'photo' ? 'image/jpeg' : undefined),
-    size: m.file_size ?? m.photo_file_size,
-  });
+  const file = notIncluded
+    ? undefined
+    : attachment({
+        url: mediaUrl(mediaPath, ctx.options.mediaBaseUrl),
+        name: str(m.file_name),
+        mimeType: m.mime_type ?? (kind === 'photo' ? 'image/jpeg' : undefined),
+        size: m.file_size ?? m.photo_file_size,
+      });
   if (file !== undefined) attachments.push(file);
   const poll = isObject(m.poll) ? m.poll : undefined;
   const location = isObject(m.location_information) ? m.location_information : undefined;
@@ -86,15 +100,45 @@ export function mapTelegramMessage(m: JsonObject, chat: TelegramChat, ctx: Prese
     metadata: {
       action,
       actor: service ? str(m.actor) : undefined,
-      replyTo: m.reply_to_message_id !== undefined ? toServiceId(`${chat.id}-${String(m.reply_to_message_id)}`) : undefined,
+      replyTo:
+        m.reply_to_message_id !== undefined ? toServiceId(`${chat.id}-${String(m.reply_to_message_id)}`) : undefined,
       forwardedFrom: str(m.forwarded_from),
       viaBot: str(m.via_bot),
       editedAt: seconds(m.edited_unixtime) ?? seconds(m.edited),
-      mentions: entities.filter((e) => e.type === 'mention_name' && e.user_id !== undefined).map((e) => ctx.uids.of(`user${String(e.user_id)}`)),
-      media: kind !== undefined && file === undefined ? compact({ kind, fileName: str(m.file_name), mimeType: str(m.mime_type), path: notIncluded ? undefined : mediaPath, notIncluded: notIncluded || undefined }) : undefined,
-      poll: poll !== undefined ? compact({ question: str(poll.question), answers: Array.isArray(poll.answers) ? poll.answers.filter(isObject).map((a) => compact({ text: str(a.text), voters: a.voters })) : undefined }) : undefined,
+      mentions: entities
+        .filter((e) => e.type === 'mention_name' && e.user_id !== undefined)
+        .map((e) => ctx.uids.of(`user${String(e.user_id)}`)),
+      media:
+        kind !== undefined && file === undefined
+          ? compact({
+              kind,
+              fileName: str(m.file_name),
+              mimeType: str(m.mime_type),
+              path: notIncluded ? undefined : mediaPath,
+              notIncluded: notIncluded || undefined,
+            })
+          : undefined,
+      poll:
+        poll !== undefined
+          ? compact({
+              question: str(poll.question),
+              answers: Array.isArray(poll.answers)
+                ? poll.answers.filter(isObject).map((a) => compact({ text: str(a.text), voters: a.voters }))
+                : undefined,
+            })
+          : undefined,
       reactions: (Array.isArray(m.reactions) ? m.reactions.filter(isObject) : []).map((r) =>
-        compact({ emoji: str(r.emoji) ?? str(r.document_id), count: r.count, users: Array.isArray(r.recent) ? r.recent.filter(isObject).map((x) => str(x.from_id)).filter((x): x is string => x !== undefined).map((id) => ctx.uids.of(id)) : undefined }),
+        compact({
+          emoji: str(r.emoji) ?? str(r.document_id),
+          count: r.count,
+          users: Array.isArray(r.recent)
+            ? r.recent
+                .filter(isObject)
+                .map((x) => str(x.from_id))
+                .filter((x): x is string => x !== undefined)
+                .map((id) => ctx.uids.of(id))
+            : undefined,
+        }),
       ),
     },
   });
