@@ -145,7 +145,8 @@ export async function waitForQuiet({ threshold = 0.15, maxMs = 60_000, log = () 
   let busy = await machineBusy();
   if (busy === undefined || busy <= threshold) return busy;
   log(
-    `machine busy (${Math.round(busy * 100)}% CPU by other processes): waiting up to ${maxMs / 1000} s for it to settle`,
+    `machine busy (${Math.round(busy * 100)}% CPU by other processes): ` +
+      `waiting up to ${maxMs / 1000} s for it to settle`,
   );
   while (busy > threshold && Date.now() < until) busy = await machineBusy(1000);
   return busy;

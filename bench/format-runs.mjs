@@ -137,10 +137,13 @@ export async function measureFormats({
       );
       const full = fullRequests(run.stats);
       const ofCeiling = ceiling ? ` (${pct(importPerSec / ceiling.perSec)} of sandbox ceiling)` : '';
+      const toolCpu = cpuSeconds(run.rss).toFixed(1);
+      const sandboxCpu = cpuSeconds(run.sandboxUsage).toFixed(1);
+      const wall = (run.ms / 1000).toFixed(1);
       row(
         'import',
         `import ${format}: full requests; CPU s tool/sandbox/wall`,
-        `${pct(full.ratio, 2)}; ${cpuSeconds(run.rss).toFixed(1)} / ${cpuSeconds(run.sandboxUsage).toFixed(1)} / ${(run.ms / 1000).toFixed(1)}${ofCeiling}`,
+        `${pct(full.ratio, 2)}; ${toolCpu} / ${sandboxCpu} / ${wall}${ofCeiling}`,
         '-',
         null,
       );

@@ -82,7 +82,8 @@ export function verifyArrivals(stats, params) {
   }
   const text =
     bad.length === 0
-      ? `${stored.toLocaleString('en-US')}/${expected.toLocaleString('en-US')} stored, ${again} again, ${rejected} rejected`
+      ? `${stored.toLocaleString('en-US')}/${expected.toLocaleString('en-US')} stored, ` +
+        `${again} again, ${rejected} rejected`
       : bad.join('; ');
   return { ok: bad.length === 0, text };
 }

@@ -38,8 +38,9 @@ const { values: opts } = parseArgs({
   },
 });
 if (opts.help) {
+  const onlyFlag = `[--only ${SECTIONS.join(',')}]`;
   process.stdout.write(`usage: npm run bench -- [--scale 0.1] [--messages-3m] [--rate 1200] [--latency-ms 150]
-  [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--repeat 3] [--only ${SECTIONS.join(',')}] [--profile] [--out file]
+  [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--repeat 3] ${onlyFlag} [--profile] [--out file]
   [--doc file]  the page rendered from the results (default docs/performance.md with the default --out, else <out>.md)
   [--quiet-wait 20]  seconds to wait before each measurement for other processes to leave the CPUs idle (0: don't)\n`);
   process.exit(0);
@@ -124,11 +125,13 @@ function codeVersion() {
 const code = codeVersion();
 log(`machine: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB`);
 log(
-  `code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, dist built ${code.distBuiltAt ?? 'never'}`,
+  `code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, ` +
+    `dist built ${code.distBuiltAt ?? 'never'}`,
 );
 if (code.distStale) log('warning: src/ is newer than dist/: the bench runs dist/ (npm run build first)');
 log(
-  `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages`,
+  `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ` +
+    `${num(main.members)} members, ${num(main.messages)} messages`,
 );
 
 // The main export (620 MB at scale 1) only for the sections that read it: `--only files` stays quick.
@@ -178,12 +181,10 @@ if (ceiling) {
 const series = (run) => {
   const first = run.stats.firstRequestAt;
   const points = run.samples.filter((s) => s.t >= first);
-  return points
-    .slice(1)
-    .map((s, i) => ({
-      second: Math.round((s.t - first) / 100) / 10,
-      rpm: Math.round(((s.requests - points[i].requests) / (s.t - points[i].t)) * 60_000),
-    }));
+  return points.slice(1).map((s, i) => ({
+    second: Math.round((s.t - first) / 100) / 10,
+    rpm: Math.round(((s.requests - points[i].requests) / (s.t - points[i].t)) * 60_000),
+  }));
 };
 
 /** The rate-limited data set: sized so the run lasts about `seconds` at R requests a minute. */
@@ -197,7 +198,8 @@ function rateDataset(seconds) {
 if (only.has('rate')) {
   const rds = rateDataset(Number(opts['rate-seconds']));
   log(
-    `rate-limited import: sandbox R=${R}/min, latency ${latencyMs} ms; tool told R; ${num(totalRecords(rds.params))} records ...`,
+    `rate-limited import: sandbox R=${R}/min, latency ${latencyMs} ms; tool told R; ` +
+      `${num(totalRecords(rds.params))} records ...`,
   );
   const run = await runImport('rate-fixed', rds, 'ndjson', { rpm: R, sandbox: { requestsPerMinute: R, latencyMs } });
   const a = analyseRate(run.stats, run.samples, R);
@@ -206,7 +208,8 @@ if (only.has('rate')) {
   row(
     'rate',
     `R=${R}: requests/min, steady window (whole run)`,
-    `${num(a.steadyRpm)} (${pct(a.steadyRpm / R)}); whole run ${num(a.overallRpm)} (${pct(a.overallRpm / R)})${busyNote(run)}`,
+    `${num(a.steadyRpm)} (${pct(a.steadyRpm / R)}); ` +
+      `whole run ${num(a.overallRpm)} (${pct(a.overallRpm / R)})${busyNote(run)}`,
     `>= 97% of R`,
     a.steadyRpm >= 0.97 * R,
   );
@@ -344,10 +347,12 @@ if (only.has('naive')) {
     '- (flat)',
     null,
   );
+  const toolPerSec = imports.json?.perSec ?? totalRecords(main) / (tBig.ms / 1000);
   row(
     'naive',
     `naive script throughput (sequential, no validation)`,
-    `${num(nBig.perSec)} rec/s, ${nBig.failed} failed requests; tool import json ${num(imports.json?.perSec ?? totalRecords(main) / (tBig.ms / 1000))} rec/s${busyNote(nBig, tBig)}`,
+    `${num(nBig.perSec)} rec/s, ${nBig.failed} failed requests; ` +
+      `tool import json ${num(toolPerSec)} rec/s${busyNote(nBig, tBig)}`,
     '-',
     null,
   );
@@ -414,13 +419,16 @@ writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
 renameSync(tmp, opts.out);
 
 process.stdout.write(
-  `\nchat-migrate bench, ${results.startedAt}: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${machine.totalMemoryMB} MB RAM\n`,
+  `\nchat-migrate bench, ${results.startedAt}: ${machine.cpus} x ${machine.cpuModel}, ` +
+    `node ${machine.node}, ${machine.totalMemoryMB} MB RAM\n`,
 );
 process.stdout.write(
-  `code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, dist built ${code.distBuiltAt ?? 'never'}${code.distStale ? ' (OLDER than src/)' : ''}\n`,
+  `code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, ` +
+    `dist built ${code.distBuiltAt ?? 'never'}${code.distStale ? ' (OLDER than src/)' : ''}\n`,
 );
 process.stdout.write(
-  `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ${num(main.members)} members, ${num(main.messages)} messages; took ${results.totalSeconds} s\n\n`,
+  `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ` +
+    `${num(main.members)} members, ${num(main.messages)} messages; took ${results.totalSeconds} s\n\n`,
 );
 process.stdout.write(`${formatTable(rows)}\n`);
 const codeAtEnd = codeVersion();
@@ -429,7 +437,8 @@ if (codeAtEnd.distBuiltAt !== code.distBuiltAt || codeAtEnd.commit !== code.comm
   writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
   renameSync(tmp, opts.out);
   process.stdout.write(
-    `\nwarning: the code changed during the run (now commit ${codeAtEnd.commit}, dist built ${codeAtEnd.distBuiltAt}): rows may mix versions\n`,
+    `\nwarning: the code changed during the run (now commit ${codeAtEnd.commit}, ` +
+      `dist built ${codeAtEnd.distBuiltAt}): rows may mix versions\n`,
   );
 }
 // The page follows its results file: a run written elsewhere (--out) leaves the committed page alone.
@@ -440,8 +449,10 @@ writeFileSync(`${docPath}.tmp`, renderPerformanceDoc(results));
 renameSync(`${docPath}.tmp`, docPath);
 const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);
 if (noisy.length > 0) {
+  const during = noisy.map((i) => `${i.label} (${pct(i.others, 0)})`).join(', ');
   process.stdout.write(
-    `\nnote: other processes used >= 10% of the CPUs during ${noisy.map((i) => `${i.label} (${pct(i.others, 0)})`).join(', ')}; those figures are low. Re-run on a quiet machine.\n`,
+    `\nnote: other processes used >= 10% of the CPUs during ${during}; ` +
+      'those figures are low. Re-run on a quiet machine.\n',
   );
 }
 const failed = rows.filter((r) => r.pass === false).length;

@@ -236,7 +236,7 @@ test("a resume takes out the interrupted run's rejects lines past its mark, and 
   assert.deepEqual(await lines(), [1, 2, 3, 4]);
 });
 
-test('a line cut short by a crash is taken out on resume, or ended when there is no mark; the next line starts its own', async () => {
+test('a line torn by a crash is dropped on resume, or ended without a mark; the next line starts its own', async () => {
   const { RejectsWriter } = await import('../dist/checkpoint/rejects-file.js');
   const dir = await tempDir('cm-store-');
   const rejectsPath = path.join(dir, 'rejects.ndjson');
@@ -277,7 +277,7 @@ test('a line cut short by a crash is taken out on resume, or ended when there is
   assert.equal(JSON.parse(last).line, 9);
 });
 
-test('a rejects file that is not a regular file (/dev/null) takes lines and persists without fsync errors', async () => {
+test('a non-regular rejects file (/dev/null) takes lines and persists without fsync errors', async () => {
   const { RejectsWriter } = await import('../dist/checkpoint/rejects-file.js');
   const writer = await RejectsWriter.open('/dev/null');
   writer.write({ entity: 'users', file: 'u.ndjson', line: 1, code: 'x', message: 'y' });

@@ -132,49 +132,53 @@ test('held to requestsPerMinute, a run against a sandbox limited to the same rat
   }
 });
 
-test('a source file removed while the run reads the one before it: a clear error naming it, the checkpoint kept; the resume completes', async () => {
-  const sb = await sandbox({ latencyMs: 60 });
-  try {
-    const dir = await tempDir();
-    const message = (i) =>
-      JSON.stringify({
-        muid: `m${i}`,
-        sender: 'u1',
-        receiverType: 'user',
-        receiver: 'u2',
-        sentAt: 1_650_000_000 + i,
-        type: 'text',
-        data: { text: `hi ${i}` },
+test(
+  'a source file removed while the run reads the one before it: ' +
+    'a clear error naming it, the checkpoint kept; the resume completes',
+  async () => {
+    const sb = await sandbox({ latencyMs: 60 });
+    try {
+      const dir = await tempDir();
+      const message = (i) =>
+        JSON.stringify({
+          muid: `m${i}`,
+          sender: 'u1',
+          receiverType: 'user',
+          receiver: 'u2',
+          sentAt: 1_650_000_000 + i,
+          type: 'text',
+          data: { text: `hi ${i}` },
+        });
+      const file = (from, to) => `${Array.from({ length: to - from }, (_, k) => message(from + k)).join('\n')}\n`;
+      await writeFile(path.join(dir, 'users.ndjson'), '{"uid":"u1","name":"One"}\n{"uid":"u2","name":"Two"}\n');
+      // 60 batches at 60 ms, two at a time, before the reader reaches the second file: ~1.8 s to remove it.
+      await writeFile(path.join(dir, 'messages-1.ndjson'), file(0, 3000));
+      await writeFile(path.join(dir, 'messages-2.ndjson'), file(3000, 3100));
+      await writeConfig(dir, {
+        baseUrl: sb.url,
+        concurrency: 2,
+        requestsPerMinute: 1e9,
+        sources: { users: { path: 'users.ndjson' }, messages: { path: 'messages-*.ndjson' } },
       });
-    const file = (from, to) => `${Array.from({ length: to - from }, (_, k) => message(from + k)).join('\n')}\n`;
-    await writeFile(path.join(dir, 'users.ndjson'), '{"uid":"u1","name":"One"}\n{"uid":"u2","name":"Two"}\n');
-    // 60 batches at 60 ms, two at a time, before the reader reaches the second file: ~1.8 s to remove it.
-    await writeFile(path.join(dir, 'messages-1.ndjson'), file(0, 3000));
-    await writeFile(path.join(dir, 'messages-2.ndjson'), file(3000, 3100));
-    await writeConfig(dir, {
-      baseUrl: sb.url,
-      concurrency: 2,
-      requestsPerMinute: 1e9,
-      sources: { users: { path: 'users.ndjson' }, messages: { path: 'messages-*.ndjson' } },
-    });
-    const child = spawnCli(['import', '--json'], { cwd: dir });
-    const done = collect(child);
-    await waitFor(() => sb.stats().perEntity.messages.requests >= 1);
-    const second = await readFile(path.join(dir, 'messages-2.ndjson'));
-    await unlink(path.join(dir, 'messages-2.ndjson'));
-    const run = await done;
-    assert.equal(run.code, 1, run.stderr);
-    const summary = JSON.parse(run.stdout);
-    assert.equal(summary.error.code, 'INPUT_NOT_FOUND');
-    assert.match(summary.error.message, /cannot open messages-2\.ndjson: file not found/);
-    assert.doesNotMatch(run.stderr, /at .*\.js:\d+|this is a bug/);
-    // The first file's batches settled and were saved: the resume sends none of them again.
-    await writeFile(path.join(dir, 'messages-2.ndjson'), second);
-    const resumed = await runCli(['import', '--json'], { cwd: dir });
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.equal(sb.stats().perEntity.messages.stored, 3100);
-    assert.equal(sb.stats().perEntity.messages.alreadyExists, 0);
-  } finally {
-    await sb.close();
-  }
-});
+      const child = spawnCli(['import', '--json'], { cwd: dir });
+      const done = collect(child);
+      await waitFor(() => sb.stats().perEntity.messages.requests >= 1);
+      const second = await readFile(path.join(dir, 'messages-2.ndjson'));
+      await unlink(path.join(dir, 'messages-2.ndjson'));
+      const run = await done;
+      assert.equal(run.code, 1, run.stderr);
+      const summary = JSON.parse(run.stdout);
+      assert.equal(summary.error.code, 'INPUT_NOT_FOUND');
+      assert.match(summary.error.message, /cannot open messages-2\.ndjson: file not found/);
+      assert.doesNotMatch(run.stderr, /at .*\.js:\d+|this is a bug/);
+      // The first file's batches settled and were saved: the resume sends none of them again.
+      await writeFile(path.join(dir, 'messages-2.ndjson'), second);
+      const resumed = await runCli(['import', '--json'], { cwd: dir });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal(sb.stats().perEntity.messages.stored, 3100);
+      assert.equal(sb.stats().perEntity.messages.alreadyExists, 0);
+    } finally {
+      await sb.close();
+    }
+  },
+);

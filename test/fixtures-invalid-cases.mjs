@@ -124,7 +124,8 @@ export const CASES = [
   rec('attachment.size.too-large', 'messages.ndjson', 23, 'messages', 'm23', 'data.attachments[0].size'),
   rec('ref.message.sender', 'messages.ndjson', 24, 'messages', 'm24', 'sender'),
   rec('ref.message.receiver', 'messages.ndjson', 25, 'messages', 'm25', 'receiver'), // user u404
-  rec('ref.message.receiver', 'messages.ndjson', 26, 'messages', 'm26', 'receiver'), // group g404; line 27 has receiverUserDetails
+  // group g404; line 27 has receiverUserDetails
+  rec('ref.message.receiver', 'messages.ndjson', 26, 'messages', 'm26', 'receiver'),
   rec('metadata.not-object', 'messages.ndjson', 28, 'messages', 'm28', 'data.metadata'),
   rec('timestamp.future', 'messages.ndjson', 29, 'messages', 'm29', 'sentAt'),
   rec('timestamp.invalid', 'messages.ndjson', 30, 'messages', 'm30', 'sentAt'),
@@ -136,7 +137,8 @@ export const CASES = [
   rec('value.too-deep', 'messages.ndjson', 37, 'messages', 'm37', undefined),
 
   // ---- records/messages_archive.csv (CSV, dotted columns; row 2 spans lines 2-3)
-  rec('id.case-collision', 'messages_archive.csv', 2, 'messages', 'M2', 'muid'), // m2 at messages.ndjson:2, another file
+  // m2 at messages.ndjson:2, another file
+  rec('id.case-collision', 'messages_archive.csv', 2, 'messages', 'M2', 'muid'),
   rec('timestamp.invalid', 'messages_archive.csv', 4, 'messages', 'm40', 'sentAt'), // 2023-02-30
   rec('field.json', 'messages_archive.csv', 5, 'messages', 'm41', 'data.attachments'),
   rec('field.json', 'messages_archive.csv', 7, 'messages', 'm43', 'data.metadata'),
@@ -189,7 +191,8 @@ export const CASES = [
     'f13',
     'data.interactiveData.formFields[0].action.url',
   ), // no actionType: urlNavigation
-  rec('form.date', 'messages_forms.ndjson', 14, 'messages', 'f14', 'data.interactiveData.formFields[0].from'), // 2023-02-29
+  // 2023-02-29
+  rec('form.date', 'messages_forms.ndjson', 14, 'messages', 'f14', 'data.interactiveData.formFields[0].from'),
   rec('form.date.range', 'messages_forms.ndjson', 15, 'messages', 'f15', 'data.interactiveData.formFields[0].from'),
   rec(
     'form.timezone',

@@ -153,7 +153,9 @@ const KINDS = {
     const deep = nested(DEPTH);
     const rec = {
       users: `{"uid":"df1","name":"D","metadata":{"x":${deep}}}`,
-      messages: `{"muid":"df1","sender":"u001","receiverType":"user","receiver":"u002","sentAt":1600000000,"type":"text","data":{"text":"t","x":${deep}}}`,
+      messages:
+        '{"muid":"df1","sender":"u001","receiverType":"user","receiver":"u002","sentAt":1600000000,' +
+        `"type":"text","data":{"text":"t","x":${deep}}}`,
     };
     const record = rec[s.entity] ?? rec.messages;
     return s.ext === 'ndjson'
@@ -349,7 +351,11 @@ async function isolate(dir, manifest) {
   return culprits;
 }
 
-test(`fuzz: ${RUNS * FILES_PER_RUN} corrupted files, ${FILES_PER_RUN} a run: always a JSON report, located problems, exit 0 or 3, no stack trace (seed ${SEED})`, async (t) => {
+const FUZZ_TITLE =
+  `fuzz: ${RUNS * FILES_PER_RUN} corrupted files, ${FILES_PER_RUN} a run: ` +
+  `always a JSON report, located problems, exit 0 or 3, no stack trace (seed ${SEED})`;
+
+test(FUZZ_TITLE, async (t) => {
   const seeds = await loadSeeds();
   const started = Date.now();
   const failures = [];
@@ -380,19 +386,22 @@ test(`fuzz: ${RUNS * FILES_PER_RUN} corrupted files, ${FILES_PER_RUN} a run: alw
       failures.length >= 2
         ? '(not bisected: only the first two failed runs are)'
         : culprits.join('\n    ') || '(none fails alone: an interaction of files)';
-    failures.push(
-      `run ${run} (FUZZ_SEED=${SEED}, files kept in ${dir}, see manifest.json):\n    ${bad.slice(0, 10).join('\n    ')}\n  inputs that fail alone:\n    ${named}`,
-    );
+    const where = `run ${run} (FUZZ_SEED=${SEED}, files kept in ${dir}, see manifest.json)`;
+    failures.push(`${where}:\n    ${bad.slice(0, 10).join('\n    ')}\n  inputs that fail alone:\n    ${named}`);
   }
   t.diagnostic(
-    `seed ${SEED}: ${RUNS} runs, ${problems} problems reported, ${Date.now() - started} ms; kinds ${JSON.stringify(kinds)}`,
+    `seed ${SEED}: ${RUNS} runs, ${problems} problems reported, ${Date.now() - started} ms; ` +
+      `kinds ${JSON.stringify(kinds)}`,
   );
   assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
   // the corruptions must actually have been varied: every kind but the capped-out known bug was used
   for (const kind of CHOICES) assert.ok(kinds[kind] > 0, `corruption ${kind} never drawn`);
 });
 
-test('deep nesting inside metadata, data or senderUserDetails is a located problem (value.too-deep), not a crash', async () => {
+const DEEP_NESTING =
+  'deep nesting inside metadata, data or senderUserDetails is a located problem (value.too-deep), not a crash';
+
+test(DEEP_NESTING, async () => {
   const deep = nested(DEPTH);
   const cases = [
     ['users', 'users.ndjson', `{"uid":"u1","name":"Ann","metadata":{"x":${deep}}}\n`],
@@ -400,12 +409,14 @@ test('deep nesting inside metadata, data or senderUserDetails is a located probl
     [
       'messages',
       'messages.ndjson',
-      `{"muid":"m1","sender":"u1","receiverType":"user","receiver":"u2","sentAt":1600000000,"type":"text","data":{"text":"t","x":${deep}}}\n`,
+      '{"muid":"m1","sender":"u1","receiverType":"user","receiver":"u2","sentAt":1600000000,' +
+        `"type":"text","data":{"text":"t","x":${deep}}}\n`,
     ],
     [
       'messages',
       'messages.json',
-      `[{"muid":"m1","sender":"u1","receiverType":"user","receiver":"u2","sentAt":1600000000,"type":"text","data":{"text":"t"},"senderUserDetails":{"uid":"u1","x":${deep}}}]\n`,
+      '[{"muid":"m1","sender":"u1","receiverType":"user","receiver":"u2","sentAt":1600000000,' +
+        `"type":"text","data":{"text":"t"},"senderUserDetails":{"uid":"u1","x":${deep}}}]\n`,
     ],
   ];
   const results = await Promise.all(

@@ -22,7 +22,7 @@ function maxInWindow(starts) {
   return max;
 }
 
-test('the limiter never lets more than requestsPerMinute requests start in any 60 s window, and gets close to it', async () => {
+test('the limiter starts at most requestsPerMinute requests in any 60 s window, and gets close to it', async () => {
   const clock = fakeClock();
   const limiter = new RateLimiter(120, clock);
   const starts = [];

@@ -127,7 +127,7 @@ test('re-running after a finished import sends nothing and counts everything as 
   }
 });
 
-test('import: duplicate muids in the export are imported once and rejected where they repeat, in the same batch or later', async () => {
+test('import: duplicate muids are imported once, rejected where they repeat, in the same batch or later', async () => {
   const sb = await sandbox();
   try {
     const dir = await tempDir();

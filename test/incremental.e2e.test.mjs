@@ -18,7 +18,10 @@ const message = (i, sentAt = 1_700_000_000 + i) =>
   });
 const lines = (from, to) => Array.from({ length: to - from }, (_, k) => `${message(from + k)}\n`).join('');
 
-test('three nightly runs over a growing export: appended rows, a new file on the glob, a file rewritten in place', async () => {
+const NIGHTLY_RUNS =
+  'three nightly runs over a growing export: appended rows, a new file on the glob, a file rewritten in place';
+
+test(NIGHTLY_RUNS, async () => {
   const sb = await sandbox();
   try {
     const dir = await tempDir();

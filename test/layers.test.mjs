@@ -101,7 +101,7 @@ export function importCycles(graph) {
   return cycles;
 }
 
-test('src: every import runs down a layer (cli > report > pipeline > presets > readers, http... > config > base)', () => {
+test('src: imports run down a layer (cli > report > pipeline > presets > readers, http... > config > base)', () => {
   const graph = importGraph(SRC);
   assert.ok(graph.size > 50, 'the graph was read');
   assert.deepEqual(layerViolations(graph), []);

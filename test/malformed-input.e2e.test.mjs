@@ -42,28 +42,31 @@ async function importInto(dir, sources, twice = false) {
   }
 }
 
-test('a CSV quote that never closes costs its row: the 216 rows after it are read, by validate and import', async () => {
-  const sources = { users: { path: 'users.csv' } };
-  const dir = await exportDir({ 'users.csv': openQuoteCsv() }, sources);
-  const { report } = await validate(dir);
-  const message =
-    'a quote opened in this row never closes: line 14 could not be read as a row; reading goes on at line 15';
-  assert.deepEqual(
-    report.problems.map((p) => [p.file, p.line, p.rule, p.message]),
-    [['users.csv', 14, 'input.csv-syntax', message]],
-  );
-  assert.equal(report.byEntity.users.records, 229);
+test(
+  'a CSV quote that never closes costs its row: the ' + '216 rows after it are read, by validate and import',
+  async () => {
+    const sources = { users: { path: 'users.csv' } };
+    const dir = await exportDir({ 'users.csv': openQuoteCsv() }, sources);
+    const { report } = await validate(dir);
+    const message =
+      'a quote opened in this row never closes: line 14 could not be read as a row; reading goes on at line 15';
+    assert.deepEqual(
+      report.problems.map((p) => [p.file, p.line, p.rule, p.message]),
+      [['users.csv', 14, 'input.csv-syntax', message]],
+    );
+    assert.equal(report.byEntity.users.records, 229);
 
-  const { runs, records, rejects } = await importInto(dir, sources);
-  assert.equal(runs[0].code, 3);
-  const { read, imported, rejected } = runs[0].summary.entities.users;
-  assert.deepEqual([read, imported, rejected], [229, 228, 1]);
-  assert.ok(records.users.u229, 'the last row is imported');
-  assert.deepEqual(
-    rejects.map((r) => [r.line, r.code, r.message]),
-    [[14, 'input.csv-syntax', message]],
-  );
-});
+    const { runs, records, rejects } = await importInto(dir, sources);
+    assert.equal(runs[0].code, 3);
+    const { read, imported, rejected } = runs[0].summary.entities.users;
+    assert.deepEqual([read, imported, rejected], [229, 228, 1]);
+    assert.ok(records.users.u229, 'the last row is imported');
+    assert.deepEqual(
+      rejects.map((r) => [r.line, r.code, r.message]),
+      [[14, 'input.csv-syntax', message]],
+    );
+  },
+);
 
 test('a JSON syntax error names line and column; every record before it (and after it) is read', async () => {
   const minified = minifiedGroups('t', 1500, 1001);

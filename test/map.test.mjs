@@ -265,24 +265,28 @@ test('hostile keys do not reach the prototype', () => {
   assert.equal(mapped.payload.polluted, undefined);
 });
 
-test('a deletion time that is not a timestamp is reported, whatever the other fields hold (with --import-soft-deleted)', () => {
-  const base = {
-    muid: 'm1',
-    sender: 'u1',
-    receiverType: 'group',
-    receiver: 'g1',
-    type: 'text',
-    data: { text: 'x' },
-    deletedAt: 'garbage',
-  };
-  // sentAt already in seconds: no other field needs a conversion step, the marker alone must bring it.
-  for (const sentAt of [1_700_000_000, '1700000000']) {
-    const mapped = mapOne('messages', { ...base, sentAt }, { importSoftDeleted: true });
-    assert.deepEqual(rules(mapped), ['timestamp.invalid'], `sentAt ${JSON.stringify(sentAt)}`);
-    assert.equal(mapped.problems[0].field, 'deletedAt');
-  }
-  // A dotted column under a timestamp field is checked as that field.
-  assert.deepEqual(rules(mapOne('messages', { ...base, deletedAt: undefined, sentAt: undefined, 'sentAt.x': 5 })), [
-    'timestamp.invalid',
-  ]);
-});
+test(
+  'a deletion time that is not a timestamp is reported, ' +
+    'whatever the other fields hold (with --import-soft-deleted)',
+  () => {
+    const base = {
+      muid: 'm1',
+      sender: 'u1',
+      receiverType: 'group',
+      receiver: 'g1',
+      type: 'text',
+      data: { text: 'x' },
+      deletedAt: 'garbage',
+    };
+    // sentAt already in seconds: no other field needs a conversion step, the marker alone must bring it.
+    for (const sentAt of [1_700_000_000, '1700000000']) {
+      const mapped = mapOne('messages', { ...base, sentAt }, { importSoftDeleted: true });
+      assert.deepEqual(rules(mapped), ['timestamp.invalid'], `sentAt ${JSON.stringify(sentAt)}`);
+      assert.equal(mapped.problems[0].field, 'deletedAt');
+    }
+    // A dotted column under a timestamp field is checked as that field.
+    assert.deepEqual(rules(mapOne('messages', { ...base, deletedAt: undefined, sentAt: undefined, 'sentAt.x': 5 })), [
+      'timestamp.invalid',
+    ]);
+  },
+);

@@ -36,7 +36,7 @@ async function writeExport(dir, { withCarol = false, fixedText = false } = {}) {
   await writeFile(path.join(dir, 'messages.ndjson'), `${messages.join('\n')}\n`);
 }
 
-test('rejects stay open across runs: reported and exit 3 until fixed; fixed ones get in, and nothing twice', async (t) => {
+test('rejects stay open across runs: reported, exit 3 until fixed; fixed ones get in, and nothing twice', async (t) => {
   const sb = await sandbox();
   t.after(() => sb.close());
   const dir = await tempDir();

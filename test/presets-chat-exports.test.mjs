@@ -118,7 +118,8 @@ test('discord: mediaBaseUrl turns downloaded assets into attachments; bots and j
   const m = byId(r.messages.sent, 'muid');
   assert.equal(
     m['980000000000000003'].data.attachments[0].url,
-    'https://media.example.com/dce/Direct%20Messages%20-%20Group%20-%20ada%2C%20grace%2C%20linus%20%5B970000000000000001%5D.json_Files/diagram-3F2A1.png',
+    'https://media.example.com/dce/Direct%20Messages%20-%20Group%20-%20ada%2C%20grace%2C%20linus%20' +
+      '%5B970000000000000001%5D.json_Files/diagram-3F2A1.png',
   );
   assert.equal(m['980000000000000001'].data.text, '[RecipientAdd]');
 });
@@ -187,30 +188,36 @@ test('telegram: a full export (personal chat, supergroup, channel, saved message
   assert.equal(m['666-2'].sender, 'channel666', 'a channel posts as a user of its own');
 });
 
-test('telegram: media exported with the chat become attachments under mediaBaseUrl; a one-chat export works too', async () => {
-  const full = await readPlans(
-    (await plan('telegram', path.join(TELEGRAM, 'full', 'result.json'), { mediaBaseUrl: 'https://cdn.example.com/tg' }))
-      .plans,
-  );
-  const m = byId(full.messages.sent, 'muid');
-  assert.deepEqual(m['222-2'].data.attachments, [
-    {
-      url: 'https://cdn.example.com/tg/photos/photo_1%4014-11-2023_22-14-20.jpg',
-      name: 'photo_1@14-11-2023_22-14-20.jpg',
-      mimeType: 'image/jpeg',
-      extension: 'jpg',
-      size: 83422,
-    },
-  ]);
-  assert.deepEqual([m['222-4'].type, m['333-5'].type], ['audio', 'file']);
+test(
+  'telegram: media exported with the chat become attachments ' + 'under mediaBaseUrl; a one-chat export works too',
+  async () => {
+    const full = await readPlans(
+      (
+        await plan('telegram', path.join(TELEGRAM, 'full', 'result.json'), {
+          mediaBaseUrl: 'https://cdn.example.com/tg',
+        })
+      ).plans,
+    );
+    const m = byId(full.messages.sent, 'muid');
+    assert.deepEqual(m['222-2'].data.attachments, [
+      {
+        url: 'https://cdn.example.com/tg/photos/photo_1%4014-11-2023_22-14-20.jpg',
+        name: 'photo_1@14-11-2023_22-14-20.jpg',
+        mimeType: 'image/jpeg',
+        extension: 'jpg',
+        size: 83422,
+      },
+    ]);
+    assert.deepEqual([m['222-4'].type, m['333-5'].type], ['audio', 'file']);
 
-  const single = await readPlans((await plan('telegram', path.join(TELEGRAM, 'single'))).plans);
-  clean(single);
-  assert.deepEqual([single.users.read, single.groups.read, single.messages.read], [2, 1, 3]);
-  const s = byId(single.messages.sent, 'muid');
-  assert.deepEqual(
-    [s['444-2'].sender, s['444-2'].receiver, s['444-2'].data.text],
-    ['user111', 'user444', 'Almost! Chapter 40'],
-  );
-  assert.equal(s['444-3'].data.text, '[GIF]');
-});
+    const single = await readPlans((await plan('telegram', path.join(TELEGRAM, 'single'))).plans);
+    clean(single);
+    assert.deepEqual([single.users.read, single.groups.read, single.messages.read], [2, 1, 3]);
+    const s = byId(single.messages.sent, 'muid');
+    assert.deepEqual(
+      [s['444-2'].sender, s['444-2'].receiver, s['444-2'].data.text],
+      ['user111', 'user444', 'Almost! Chapter 40'],
+    );
+    assert.equal(s['444-3'].data.text, '[GIF]');
+  },
+);

@@ -82,20 +82,23 @@ test('values under keys and nested lists (Telegram: chats.list[i].messages[j])',
   );
 });
 
-test('a value not walked into is cut out whole, so a 2 GB array costs one record at a time only where asked', async () => {
-  const hits = await scan(
-    '{"messages": [{"m": 1}, {"m": 2}], "channel": {"url": "c"}}',
-    (p) => p.length === 0 || (p.length === 1 && p[0] === 'messages'),
-  );
-  assert.deepEqual(
-    hits.map(([p, , v]) => [p, v]),
-    [
-      ['messages.0', { m: 1 }],
-      ['messages.1', { m: 2 }],
-      ['channel', { url: 'c' }],
-    ],
-  );
-});
+test(
+  'a value not walked into is cut out whole, so a 2 GB ' + 'array costs one record at a time only where asked',
+  async () => {
+    const hits = await scan(
+      '{"messages": [{"m": 1}, {"m": 2}], "channel": {"url": "c"}}',
+      (p) => p.length === 0 || (p.length === 1 && p[0] === 'messages'),
+    );
+    assert.deepEqual(
+      hits.map(([p, , v]) => [p, v]),
+      [
+        ['messages.0', { m: 1 }],
+        ['messages.1', { m: 2 }],
+        ['channel', { url: 'c' }],
+      ],
+    );
+  },
+);
 
 test('escaped keys; through the byte layer a BOM is skipped, characters split between chunks whole', async () => {
   assert.deepEqual(await scan('{"k\\u0041": 1}', (p) => p.length === 0), [['kA', 1, 1]]);

@@ -38,7 +38,8 @@ test('the sample export: every record read, valid, and accounted for', async () 
     uid: hamza,
     name: 'Hamza Faran',
     avatar:
-      'https://secure.gravatar.com/avatar/0cca3d9ebcdac7cf4ed54a82fb0d308b.jpg?s=192&d=https%3A%2F%2Fa.slack-edge.com%2F7fa9%2Fimg%2Favatars%2Fava_0007-192.png',
+      'https://secure.gravatar.com/avatar/0cca3d9ebcdac7cf4ed54a82fb0d308b.jpg?s=192' +
+      '&d=https%3A%2F%2Fa.slack-edge.com%2F7fa9%2Fimg%2Favatars%2Fava_0007-192.png',
     metadata: { slackName: 'hamza', displayName: 'hamza', tz: 'America/Los_Angeles', isAdmin: true, isOwner: true },
   });
   assert.equal(
@@ -70,7 +71,9 @@ test('the sample export: every record read, valid, and accounted for', async () 
     category: 'message',
     type: 'file',
     data: {
-      text: '<@U0BMS113R> uploaded a file: <https://mesos-magellan.slack.com/files/U0BMS113R/F0VNAKDE2/100_cities.js|100 cities>',
+      text:
+        '<@U0BMS113R> uploaded a file: ' +
+        '<https://mesos-magellan.slack.com/files/U0BMS113R/F0VNAKDE2/100_cities.js|100 cities>',
       attachments: [
         {
           url: 'https://files.slack.com/files-pri/T0BMHLSRH-F0VNAKDE2/100_cities.js',

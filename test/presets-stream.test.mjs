@@ -68,77 +68,80 @@ test('the import format as JSON Lines ({"type", "data"}) reads the same', async 
   assert.equal(b.users.items[1].line, 2, 'JSON Lines records point at their line');
 });
 
-test('channel exports (v1 JSON and v2 lines): roles, attachments, threads, quotes, deleted and system messages', async () => {
-  const r = await readPlans((await plan('stream', EXPORT)).plans);
-  clean(r);
-  assert.deepEqual([r.users.read, r.groups.read, r.members.read, r.messages.read], [6, 3, 7, 14]);
-  assert.deepEqual(r.messages.skipped, { 'soft-deleted': 1, ephemeral: 1 });
-  assert.equal(
-    r.inputs.find((i) => i.startsWith('stream:') && i.endsWith('#users') && i !== 'stream:users-from-messages'),
-    undefined,
-    'exports have no users entities: no users input reads them',
-  );
+test(
+  'channel exports (v1 JSON and v2 lines): roles, ' + 'attachments, threads, quotes, deleted and system messages',
+  async () => {
+    const r = await readPlans((await plan('stream', EXPORT)).plans);
+    clean(r);
+    assert.deepEqual([r.users.read, r.groups.read, r.members.read, r.messages.read], [6, 3, 7, 14]);
+    assert.deepEqual(r.messages.skipped, { 'soft-deleted': 1, ephemeral: 1 });
+    assert.equal(
+      r.inputs.find((i) => i.startsWith('stream:') && i.endsWith('#users') && i !== 'stream:users-from-messages'),
+      undefined,
+      'exports have no users entities: no users input reads them',
+    );
 
-  const general = toServiceId('messaging:general');
-  const members = byId(
-    r.members.sent.filter((m) => m.guid === general),
-    'uid',
-  );
-  assert.deepEqual(
-    [members.rodolphe.scope, members.nadia.scope, members['test-mig-user'].scope],
-    ['admin', 'moderator', 'participant'],
-  );
-  assert.equal(members[toServiceId('Omar.K')].isBanned, true);
-  assert.equal(members.nadia.joinedAt, 1737363600, "a join before the channel's creation is moved to it");
+    const general = toServiceId('messaging:general');
+    const members = byId(
+      r.members.sent.filter((m) => m.guid === general),
+      'uid',
+    );
+    assert.deepEqual(
+      [members.rodolphe.scope, members.nadia.scope, members['test-mig-user'].scope],
+      ['admin', 'moderator', 'participant'],
+    );
+    assert.equal(members[toServiceId('Omar.K')].isBanned, true);
+    assert.equal(members.nadia.joinedAt, 1737363600, "a join before the channel's creation is moved to it");
 
-  const users = byId(r.users.sent, 'uid');
-  assert.deepEqual(users.rodolphe, {
-    uid: 'rodolphe',
-    name: 'Rodolphe Irany',
-    avatar: 'https://images.example.com/rodolphe.png',
-    metadata: { role: 'user', sourceId: 'rodolphe', from: 'messages' },
-  });
-  assert.ok(users.system, 'the system message needs the system user');
+    const users = byId(r.users.sent, 'uid');
+    assert.deepEqual(users.rodolphe, {
+      uid: 'rodolphe',
+      name: 'Rodolphe Irany',
+      avatar: 'https://images.example.com/rodolphe.png',
+      metadata: { role: 'user', sourceId: 'rodolphe', from: 'messages' },
+    });
+    assert.ok(users.system, 'the system message needs the system user');
 
-  const m = byId(r.messages.sent, 'muid');
-  assert.deepEqual(m['m-001'].data.metadata, {
-    reactions: [
-      { type: 'love', count: 1, users: ['nadia'] },
-      { type: 'like', count: 1, users: [toServiceId('Omar.K')] },
-    ],
-    mentions: ['nadia'],
-  });
-  assert.deepEqual(m['m-002'].data.metadata, { parentId: 'm-001', showInChannel: true });
-  assert.deepEqual(
-    [m['m-003'].type, m['m-003'].data.attachments[0].url],
-    ['image', 'https://us-east.stream-io-cdn.com/1234/images/team-photo.jpg'],
-  );
-  assert.deepEqual(m['m-004'].data.attachments, [
-    {
-      url: 'https://us-east.stream-io-cdn.com/1234/attachments/spec.pdf',
-      name: 'spec.pdf',
-      mimeType: 'application/pdf',
-      extension: 'pdf',
-      size: 230411,
-    },
-  ]);
-  assert.equal(m['m-005'].type, 'text', 'a link preview is no attachment');
-  assert.equal(m['m-005'].data.metadata.quotedMessageId, 'm-004');
-  assert.deepEqual([m['m-007'].sender, m['m-007'].data.metadata.streamType], ['system', 'system']);
-  assert.equal(m['m-008'].type, 'audio');
-  const dm = m['64828eb5-ca8c-4459-ad13-276f4b374360'];
-  assert.deepEqual(
-    [dm.receiverType, dm.sender, dm.receiver],
-    ['user', 'rodolphe', 'test-mig-user'],
-    'a two-member !members- channel is user-to-user',
-  );
-  const live = m['live-2'];
-  assert.deepEqual(
-    [live.receiver, live.type, live.data.attachments[0].mimeType],
-    [toServiceId('livestream:launch'), 'image', 'image/gif'],
-  );
-  assert.equal(byId(r.groups.sent, 'guid')[toServiceId('livestream:launch')].type, 'public');
-});
+    const m = byId(r.messages.sent, 'muid');
+    assert.deepEqual(m['m-001'].data.metadata, {
+      reactions: [
+        { type: 'love', count: 1, users: ['nadia'] },
+        { type: 'like', count: 1, users: [toServiceId('Omar.K')] },
+      ],
+      mentions: ['nadia'],
+    });
+    assert.deepEqual(m['m-002'].data.metadata, { parentId: 'm-001', showInChannel: true });
+    assert.deepEqual(
+      [m['m-003'].type, m['m-003'].data.attachments[0].url],
+      ['image', 'https://us-east.stream-io-cdn.com/1234/images/team-photo.jpg'],
+    );
+    assert.deepEqual(m['m-004'].data.attachments, [
+      {
+        url: 'https://us-east.stream-io-cdn.com/1234/attachments/spec.pdf',
+        name: 'spec.pdf',
+        mimeType: 'application/pdf',
+        extension: 'pdf',
+        size: 230411,
+      },
+    ]);
+    assert.equal(m['m-005'].type, 'text', 'a link preview is no attachment');
+    assert.equal(m['m-005'].data.metadata.quotedMessageId, 'm-004');
+    assert.deepEqual([m['m-007'].sender, m['m-007'].data.metadata.streamType], ['system', 'system']);
+    assert.equal(m['m-008'].type, 'audio');
+    const dm = m['64828eb5-ca8c-4459-ad13-276f4b374360'];
+    assert.deepEqual(
+      [dm.receiverType, dm.sender, dm.receiver],
+      ['user', 'rodolphe', 'test-mig-user'],
+      'a two-member !members- channel is user-to-user',
+    );
+    const live = m['live-2'];
+    assert.deepEqual(
+      [live.receiver, live.type, live.data.attachments[0].mimeType],
+      [toServiceId('livestream:launch'), 'image', 'image/gif'],
+    );
+    assert.equal(byId(r.groups.sent, 'guid')[toServiceId('livestream:launch')].type, 'public');
+  },
+);
 
 test('a deleted message can be imported with --import-soft-deleted: its time is in deletedAt', async () => {
   const r = await readPlans((await plan('stream', path.join(EXPORT, 'general.json'))).plans);

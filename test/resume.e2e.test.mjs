@@ -91,11 +91,15 @@ async function killAndResume(options) {
   }
 }
 
-test('SIGKILL at 24 random moments, a checkpoint write per batch: every record once, re-sent at most the batches in flight', async () => {
-  const { kills, resent } = await killAndResume({ seed: 20261122, kills: 24, config: { checkpointIntervalMs: 0 } });
-  assert.ok(kills >= 20, `only ${kills} kills landed`);
-  assert.ok(resent <= kills * CONCURRENCY * 50, `${resent} re-sent records for ${kills} kills`);
-});
+test(
+  'SIGKILL at 24 random moments, a checkpoint write per batch: ' +
+    'every record once, re-sent at most the batches in flight',
+  async () => {
+    const { kills, resent } = await killAndResume({ seed: 20261122, kills: 24, config: { checkpointIntervalMs: 0 } });
+    assert.ok(kills >= 20, `only ${kills} kills landed`);
+    assert.ok(resent <= kills * CONCURRENCY * 50, `${resent} re-sent records for ${kills} kills`);
+  },
+);
 
 /** Every 13th message without text, one member line that is not JSON, and one message the service fails on. */
 async function spoilExport(dir, counts) {
@@ -115,7 +119,7 @@ async function spoilExport(dir, counts) {
   return bad + 2;
 }
 
-test('SIGKILL at 10 random moments with rejects on the way: each rejected record in the rejects file once', async () => {
+test('SIGKILL at 10 random moments, rejects on the way: each rejected record in the rejects file once', async () => {
   // Runs long enough for checkpoint writes (200 ms apart), so each run gets further and its kill meets
   // rejects read ahead and batches answered but not yet in a checkpoint.
   const { kills } = await killAndResume({

@@ -428,7 +428,7 @@ test('poisonIdPattern: records before the poison (in body order) are stored, the
   assert.equal(rest.json.data['10'].success, true);
 });
 
-test('a body with a repeated key keeps body order (numeric keys too) and the last value, as JSON.parse does', async (t) => {
+test('a body repeating a key keeps body order (numeric keys too) and the last value, as JSON.parse does', async (t) => {
   const s = await sandbox(t, { faults: { poisonIdPattern: '^bad' } });
   // The repeated key sends the body down the whole-text path, whose order comes from a scan of its own.
   const body =

@@ -9,7 +9,7 @@ import { collect, generatedWorkspace, runCli, sandbox, spawnCli, waitFor } from 
 const slowRun = (sb, messages = 3000) =>
   generatedWorkspace(sb, { users: 100, groups: 4, membersPerGroup: 10, messages });
 
-test('SIGINT: in-flight batches finish, checkpoint saved, exit 130 with how to resume; the resume completes', async () => {
+test('SIGINT: in-flight batches finish, checkpoint saved, exit 130 with how to resume; resume completes', async () => {
   const sb = await sandbox({ latencyMs: 250 });
   try {
     const { dir, counts } = await slowRun(sb);

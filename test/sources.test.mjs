@@ -322,32 +322,36 @@ test('resolveSourceFiles: missing file, empty glob, unknown extension, directory
   await fails({ path: 'glob' }, 'INPUT_NOT_FOUND', /glob/);
 });
 
-test('csv over many blocks: quoted newlines, bad bytes and a syntax error read the same in a worker thread; a cut .gz there ends with input.gzip', async () => {
-  const rows = ['id,text'];
-  for (let i = 1; i <= 6000; i++)
-    rows.push(i % 97 === 0 ? `r${i},"two\nlines, ""quoted"""` : `r${i},plain text number ${i} ${'x'.repeat(i % 40)}`);
-  const body = Buffer.from(`${rows.join('\n')}\n`);
-  const at = body.indexOf('r3000,');
-  const withBadByte = Buffer.concat([body.subarray(0, at + 6), Buffer.from([0xff]), body.subarray(at + 6)]);
-  const items = await read(await file('big.csv', withBadByte));
-  assert.ok(withBadByte.length > 4 * 65536, 'spans several read blocks');
-  assert.equal(records(items).length, 5999);
-  assert.deepEqual(
-    problems(items).map((p) => p.rule),
-    ['input.utf8'],
-  );
-  // the last record starts after 6000 lines plus one extra line for every quoted newline before it
-  assert.equal(items.at(-1).line, 6001 + Math.floor(5999 / 97));
-  const broken = await read(await file('big-broken.csv', Buffer.concat([body, Buffer.from('r9,"x"y\nr10,z\n')])));
-  assert.equal(records(broken).length, 6001);
-  assert.deepEqual(
-    problems(broken).map((p) => p.rule),
-    ['input.csv-syntax'],
-  );
-  const gz = gzipSync(body);
-  const cutGz = await read(await file('big-cut.csv.gz', gz.subarray(0, Math.floor(gz.length / 2))), {
-    csvWorkerMinBytes: 0,
-  });
-  assert.ok(records(cutGz).length > 0);
-  assert.equal(problems(cutGz).at(-1).rule, 'input.gzip');
-});
+test(
+  'csv over many blocks: quoted newlines, bad bytes and a syntax error ' +
+    'read the same in a worker thread; a cut .gz there ends with input.gzip',
+  async () => {
+    const rows = ['id,text'];
+    for (let i = 1; i <= 6000; i++)
+      rows.push(i % 97 === 0 ? `r${i},"two\nlines, ""quoted"""` : `r${i},plain text number ${i} ${'x'.repeat(i % 40)}`);
+    const body = Buffer.from(`${rows.join('\n')}\n`);
+    const at = body.indexOf('r3000,');
+    const withBadByte = Buffer.concat([body.subarray(0, at + 6), Buffer.from([0xff]), body.subarray(at + 6)]);
+    const items = await read(await file('big.csv', withBadByte));
+    assert.ok(withBadByte.length > 4 * 65536, 'spans several read blocks');
+    assert.equal(records(items).length, 5999);
+    assert.deepEqual(
+      problems(items).map((p) => p.rule),
+      ['input.utf8'],
+    );
+    // the last record starts after 6000 lines plus one extra line for every quoted newline before it
+    assert.equal(items.at(-1).line, 6001 + Math.floor(5999 / 97));
+    const broken = await read(await file('big-broken.csv', Buffer.concat([body, Buffer.from('r9,"x"y\nr10,z\n')])));
+    assert.equal(records(broken).length, 6001);
+    assert.deepEqual(
+      problems(broken).map((p) => p.rule),
+      ['input.csv-syntax'],
+    );
+    const gz = gzipSync(body);
+    const cutGz = await read(await file('big-cut.csv.gz', gz.subarray(0, Math.floor(gz.length / 2))), {
+      csvWorkerMinBytes: 0,
+    });
+    assert.ok(records(cutGz).length > 0);
+    assert.equal(problems(cutGz).at(-1).rule, 'input.gzip');
+  },
+);

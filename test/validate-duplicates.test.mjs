@@ -181,13 +181,15 @@ async function duplicatesExport() {
   await writeFile(path.join(dir, 'messages-a.ndjson'), `${ndjson(a)}{"muid": \n`);
   await writeFile(
     path.join(dir, 'messages-b.csv'),
-    'muid,sender,receiverType,receiver,sentAt,type,data.text\nm3,u1,group,g1,1600000000,text,hi\nM3,u1,group,g1,1600000000,text,hi\n',
+    'muid,sender,receiverType,receiver,sentAt,type,data.text\n' +
+      'm3,u1,group,g1,1600000000,text,hi\nM3,u1,group,g1,1600000000,text,hi\n',
   );
   return { dir, plans: await planExport(dir, ['messages-a.ndjson', 'messages-b.csv']) };
 }
 
+const firstSeen = (p) => p.message.replace(/^.*first seen at (\S+?);?( .*)?$/, '$1');
 const brief = (p) =>
-  `${p.file}:${p.line} ${p.id ?? '-'} ${p.rule}${p.rule.startsWith('id.') ? ` (${p.message.replace(/^.*first seen at (\S+?);?( .*)?$/, '$1')})` : ''}`;
+  `${p.file}:${p.line} ${p.id ?? '-'} ${p.rule}${p.rule.startsWith('id.') ? ` (${firstSeen(p)})` : ''}`;
 
 const EXPECTED = [
   'messages-a.ndjson:3 m3 ref.message.sender',
@@ -201,25 +203,29 @@ const EXPECTED = [
   'messages-b.csv:3 M3 id.case-collision (messages-a.ndjson:3)',
 ];
 
-test('validate: the second reading reports each duplicate muid at its line, naming the first; the same with a full filter', async () => {
-  const { plans } = await duplicatesExport();
-  const result = await validate(plans);
-  assert.deepEqual(result.errors.map(brief), EXPECTED);
-  assert.deepEqual(result.warnings, []);
-  assert.equal(result.errorCount, EXPECTED.length);
-  assert.deepEqual(result.byRule, {
-    'ref.message.sender': 2,
-    'id.duplicate': 3,
-    'id.case-collision': 2,
-    'input.json-syntax': 1,
-  });
-  assert.deepEqual(result.byEntity.messages, { records: 11, errors: 8, warnings: 0, skipped: 1 });
-  assert.equal(result.recordsRead, 13);
-  assert.equal(result.stoppedEarly, false);
-  // Every id a suspect: the false positives among them leave no trace.
-  const full = await validate(plans, { bloomBytes: TINY_BLOOM_BYTES });
-  assert.deepEqual(full, result);
-});
+test(
+  'validate: the second reading reports each duplicate muid ' +
+    'at its line, naming the first; the same with a full filter',
+  async () => {
+    const { plans } = await duplicatesExport();
+    const result = await validate(plans);
+    assert.deepEqual(result.errors.map(brief), EXPECTED);
+    assert.deepEqual(result.warnings, []);
+    assert.equal(result.errorCount, EXPECTED.length);
+    assert.deepEqual(result.byRule, {
+      'ref.message.sender': 2,
+      'id.duplicate': 3,
+      'id.case-collision': 2,
+      'input.json-syntax': 1,
+    });
+    assert.deepEqual(result.byEntity.messages, { records: 11, errors: 8, warnings: 0, skipped: 1 });
+    assert.equal(result.recordsRead, 13);
+    assert.equal(result.stoppedEarly, false);
+    // Every id a suspect: the false positives among them leave no trace.
+    const full = await validate(plans, { bloomBytes: TINY_BLOOM_BYTES });
+    assert.deepEqual(full, result);
+  },
+);
 
 test('validate: a clean export with a full filter (many false positives) reports nothing', async () => {
   const dir = await exportDir('cm-dups-', people);
@@ -230,32 +236,36 @@ test('validate: a clean export with a full filter (many false positives) reports
   assert.equal(result.recordsRead, 502);
 });
 
-test('validate --max-errors: duplicates found by the second reading move the stop to where a one-pass check would stop', async () => {
-  const { plans } = await duplicatesExport();
-  const all = (await validate(plans)).errors;
-  for (const bloomBytes of [undefined, TINY_BLOOM_BYTES]) {
-    for (let max = 1; max <= EXPECTED.length; max++) {
-      const early = await validate(plans, { maxErrors: max, bloomBytes });
-      // Every problem of the record holding the max-th error, and nothing after it.
-      const last = all[max - 1];
-      const through = all.filter((p) => all.indexOf(p) < max || (p.file === last.file && p.line === last.line));
-      assert.deepEqual(early.errors.map(brief), through.map(brief), `--max-errors ${max}`);
-      assert.equal(early.errorCount, through.length, `--max-errors ${max}: errorCount`);
-      assert.equal(early.stoppedEarly, true, `--max-errors ${max}`);
-      const counts = {};
-      for (const p of through) counts[p.rule] = (counts[p.rule] ?? 0) + 1;
-      assert.deepEqual(early.byRule, counts, `--max-errors ${max}: byRule`);
-      // In the order rules first occur, as one pass fills it: the text report breaks ties by it.
-      assert.deepEqual(Object.keys(early.byRule), Object.keys(counts), `--max-errors ${max}: byRule order`);
-      // Records read: users, groups, and the messages up to the stop.
-      const lineOfStop = last.file === 'messages-b.csv' ? 9 + last.line - 1 : last.line;
-      const skipped = lineOfStop >= 6 ? 1 : 0;
-      assert.deepEqual(
-        early.byEntity.messages,
-        { records: lineOfStop, errors: through.length, warnings: 0, skipped },
-        `--max-errors ${max}: messages`,
-      );
-      assert.equal(early.recordsRead, 2 + lineOfStop, `--max-errors ${max}: records read`);
+test(
+  'validate --max-errors: duplicates found by the second ' +
+    'reading move the stop to where a one-pass check would stop',
+  async () => {
+    const { plans } = await duplicatesExport();
+    const all = (await validate(plans)).errors;
+    for (const bloomBytes of [undefined, TINY_BLOOM_BYTES]) {
+      for (let max = 1; max <= EXPECTED.length; max++) {
+        const early = await validate(plans, { maxErrors: max, bloomBytes });
+        // Every problem of the record holding the max-th error, and nothing after it.
+        const last = all[max - 1];
+        const through = all.filter((p) => all.indexOf(p) < max || (p.file === last.file && p.line === last.line));
+        assert.deepEqual(early.errors.map(brief), through.map(brief), `--max-errors ${max}`);
+        assert.equal(early.errorCount, through.length, `--max-errors ${max}: errorCount`);
+        assert.equal(early.stoppedEarly, true, `--max-errors ${max}`);
+        const counts = {};
+        for (const p of through) counts[p.rule] = (counts[p.rule] ?? 0) + 1;
+        assert.deepEqual(early.byRule, counts, `--max-errors ${max}: byRule`);
+        // In the order rules first occur, as one pass fills it: the text report breaks ties by it.
+        assert.deepEqual(Object.keys(early.byRule), Object.keys(counts), `--max-errors ${max}: byRule order`);
+        // Records read: users, groups, and the messages up to the stop.
+        const lineOfStop = last.file === 'messages-b.csv' ? 9 + last.line - 1 : last.line;
+        const skipped = lineOfStop >= 6 ? 1 : 0;
+        assert.deepEqual(
+          early.byEntity.messages,
+          { records: lineOfStop, errors: through.length, warnings: 0, skipped },
+          `--max-errors ${max}: messages`,
+        );
+        assert.equal(early.recordsRead, 2 + lineOfStop, `--max-errors ${max}: records read`);
+      }
     }
-  }
-});
+  },
+);

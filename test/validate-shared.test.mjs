@@ -94,12 +94,15 @@ test('shared reading gives exactly the single-thread result: problems, order, co
   assert.ok(result.byEntity.messages.skipped > 0);
 });
 
-test('shared reading with --max-errors and with the second (duplicates) reading: the same stops and results', async () => {
-  const plans = await sharedExport({ name: 'messages.ndjson', bytes: withBadBytes(messageLines()) });
-  for (const maxErrors of [1, 7, 40, 90]) await assertSameBothWays(plans, { maxErrors });
-  await assertSameBothWays(plans, { bloomBytes: TINY_BLOOM_BYTES });
-  await assertSameBothWays(plans, { bloomBytes: TINY_BLOOM_BYTES, maxErrors: 25 });
-});
+test(
+  'shared reading with --max-errors and with the second ' + '(duplicates) reading: the same stops and results',
+  async () => {
+    const plans = await sharedExport({ name: 'messages.ndjson', bytes: withBadBytes(messageLines()) });
+    for (const maxErrors of [1, 7, 40, 90]) await assertSameBothWays(plans, { maxErrors });
+    await assertSameBothWays(plans, { bloomBytes: TINY_BLOOM_BYTES });
+    await assertSameBothWays(plans, { bloomBytes: TINY_BLOOM_BYTES, maxErrors: 25 });
+  },
+);
 
 test('shared reading of a .gz file, a file without a last newline, and an empty file', async () => {
   const lines = messageLines();

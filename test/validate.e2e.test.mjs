@@ -53,63 +53,69 @@ async function scenarioCopy(scenario, config = {}) {
   return dir;
 }
 
-test('fixtures/invalid: each expected problem is reported with its rule, file, line, entity, id, field and severity, and nothing else', async () => {
-  const failures = [];
-  for (const [scenario, expect] of Object.entries(SCENARIOS)) {
-    const run = await validateIn(scenario);
-    const report = parseJson(run);
-    assert.equal(run.code, expect.exit, `${scenario}: exit code\n${run.stderr}`);
-    assert.equal(report.recordsRead, expect.recordsRead, `${scenario}: records read`);
-    assert.equal(report.ok, expect.exit === 0, `${scenario}: ok`);
-    for (const [entity, counts] of Object.entries(report.byEntity)) {
-      assert.equal(counts.skipped, expect.skipped?.[entity] ?? 0, `${scenario}: ${entity} skipped`);
-    }
-    const notChecked = expect.notChecked ?? [];
-    assert.equal(
-      report.notChecked.length,
-      notChecked.length,
-      `${scenario}: notChecked ${JSON.stringify(report.notChecked)}`,
-    );
-    notChecked.forEach((re, i) => {
-      assert.match(report.notChecked[i], re);
-    });
+test(
+  'fixtures/invalid: each expected problem is reported with its ' +
+    'rule, file, line, entity, id, field and severity, and nothing else',
+  async () => {
+    const failures = [];
+    for (const [scenario, expect] of Object.entries(SCENARIOS)) {
+      const run = await validateIn(scenario);
+      const report = parseJson(run);
+      assert.equal(run.code, expect.exit, `${scenario}: exit code\n${run.stderr}`);
+      assert.equal(report.recordsRead, expect.recordsRead, `${scenario}: records read`);
+      assert.equal(report.ok, expect.exit === 0, `${scenario}: ok`);
+      for (const [entity, counts] of Object.entries(report.byEntity)) {
+        assert.equal(counts.skipped, expect.skipped?.[entity] ?? 0, `${scenario}: ${entity} skipped`);
+      }
+      const notChecked = expect.notChecked ?? [];
+      assert.equal(
+        report.notChecked.length,
+        notChecked.length,
+        `${scenario}: notChecked ${JSON.stringify(report.notChecked)}`,
+      );
+      notChecked.forEach((re, i) => {
+        assert.match(report.notChecked[i], re);
+      });
 
-    const errors = report.problems.filter((p) => p.severity === 'error');
-    assert.equal(report.errorCount, errors.length, `${scenario}: errorCount`);
-    assert.equal(report.warningCount, report.problems.length - errors.length, `${scenario}: warningCount`);
-    const byRule = {};
-    for (const p of report.problems) {
-      byRule[p.rule] = (byRule[p.rule] ?? 0) + 1;
-      assert.ok(typeof p.message === 'string' && p.message.length > 0, `${scenario}: no message for ${show(p)}`);
-    }
-    assert.deepEqual(report.byRule, byRule, `${scenario}: byRule`);
+      const errors = report.problems.filter((p) => p.severity === 'error');
+      assert.equal(report.errorCount, errors.length, `${scenario}: errorCount`);
+      assert.equal(report.warningCount, report.problems.length - errors.length, `${scenario}: warningCount`);
+      const byRule = {};
+      for (const p of report.problems) {
+        byRule[p.rule] = (byRule[p.rule] ?? 0) + 1;
+        assert.ok(typeof p.message === 'string' && p.message.length > 0, `${scenario}: no message for ${show(p)}`);
+      }
+      assert.deepEqual(report.byRule, byRule, `${scenario}: byRule`);
 
-    const left = new Map();
-    for (const p of report.problems) left.set(keyOf(p), [...(left.get(keyOf(p)) ?? []), p]);
-    for (const c of CASES.filter((x) => x.scenario === scenario)) {
-      const same = left.get(keyOf(c)) ?? [];
-      if (c.knownBug && c.currently === 'missing') {
-        const there = report.problems.filter((p) => p.rule === c.rule && p.file === c.file && p.line === c.line);
-        if (there.length > 0)
+      const left = new Map();
+      for (const p of report.problems) left.set(keyOf(p), [...(left.get(keyOf(p)) ?? []), p]);
+      for (const c of CASES.filter((x) => x.scenario === scenario)) {
+        const same = left.get(keyOf(c)) ?? [];
+        if (c.knownBug && c.currently === 'missing') {
+          const there = report.problems.filter((p) => p.rule === c.rule && p.file === c.file && p.line === c.line);
+          if (there.length > 0)
+            failures.push(
+              `${scenario}: known bug seems fixed, now reported: ${show(c)}; ` +
+                `remove knownBug from its entry (${c.knownBug})`,
+            );
+          continue;
+        }
+        if (same.length === 0) {
+          const near = report.problems.filter((p) => p.rule === c.rule).map(show);
           failures.push(
-            `${scenario}: known bug seems fixed, now reported: ${show(c)}; remove knownBug from its entry (${c.knownBug})`,
+            `${scenario}: not reported: ${show(c)}` +
+              (near.length ? `\n      same rule reported at: ${near.join('; ')}` : ''),
           );
-        continue;
+          continue;
+        }
+        same.pop();
       }
-      if (same.length === 0) {
-        const near = report.problems.filter((p) => p.rule === c.rule).map(show);
-        failures.push(
-          `${scenario}: not reported: ${show(c)}${near.length ? `\n      same rule reported at: ${near.join('; ')}` : ''}`,
-        );
-        continue;
-      }
-      same.pop();
+      for (const rest of left.values())
+        for (const p of rest) failures.push(`${scenario}: not in the table: ${show(p)}: ${p.message}`);
     }
-    for (const rest of left.values())
-      for (const p of rest) failures.push(`${scenario}: not in the table: ${show(p)}: ${p.message}`);
-  }
-  assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
-});
+    assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
+  },
+);
 
 test("every rule code (RULES, the mapper's, the readers') has a fixture that makes validate report it", async () => {
   // Codes the mapper and readers emit, read from the built code, so a new one cannot slip past the table.
@@ -152,26 +158,29 @@ test("every rule code (RULES, the mapper's, the readers') has a fixture that mak
   );
 });
 
-test('the valid fixtures/ report zero problems and exit 0, in JSON and text, offline with no target configured', async () => {
-  const [json, text] = await Promise.all([
-    runCli(['validate', '--json'], { cwd: FIXTURES, env: NO_TARGET }),
-    runCli(['validate'], { cwd: FIXTURES, env: NO_TARGET }),
-  ]);
-  const report = parseJson(json);
-  assert.equal(json.code, 0, json.stderr);
-  assert.deepEqual(report.problems, []);
-  assert.equal(report.errorCount, 0);
-  assert.equal(report.warningCount, 0);
-  assert.equal(report.ok, true);
-  assert.deepEqual(report.notChecked, []);
-  assert.deepEqual(Object.keys(report.byEntity), ['users', 'groups', 'members', 'messages']);
-  for (const counts of Object.values(report.byEntity)) assert.ok(counts.records > 0);
-  // m0041 is soft-deleted and m0042 permanently deleted: both counted as skipped, neither checked.
-  assert.equal(report.byEntity.messages.skipped, 2);
-  assert.equal(text.code, 0, text.stderr);
-  assert.doesNotMatch(text.stdout, /^(Errors|Warnings) \(/m);
-  assert.match(text.stdout, new RegExp(`\\nOK: ${report.recordsRead} records read, no errors\\n$`));
-});
+test(
+  'the valid fixtures/ report zero problems and exit 0, ' + 'in JSON and text, offline with no target configured',
+  async () => {
+    const [json, text] = await Promise.all([
+      runCli(['validate', '--json'], { cwd: FIXTURES, env: NO_TARGET }),
+      runCli(['validate'], { cwd: FIXTURES, env: NO_TARGET }),
+    ]);
+    const report = parseJson(json);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(report.problems, []);
+    assert.equal(report.errorCount, 0);
+    assert.equal(report.warningCount, 0);
+    assert.equal(report.ok, true);
+    assert.deepEqual(report.notChecked, []);
+    assert.deepEqual(Object.keys(report.byEntity), ['users', 'groups', 'members', 'messages']);
+    for (const counts of Object.values(report.byEntity)) assert.ok(counts.records > 0);
+    // m0041 is soft-deleted and m0042 permanently deleted: both counted as skipped, neither checked.
+    assert.equal(report.byEntity.messages.skipped, 2);
+    assert.equal(text.code, 0, text.stderr);
+    assert.doesNotMatch(text.stdout, /^(Errors|Warnings) \(/m);
+    assert.match(text.stdout, new RegExp(`\\nOK: ${report.recordsRead} records read, no errors\\n$`));
+  },
+);
 
 test('text report: one line a problem, errors and warnings apart, then counts per rule and per entity', async () => {
   const [textRun, jsonRun] = await Promise.all([validateIn('records', []), validateIn('records')]);
@@ -262,21 +271,24 @@ test('--max-errors with a value that is not a whole number is a usage error', as
   }
 });
 
-test('a reference whose target entity is not configured: one note per kind of reference, no per-record problems', async () => {
-  const [json, text] = await Promise.all([validateIn('unchecked'), validateIn('unchecked', [])]);
-  const report = parseJson(json);
-  // four members point at groups that do not exist anywhere: not one ref.member.group for them
-  assert.equal(report.problems.filter((p) => p.rule.startsWith('ref.member.group')).length, 0);
-  assert.deepEqual(
-    report.problems.map((p) => p.rule),
-    ['ref.member.user'],
-  );
-  assert.equal(report.warningCount, 0);
-  assert.equal(report.notChecked.length, 1);
-  assert.match(report.notChecked[0], /groups/);
-  const notes = text.stdout.split('\n').filter((l) => l.startsWith('note: '));
-  assert.deepEqual(notes, [`note: ${report.notChecked[0]}`]);
-});
+test(
+  'a reference whose target entity is not configured: ' + 'one note per kind of reference, no per-record problems',
+  async () => {
+    const [json, text] = await Promise.all([validateIn('unchecked'), validateIn('unchecked', [])]);
+    const report = parseJson(json);
+    // four members point at groups that do not exist anywhere: not one ref.member.group for them
+    assert.equal(report.problems.filter((p) => p.rule.startsWith('ref.member.group')).length, 0);
+    assert.deepEqual(
+      report.problems.map((p) => p.rule),
+      ['ref.member.user'],
+    );
+    assert.equal(report.warningCount, 0);
+    assert.equal(report.notChecked.length, 1);
+    assert.match(report.notChecked[0], /groups/);
+    const notes = text.stdout.split('\n').filter((l) => l.startsWith('note: '));
+    assert.deepEqual(notes, [`note: ${report.notChecked[0]}`]);
+  },
+);
 
 test('deleted messages are skipped and not checked; --import-soft-deleted checks the soft-deleted one', async () => {
   const plain = parseJson(await validateIn('records'));
@@ -329,28 +341,31 @@ test('import --dry-run gives the same report as validate, sends nothing and writ
   }
 });
 
-test('import --strict refuses to start while validate finds errors, and starts when there are only warnings', async () => {
-  const sb = await sandbox();
-  try {
-    const dir = await scenarioCopy('records', { baseUrl: sb.url });
-    const run = await runCli(['import', '--strict'], { cwd: dir });
-    assert.equal(run.code, 3, run.stderr);
-    assert.match(run.stderr, /STRICT_VALIDATION_FAILED/);
-    assert.doesNotMatch(run.stderr, STACK);
-    assert.equal(sb.stats().requests, 0);
-    assert.deepEqual(await readNdjson(path.join(dir, 'migrate-rejects.ndjson')), []);
+test(
+  'import --strict refuses to start while validate ' + 'finds errors, and starts when there are only warnings',
+  async () => {
+    const sb = await sandbox();
+    try {
+      const dir = await scenarioCopy('records', { baseUrl: sb.url });
+      const run = await runCli(['import', '--strict'], { cwd: dir });
+      assert.equal(run.code, 3, run.stderr);
+      assert.match(run.stderr, /STRICT_VALIDATION_FAILED/);
+      assert.doesNotMatch(run.stderr, STACK);
+      assert.equal(sb.stats().requests, 0);
+      assert.deepEqual(await readNdjson(path.join(dir, 'migrate-rejects.ndjson')), []);
 
-    const ok = await scenarioCopy('large-group', { baseUrl: sb.url });
-    const started = await runCli(['import', '--strict', '--json'], { cwd: ok });
-    assert.equal(started.code, 0, started.stderr);
-    const stats = sb.stats();
-    assert.equal(stats.perEntity.users.stored, 301);
-    assert.equal(stats.perEntity.groups.stored, 2);
-    assert.equal(stats.perEntity.members.stored, 601);
-  } finally {
-    await sb.close();
-  }
-});
+      const ok = await scenarioCopy('large-group', { baseUrl: sb.url });
+      const started = await runCli(['import', '--strict', '--json'], { cwd: ok });
+      assert.equal(started.code, 0, started.stderr);
+      const stats = sb.stats();
+      assert.equal(stats.perEntity.users.stored, 301);
+      assert.equal(stats.perEntity.groups.stored, 2);
+      assert.equal(stats.perEntity.members.stored, 601);
+    } finally {
+      await sb.close();
+    }
+  },
+);
 
 test('import sends only valid records; the rejects file holds exactly the invalid ones with their rule', async () => {
   const sb = await sandbox();

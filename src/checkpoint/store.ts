@@ -79,7 +79,10 @@ export class CheckpointStore {
   private readonly progress = new Map<string, FileProgress>();
   /** Cleared in the same tick as drain's last check, so a save made right after is never left waiting. */
   private draining = false;
-  /** Saves asked for, and the last one a finished write covered: a caller waits for its own, not for the queue to empty. */
+  /**
+   * Saves asked for, and the last one a finished write covered: a caller waits for its own, not for the queue to
+   * empty.
+   */
   private requested = 0;
   private written = 0;
   private waiters: Array<{ generation: number; resolve: () => void; reject: (err: unknown) => void }> = [];
@@ -275,7 +278,10 @@ async function writeAtomically(target: string, text: string, syncDirectory: bool
       .finally(() => closeFd(dir));
 }
 
-/** Reads and checks a checkpoint; undefined when there is none. A torn or foreign file is an error, never a silent restart. */
+/**
+ * Reads and checks a checkpoint; undefined when there is none. A torn or foreign file is an error, never a silent
+ * restart.
+ */
 export async function readCheckpoint(filePath: string): Promise<CheckpointData | undefined> {
   let text: string;
   try {
@@ -289,7 +295,9 @@ export async function readCheckpoint(filePath: string): Promise<CheckpointData |
   }
   const corrupt = (why: string) =>
     new CheckpointError('CHECKPOINT_CORRUPT', `the checkpoint ${filePath} is damaged (${why})`, {
-      hint: 'run again with --fresh to start over (records already imported are recognised by the service and counted as already present)',
+      hint:
+        'run again with --fresh to start over ' +
+        '(records already imported are recognised by the service and counted as already present)',
     });
   let data: CheckpointData;
   try {

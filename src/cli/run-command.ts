@@ -53,7 +53,8 @@ export function reportFatal(err: unknown, stderr: NodeJS.WritableStream, env: No
   const message = err instanceof Error ? err.message : String(err);
   stderr.write(
     redact(
-      `error: unexpected failure: ${message}\n  this is a bug in chat-migrate; please report it with the command you ran\n`,
+      `error: unexpected failure: ${message}\n` +
+        '  this is a bug in chat-migrate; please report it with the command you ran\n',
     ),
   );
   if (env.CHAT_MIGRATE_DEBUG && err instanceof Error && err.stack) stderr.write(redact(`${err.stack}\n`));

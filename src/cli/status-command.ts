@@ -70,9 +70,8 @@ async function statusAction(opts: CommonOptions): Promise<number> {
     const skips = Object.entries(t?.skippedBy ?? {}).map(([reason, n]) => `${reason} ${n}`);
     const skipped = `${t?.skipped ?? 0} skipped${skips.length > 0 ? ` (${skips.join(', ')})` : ''}`;
     const rejected = `${open} rejected and not in yet`;
-    out.push(
-      `${entity} (${state}): ${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there, ${rejected}, ${skipped}`,
-    );
+    const counts = `${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there`;
+    out.push(`${entity} (${state}): ${counts}, ${rejected}, ${skipped}`);
     for (const f of mine) {
       const ranges = plural(f.pendingRanges.length, 'range');
       const beyond = f.pendingRanges.length > 0 ? ` (+${ranges} acknowledged beyond it)` : '';

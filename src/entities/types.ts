@@ -17,11 +17,17 @@ export interface SourceRecord {
   ordinal: number;
   /** The key under which an id-keyed JSON object held this record (used when the record lacks its id). */
   key?: string;
-  /** Set by a preset for a record it reads but must not send (e.g. a bot message): counted as skipped with this reason. */
+  /**
+   * Set by a preset for a record it reads but must not send (e.g. a bot message): counted as skipped
+   * with this reason.
+   */
   skip?: string;
 }
 
-/** Input that could not be parsed into a record: reported with its place, and reading goes on where the format allows. */
+/**
+ * Input that could not be parsed into a record: reported with its place, and reading goes on where the
+ * format allows.
+ */
 export interface SourceProblem {
   kind: 'problem';
   file: string;

@@ -13,6 +13,8 @@ export interface EntityCounts {
   rejectedEarlier: number;
   /** Not sent on purpose: deleted messages, before --since. */
   skipped: number;
+  /** Problems of a whole file (a broken header, a break that ends it): no record, but not all is in. */
+  fileProblems: number;
   /** `skipped` by reason. */
   skippedBy: Record<string, number>;
   /** Acknowledged by an earlier run and not sent again. */
@@ -35,6 +37,7 @@ export const emptyCounts = (): EntityCounts => ({
   rejectedEarlier: 0,
   skipped: 0,
   skippedBy: {},
+  fileProblems: 0,
   resumed: 0,
   unsent: 0,
   requests: 0,

@@ -70,6 +70,8 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
       const now = rejected - earlier;
       const parts: string[] = [];
       if (now > 0) parts.push(`${plural(now, 'record')} ${wasOrWere(now)} rejected`);
+      const files = summary.totals.fileProblems;
+      if (files > 0) parts.push(`${plural(files, 'file')} could not be read whole`);
       if (earlier > 0)
         parts.push(`${plural(earlier, 'record')} ${earlier === 1 ? 'is' : 'are'} still rejected from earlier runs`);
       words.push(`Done in ${took}, but ${parts.join(' and ')}: see ${summary.rejects}`);

@@ -71,7 +71,10 @@ export function checkRequiredId(out: Problem[], v: unknown, field: string): bool
   return checkIdValue(out, field, v);
 }
 
-/** The body's key must equal the id inside (import-api.md); a custom map can set them apart. `v`: the id field's value. */
+/**
+ * The body's key must equal the id inside (import-api.md); a custom map can set them apart. `v`: the id
+ * field's value.
+ */
 export function checkIdMatches(out: Problem[], record: MappedRecord, v: unknown, field: string): void {
   if (typeof v === 'string' && v !== '' && record.id !== '' && v !== record.id) {
     out.push(problem('id.mismatch', field, `${field} ${v} differs from the record key ${record.id}`));

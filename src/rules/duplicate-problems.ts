@@ -13,7 +13,8 @@ export function duplicateIdProblem(entity: EntityName, id: string, sameCase: boo
   return problem(
     'id.case-collision',
     field,
-    `${field} ${id} differs only in case from the ${field} first seen at ${where}; the service lower-cases both to ${id.toLowerCase()}`,
+    `${field} ${id} differs only in case from the ${field} first seen at ${where}; ` +
+      `the service lower-cases both to ${id.toLowerCase()}`,
   );
 }
 

@@ -202,7 +202,9 @@ export class ExportIndex {
       const count = this.memberCounts.get(key) ?? 0;
       const groups = this.ids.groups;
       const atGroup = groups.has(large.id);
-      const message = `group has ${formatCount(count)} members; above ${LARGE_GROUP_MEMBERS} the service does not update its conversations or unread counts`;
+      const message =
+        `group has ${formatCount(count)} members; above ${LARGE_GROUP_MEMBERS} ` +
+        'the service does not update its conversations or unread counts';
       result.push({
         ...problem('group.large', undefined, message),
         entity: atGroup ? 'groups' : 'members',

@@ -4,7 +4,10 @@ const BLOCK_BYTES = 128;
 const BLOCK_WORDS = BLOCK_BYTES / 4;
 const HASHES = 16;
 
-/** Odd multipliers, one per bit: `(x * SALT[i]) >>> 27` picks bit i's place in its word (as Parquet's split-block filter does). */
+/**
+ * Odd multipliers, one per bit: `(x * SALT[i]) >>> 27` picks bit i's place in its word (as Parquet's
+ * split-block filter does).
+ */
 const SALT = new Uint32Array([
   0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31, 0x3febcac5,
   0x13ddca9f, 0x1909e249, 0xd4ac4847, 0xce3c9829, 0xeab44c73, 0x8a1dc207, 0xe5fcc181,

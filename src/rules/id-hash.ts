@@ -26,7 +26,10 @@ for (let c = 0; c < 128; c++) {
   ID_CHAR[c] = ok ? 1 : 0;
 }
 
-/** Whether `s` is non-empty and every character is an ASCII letter, digit, `_` or `-`; a loop beats a regex call for short ids. */
+/**
+ * Whether `s` is non-empty and every character is an ASCII letter, digit, `_` or `-`; a loop beats a
+ * regex call for short ids.
+ */
 export function hasIdChars(s: string): boolean {
   const n = s.length;
   if (n === 0) return false;

@@ -26,7 +26,10 @@ const MAX_LOAD = 0.75;
 const MAX_LINE = 0xffffffff;
 
 export class IdIndex {
-  /** The two words of the lower-cased id's hash side by side (slot i at 2i, 2i+1): a probe reads one cache line, not two. */
+  /**
+   * The two words of the lower-cased id's hash side by side (slot i at 2i, 2i+1): a probe reads one
+   * cache line, not two.
+   */
   private keys: Uint32Array;
   private exact: Uint32Array;
   // Uint16 covers 65,535 files; a per-channel-per-day export can pass that, and then it widens.

@@ -9,12 +9,14 @@ const HEADER =
   '     edit those, then run `npm run build && node scripts/gen-docs.mjs`. -->';
 
 /** What validate does and how it reports; the input.* and field.* codes live in the readers, so they are prose. */
-const INTRO = `# validate: checks and rules
+const INTRO =
+  `# validate: checks and rules
 
 \`chat-migrate validate\` (or \`import --dry-run\`) runs the import's read, map and check stages over the
 whole export and sends nothing. It streams: memory holds id sets for the reference checks (a compact
 hashed index of about 30 bytes an id for users, groups and members, with a hash of each record's
-content; message ids, the ones that grow with the export, in a fixed 16 MB Bloom filter), never records. It reads the entities in import order, so each
+content; message ids, the ones that grow with the export, in a fixed 16 MB Bloom filter), ` +
+  `never records. It reads the entities in import order, so each
 reference is checked against what came before: member -> group and user, group owner -> user, message
 sender -> user, message receiver -> user or group (by \`receiverType\`). A reference is checked only when
 that entity's export is configured; otherwise one note says it could not be. A reference to a record

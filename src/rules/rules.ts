@@ -89,7 +89,8 @@ const RULE_TABLE = [
     severity: 'error',
     entity: 'any',
     description:
-      'A timestamp (createdAt, lastActiveAt, deactivatedAt, sentAt, deliveredAt, readAt, deletedAt) lies in the future; 5 minutes of clock skew are allowed.',
+      'A timestamp (createdAt, lastActiveAt, deactivatedAt, sentAt, deliveredAt, readAt, deletedAt) lies in the ' +
+      'future; 5 minutes of clock skew are allowed.',
   },
   {
     code: 'url.invalid',
@@ -172,14 +173,16 @@ const RULE_TABLE = [
     severity: 'warning',
     entity: 'groups',
     description:
-      'A group has more than 300 members: the service will not update its conversations or unread counts, and receipts stop above 300 online users.',
+      'A group has more than 300 members: the service will not update its conversations or unread counts, and ' +
+      'receipts stop above 300 online users.',
   },
   {
     code: 'ref.group.owner',
     severity: 'error',
     entity: 'groups',
     description:
-      "A group's owner is not a user of the export (checked only when users are configured; satisfied by a matching groupOwnerDetails).",
+      "A group's owner is not a user of the export (checked only when users are configured; satisfied by a " +
+      'matching groupOwnerDetails).',
   },
   // members
   {
@@ -207,14 +210,16 @@ const RULE_TABLE = [
     severity: 'error',
     entity: 'members',
     description:
-      "A member's guid is not a group of the export (checked only when groups are configured; satisfied by a matching groupDetails).",
+      "A member's guid is not a group of the export (checked only when groups are configured; satisfied by a " +
+      'matching groupDetails).',
   },
   {
     code: 'ref.member.user',
     severity: 'error',
     entity: 'members',
     description:
-      "A member's uid is not a user of the export (checked only when users are configured; satisfied by a matching userDetails).",
+      "A member's uid is not a user of the export (checked only when users are configured; satisfied by a matching " +
+      'userDetails).',
   },
   // messages
   {
@@ -241,7 +246,8 @@ const RULE_TABLE = [
     severity: 'error',
     entity: 'messages',
     description:
-      'type is missing, or not text, image, file, audio or video when category is message, or empty when category is custom.',
+      'type is missing, or not text, image, file, audio or video when category is message, or empty when category ' +
+      'is custom.',
   },
   {
     code: 'message.text.empty',
@@ -321,14 +327,16 @@ const RULE_TABLE = [
     severity: 'error',
     entity: 'messages',
     description:
-      'sender is not a user of the export (checked only when users are configured; satisfied by a matching senderUserDetails).',
+      'sender is not a user of the export (checked only when users are configured; satisfied by a matching ' +
+      'senderUserDetails).',
   },
   {
     code: 'ref.message.receiver',
     severity: 'error',
     entity: 'messages',
     description:
-      'receiver is not a user (receiverType user) or group (receiverType group) of the export (checked only when that entity is configured; satisfied by matching receiverUserDetails/receiverGroupDetails).',
+      'receiver is not a user (receiverType user) or group (receiverType group) of the export (checked only when ' +
+      'that entity is configured; satisfied by matching receiverUserDetails/receiverGroupDetails).',
   },
   // interactive form elements, anywhere a `formFields` key sits inside data
   {
@@ -348,7 +356,8 @@ const RULE_TABLE = [
     severity: 'error',
     entity: 'messages',
     description:
-      'elementType is missing or not one of label, textInput, button, checkbox, dropdown, radio, singleSelect, dateTime.',
+      'elementType is missing or not one of label, textInput, button, checkbox, dropdown, radio, singleSelect, ' +
+      'dateTime.',
   },
   {
     code: 'form.element-id',
@@ -373,7 +382,8 @@ const RULE_TABLE = [
     severity: 'error',
     entity: 'messages',
     description:
-      'An element field (or an apiAction field, or placeholder.text) has the wrong JSON type for its element table entry.',
+      'An element field (or an apiAction field, or placeholder.text) has the wrong JSON type for its element table ' +
+      'entry.',
   },
   {
     code: 'form.option',
@@ -392,7 +402,8 @@ const RULE_TABLE = [
     severity: 'error',
     entity: 'messages',
     description:
-      "A button action's actionType is not apiAction, urlNavigation, deepLinkAction or customAction (missing means urlNavigation).",
+      "A button action's actionType is not apiAction, urlNavigation, deepLinkAction or customAction (missing means " +
+      'urlNavigation).',
   },
   {
     code: 'form.action.url',

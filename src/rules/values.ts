@@ -54,7 +54,10 @@ export function overLimit(s: string, limit: number): number {
   return n > limit ? n : 0;
 }
 
-/** UTF-8 byte length of `json` when above `limit`, else 0; a UTF-16 unit takes 1 to 3 bytes, which bounds most cases. */
+/**
+ * UTF-8 byte length of `json` when above `limit`, else 0; a UTF-16 unit takes 1 to 3 bytes, which
+ * bounds most cases.
+ */
 export function bytesOverLimit(json: string, limit: number): number {
   if (json.length * 3 <= limit) return 0;
   const n = Buffer.byteLength(json, 'utf8');

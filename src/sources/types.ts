@@ -12,7 +12,10 @@ export interface ResolvedFile {
 }
 
 export interface ReadOptions {
-  /** Aborting ends the iteration at the next chunk or record, quietly: check `signal.aborted` to tell a cut-short read. */
+  /**
+   * Aborting ends the iteration at the next chunk or record, quietly: check `signal.aborted` to tell a
+   * cut-short read.
+   */
   signal?: AbortSignal;
   /** The entity being read: picks the key of an API-shaped JSON wrapper (`{"users": {...}}`). */
   entity?: EntityName;

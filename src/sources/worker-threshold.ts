@@ -1,4 +1,7 @@
-/** When validate reads a file with a worker thread (CSV parsing in csv-row-parser.ts, NDJSON messages in checked-messages.ts). */
+/**
+ * When validate reads a file with a worker thread (CSV parsing in csv-row-parser.ts, NDJSON messages in
+ * checked-messages.ts).
+ */
 import { stat } from 'node:fs/promises';
 
 /**

@@ -180,7 +180,7 @@ function summarise(
     const { code, message, hint } = error;
     return { ...base, status: 'failed', exitCode: error.exitCode, error: { code, message, hint } };
   }
-  return totals.rejected > 0
+  return totals.rejected > 0 || totals.fileProblems > 0
     ? { ...base, status: 'completed-with-rejects', exitCode: ExitCode.rejected }
     : { ...base, status: 'completed', exitCode: ExitCode.ok };
 }

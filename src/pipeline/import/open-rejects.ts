@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FileProgress } from '../../checkpoint/file-progress.js';
 import type { SourceItem } from '../../entities/types.js';
+import { contentHash } from '../../rules/content-hash.js';
 import { rejectCanClear } from '../../rules/reject-classes.js';
 
 /** What a slot acknowledged by an earlier run means now. */
@@ -15,7 +16,8 @@ export interface RejectedSlot {
 
 /** What a slot holds, as a short hash: a record's source text, or a bad line's problem. */
 export function slotHash(item: SourceItem): string {
-  const text = item.kind === 'record' ? JSON.stringify(item.value) : `${item.rule}: ${item.message}`;
+  // A record by its content hash: JSON.stringify overflows the stack on a value nested too deeply.
+  const text = item.kind === 'record' ? `record ${contentHash(item.value)}` : `${item.rule}: ${item.message}`;
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 

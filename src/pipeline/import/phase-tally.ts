@@ -58,9 +58,16 @@ export class PhaseTally {
   }
 
   private reject({ entry, slot }: HeldReject): void {
-    const again = slot.progress.openAt(slot.ordinal)?.code === entry.code;
+    // The same reason for the same content as an earlier run: no second line.
+    const open = slot.progress.openAt(slot.ordinal);
+    const again = open?.code === entry.code && open.hash === slot.hash;
     if (!again) this.rejects.write(entry);
     slot.progress.setOpen(slot.ordinal, { code: entry.code, hash: slot.hash });
+    // A problem of the whole file is no record: counted apart, so read = imported + ... still holds.
+    if (slot.ordinal < 0) {
+      this.counts.fileProblems++;
+      return;
+    }
     this.counts.rejected++;
     if (again) this.counts.rejectedEarlier++;
     else this.totals.rejected++;

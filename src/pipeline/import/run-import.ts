@@ -50,7 +50,8 @@ interface FileCursor {
 /**
  * The import: phases in order (users, groups, members, messages), each read -> map -> check ->
  * batch -> send -> checkpoint, with at most `concurrency` batches in flight. Returns this run's
- * counts (filled into `counts` as phases go). Throws the first fatal error (after in-flight batches settle and the checkpoint is saved).
+ * counts (filled into `counts` as phases go). Throws the first fatal error (after in-flight batches
+ * settle and the checkpoint is saved).
  */
 export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise<RunCounts> {
   const configured = new Set(run.plans.map((p) => p.entity.name));
@@ -108,7 +109,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       if (problem.rule === EMPTY_FILE_RULE) run.events.warning(`${problem.file}: ${problem.message}`);
       else {
         cursor.fileProblem = true;
-        batcher.hold(rejectOfProblem(entity.name, problem), noSlot(cursor));
+        batcher.hold(rejectOfProblem(entity.name, problem), noSlot(cursor, problem));
       }
       return undefined;
     }
@@ -238,7 +239,8 @@ async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput
     );
     if (rewritten) {
       run.events.warning(
-        `${input.display} changed in place since the last run: reading it again from the start (records the service already has count as already present)`,
+        `${input.display} changed in place since the last run: reading it again from the start ` +
+          '(records the service already has count as already present)',
       );
       progress = run.checkpoint.resetFile(entity, input.display);
     }
@@ -253,7 +255,11 @@ async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput
  * slot -1 until a reading of the file no longer meets it.
  */
 const FILE_SLOT = -1;
-const noSlot = (cursor: FileCursor): RejectedSlot => ({ progress: cursor.progress, ordinal: FILE_SLOT, hash: '' });
+const noSlot = (cursor: FileCursor, problem: SourceProblem): RejectedSlot => ({
+  progress: cursor.progress,
+  ordinal: FILE_SLOT,
+  hash: slotHash(problem),
+});
 
 function rejectOfProblem(entity: EntityName, p: SourceProblem): RejectEntry {
   return { entity, file: p.file, line: p.line, code: p.rule, message: p.message };

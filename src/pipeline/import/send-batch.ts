@@ -238,7 +238,8 @@ export class BatchSender {
     if (++this.poisonInARow > MAX_POISON_IN_A_ROW) {
       throw new RemoteError(
         'REMOTE_FAILING',
-        `the service failed ${MAX_POISON_IN_A_ROW} records in a row, each alone, with HTTP ${status}: it is failing, not the records`,
+        `the service failed ${MAX_POISON_IN_A_ROW} records in a row, each alone, with HTTP ${status}: ` +
+          'it is failing, not the records',
         {
           hint: 'the checkpoint is saved; run the same command again later to resume',
         },

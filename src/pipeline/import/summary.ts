@@ -25,6 +25,7 @@ export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> 
     skipped: 0,
     resumed: 0,
     unsent: 0,
+    fileProblems: 0,
     requests: 0,
     retries: 0,
   };

@@ -40,7 +40,10 @@ export interface MapperOptions {
   sinceSec?: number;
 }
 
-/** What every run gives createMapper: the entity, its source's map and deletion markers, the run's soft-delete and since settings. */
+/**
+ * What every run gives createMapper: the entity, its source's map and deletion markers, the run's
+ * soft-delete and since settings.
+ */
 export function mapperOptionsFor(
   entity: EntityDef,
   source: Pick<MapperOptions, 'map' | 'deletion'>,
@@ -110,7 +113,9 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       rule: 'field.unknown',
       severity: 'warning',
       field,
-      message: `"${field}" is not a ${entity.singular} field of the import API; it is not sent (map it with "map" in the source config, or ignore this)`,
+      message:
+        `"${field}" is not a ${entity.singular} field of the import API; it is not sent ` +
+        '(map it with "map" in the source config, or ignore this)',
     });
   };
 

@@ -18,7 +18,10 @@ export interface MessageCheckTask {
   nowSec: number;
 }
 
-/** A record the worker mapped and checked. `before`: its mapping and per-record problems, ahead of the cross-record ones. */
+/**
+ * A record the worker mapped and checked. `before`: its mapping and per-record problems, ahead of the
+ * cross-record ones.
+ */
 export interface CheckedMessage {
   kind: 'checked';
   line: number;

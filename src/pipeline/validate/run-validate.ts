@@ -160,7 +160,10 @@ function workerTask(file: ResolvedFile, plan: EntityPlan, options: ValidateOptio
   };
 }
 
-/** The second reading: adds the true duplicates among the suspects, and moves a --max-errors stop they bring forward. */
+/**
+ * The second reading: adds the true duplicates among the suspects, and moves a --max-errors stop they
+ * bring forward.
+ */
 async function recheck(
   options: ValidateOptions,
   index: ExportIndex,

@@ -169,15 +169,13 @@ export function mapSendbirdMessage(
           ? m.thread_info.reply_count
           : undefined,
       reactions: Array.isArray(m.reactions)
-        ? m.reactions
-            .filter(isObject)
-            .map((r) =>
-              compact({
-                key: str(r.key),
-                users: idsOf(r.user_ids).map((id) => ctx.uids.of(id)),
-                updatedAt: seconds(r.updated_at),
-              }),
-            )
+        ? m.reactions.filter(isObject).map((r) =>
+            compact({
+              key: str(r.key),
+              users: idsOf(r.user_ids).map((id) => ctx.uids.of(id)),
+              updatedAt: seconds(r.updated_at),
+            }),
+          )
         : undefined,
       editedAt:
         m.updated_at && seconds(m.updated_at) !== sentAt && m.is_removed !== true ? seconds(m.updated_at) : undefined,

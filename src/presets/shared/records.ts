@@ -91,7 +91,10 @@ export interface MessageInput {
   sentAt: number | undefined;
   text?: string;
   attachments?: Attachment[];
-  /** Text to send when there is neither text nor attachment (`[sticker 👍]`); without it the message is skipped as empty. */
+  /**
+   * Text to send when there is neither text nor attachment (`[sticker 👍]`); without it the message is
+   * skipped as empty.
+   */
   placeholder?: string;
   metadata?: Record<string, unknown>;
   /** Soft-deleted at (seconds): the pipeline's deleted-message rule decides (skipped by default). */

@@ -72,15 +72,13 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
       threadTs !== undefined && threadTs !== ts ? toServiceId(`${channel.sourceId}:${threadTs}`) : undefined,
     replyCount: typeof m.reply_count === 'number' ? m.reply_count : undefined,
     reactions: Array.isArray(m.reactions)
-      ? m.reactions
-          .filter(isObject)
-          .map((r) =>
-            compact({
-              name: str(r.name),
-              count: r.count,
-              users: Array.isArray(r.users) ? r.users.map((u) => ctx.uids.of(String(u))) : undefined,
-            }),
-          )
+      ? m.reactions.filter(isObject).map((r) =>
+          compact({
+            name: str(r.name),
+            count: r.count,
+            users: Array.isArray(r.users) ? r.users.map((u) => ctx.uids.of(String(u))) : undefined,
+          }),
+        )
       : undefined,
     edited: edited
       ? compact({ by: str(edited.user) && ctx.uids.of(String(edited.user)), at: seconds(edited.ts) })
