@@ -1,4 +1,4 @@
-import type { EntityCounts, RunCounts } from '../events.js';
+import { emptyCounts, type EntityCounts, type RunCounts } from '../events.js';
 
 /** The end-of-run report: printed as a table, or as one JSON object with `--json`. */
 export interface ImportSummary {
@@ -16,23 +16,17 @@ export interface ImportSummary {
 }
 
 export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> {
-  const total = {
-    read: 0,
-    imported: 0,
-    alreadyPresent: 0,
-    rejected: 0,
-    rejectedEarlier: 0,
-    skipped: 0,
-    resumed: 0,
-    unsent: 0,
-    fileProblems: 0,
-    requests: 0,
-    retries: 0,
-  };
-  const skippedBy: Record<string, number> = {};
+  // One list of figures: emptyCounts's. Numbers add up; skips by reason merge.
+  const { elapsedMs: _, ...total } = emptyCounts();
   for (const c of Object.values(entities)) {
-    for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += c![k];
-    for (const [reason, n] of Object.entries(c!.skippedBy)) skippedBy[reason] = (skippedBy[reason] ?? 0) + n;
+    for (const [key, value] of Object.entries(c!) as Array<[keyof EntityCounts, unknown]>) {
+      if (key === 'elapsedMs') continue;
+      if (key === 'skippedBy') {
+        for (const [reason, n] of Object.entries(value as Record<string, number>)) {
+          total.skippedBy[reason] = (total.skippedBy[reason] ?? 0) + n;
+        }
+      } else total[key] += value as number;
+    }
   }
-  return { ...total, skippedBy };
+  return total;
 }
