@@ -22,6 +22,7 @@ import { planSendbird } from './sendbird/index.js';
 import { planSlack } from './slack/index.js';
 import { planStream } from './stream/index.js';
 import { planTelegram } from './telegram/index.js';
+import { planTwilio } from './twilio/index.js';
 
 export { PRESET_NAMES } from './shared/context.js';
 export type { PresetOptions } from './shared/context.js';
@@ -33,6 +34,7 @@ const PLANNERS: Record<PresetName, (ctx: PresetContext) => Promise<EntityPlan[]>
   slack: planSlack,
   discord: planDiscord,
   telegram: planTelegram,
+  twilio: planTwilio,
 };
 
 /** A preset's plans, and its id mapping file written aside until the run puts it in place. */

@@ -6,7 +6,14 @@
  * reported on its own, in line order with the values. A break in the structure ends the file: its
  * problem names line and column, and, once the rest has been read through, the lines it cost.
  */
-import { JsonScanError, JsonScanner, type Decision, type JsonPath, type JsonScanVisitor } from './json-scan.js';
+import {
+  JsonScanError,
+  JsonScanner,
+  type Decision,
+  type JsonPath,
+  type JsonScanOptions,
+  type JsonScanVisitor,
+} from './json-scan.js';
 import type { Block } from './read-blocks.js';
 import type { BlockReader } from './read-file.js';
 import { lineSpan } from './source-items.js';
@@ -14,12 +21,16 @@ import { lineSpan } from './source-items.js';
 export abstract class JsonBlockReader<T> implements BlockReader<T>, JsonScanVisitor {
   stopped = false;
   protected items: T[] = [];
-  protected readonly scanner = new JsonScanner(this);
+  protected readonly scanner: JsonScanner;
   private readonly badLines: number[] = [];
   /** The last bad line a value touched: the next value may start on the same line. */
   private sharedBadLine = 0;
   /** The break that ended the file: its problem waits for the file's last line. */
   private breakError: JsonScanError | undefined;
+
+  constructor(options: JsonScanOptions = {}) {
+    this.scanner = new JsonScanner(this, options);
+  }
 
   get sawContent(): boolean {
     return this.scanner.started;

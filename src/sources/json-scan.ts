@@ -62,6 +62,14 @@ interface Frame {
   key: string;
 }
 
+export interface JsonScanOptions {
+  /**
+   * Read a sequence of documents, whitespace between them (pages saved one after another, a JSON
+   * Lines file of objects): each document's path starts with its number, as if in an array.
+   */
+  sequence?: boolean;
+}
+
 const NOT_CUTTING = 0;
 const KEEPING = 1;
 const SKIPPING = 2;
@@ -97,7 +105,18 @@ export class JsonScanner {
   private keyText = '';
   private keyEscape = false;
 
-  constructor(private readonly visitor: JsonScanVisitor) {}
+  /** In a sequence, the documents' own frame: an array without brackets or commas. */
+  private readonly sequence: Frame | undefined;
+
+  constructor(
+    private readonly visitor: JsonScanVisitor,
+    options: JsonScanOptions = {},
+  ) {
+    if (options.sequence) {
+      this.sequence = { array: true, index: 0, want: VALUE, key: '' };
+      this.frames.push(this.sequence);
+    }
+  }
 
   /** Where the value being cut out started, or the current line: bad lines before it are settled. */
   get openLine(): number {
@@ -135,12 +154,18 @@ export class JsonScanner {
       this.lastLine = this.line;
       if (this.done) this.fail('unexpected text after the end of the JSON document', i);
       const top = this.frames.length > 0 ? this.frames[this.frames.length - 1] : undefined;
+      if (top !== undefined && top === this.sequence && top.want === NEXT) {
+        // The next document starts: read this character again as its first.
+        top.index++;
+        top.want = VALUE;
+        continue;
+      }
       if (top !== undefined && top.want !== VALUE) {
         this.walkPunctuation(top, c, i);
         i++;
         continue;
       }
-      if (top?.array && c === 0x5d && top.index === 0) {
+      if (top?.array && c === 0x5d && top.index === 0 && top !== this.sequence) {
         this.closeContainer();
         i++;
         continue;
@@ -171,12 +196,13 @@ export class JsonScanner {
   /** The input is over: a scalar document ends here; anything left open is an error. */
   end(): void {
     if (this.stopped) return;
-    if (this.cutting !== NOT_CUTTING && this.cutScalar && this.frames.length === 0) this.endCut('');
+    const outer = this.sequence === undefined ? 0 : 1;
+    if (this.cutting !== NOT_CUTTING && this.cutScalar && this.frames.length === outer) this.endCut('');
     if (this.cutting !== NOT_CUTTING && !this.cutScalar) {
       const message = 'the value that starts here never ends (a quote or bracket missing?)';
       throw new JsonScanError(this.cutLine, this.cutColumn, message);
     }
-    if (this.cutting !== NOT_CUTTING || this.inKey || this.frames.length > 0) {
+    if (this.cutting !== NOT_CUTTING || this.inKey || this.frames.length > outer) {
       throw new JsonScanError(this.lastLine, 0, 'the file ends before the JSON document does', true);
     }
   }

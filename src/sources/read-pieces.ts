@@ -28,15 +28,23 @@ export type Piece =
 
 export type ProblemPiece = Extract<Piece, { ok: false }>;
 
-/** Which containers of a JSON document to walk into; every other value is a piece. `'lines'`: JSON Lines. */
-export type PieceLayout = ((path: JsonPath) => boolean) | 'lines';
+/**
+ * Which containers of a JSON document to walk into; every other value is a piece. `'lines'`: JSON
+ * Lines. `{sequence}`: documents one after another (each path starts with the document's number).
+ */
+export type PieceLayout = ((path: JsonPath) => boolean) | 'lines' | { sequence: (path: JsonPath) => boolean };
 
 export async function* readPieces(
   source: ByteSource,
   layout: PieceLayout,
   signal?: AbortSignal,
 ): AsyncGenerator<Piece> {
-  const reader = layout === 'lines' ? new LinePieces() : new JsonPieces(layout);
+  const reader =
+    layout === 'lines'
+      ? new LinePieces()
+      : typeof layout === 'function'
+        ? new JsonPieces(layout)
+        : new JsonPieces(layout.sequence, true);
   const options = { signal, cutLongLinesAt: layout === 'lines' ? undefined : JSON_CUT_LONG_LINES_AT };
   for await (const batch of readFileItems(source, reader, options)) {
     for (const item of batch) {
@@ -84,8 +92,11 @@ class LinePieces implements BlockReader<Piece>, JsonLineSink {
 
 /** The values of a JSON document at the paths `descend` does not walk into; one bad value costs itself. */
 class JsonPieces extends JsonBlockReader<Piece> {
-  constructor(private readonly descend: (path: JsonPath) => boolean) {
-    super();
+  constructor(
+    private readonly descend: (path: JsonPath) => boolean,
+    sequence = false,
+  ) {
+    super({ sequence });
   }
 
   decide(path: JsonPath, container: boolean): Decision {

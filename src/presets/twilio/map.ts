@@ -1,0 +1,147 @@
+/**
+ * Twilio Conversations items -> records. Fields are read in both spellings (`field()`). People are
+ * named by `identity` (Conversations SDK users) or, for SMS/WhatsApp participants, which have none,
+ * by their `messaging_binding.address`; a message's `author` is the one or the other, so both meet.
+ */
+import type { JsonObject } from '../../entities/types.js';
+import type { Conversation, PresetContext } from '../shared/context.js';
+import { toServiceId } from '../shared/ids.js';
+import { isObject } from '../shared/items.js';
+import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
+import { groupRecord, memberRecord, messageRecord, userRecord } from '../shared/records.js';
+import { field } from './read.js';
+
+/** Where Twilio's Media Content Service serves a message's media (HTTP Basic auth: API key and secret). */
+export const MCS_BASE = 'https://mcs.us1.twilio.com/v1';
+/** Twilio's own author of messages the API created without one. */
+const SYSTEM_AUTHOR = 'system';
+export const SKIP_NO_IDENTITY = 'no-identity';
+
+export interface TwilioConversation {
+  sid: string;
+  chatServiceSid?: string;
+  conversation: Conversation;
+}
+
+/** `attributes` is JSON text: its object, or the text itself when it is not JSON ("{}" says nothing). */
+export function attributesOf(o: JsonObject): unknown {
+  const raw = field(o, 'attributes');
+  if (isObject(raw)) return raw;
+  if (typeof raw !== 'string' || raw.trim() === '' || raw.trim() === '{}') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return isObject(parsed) || Array.isArray(parsed) ? parsed : raw;
+  } catch {
+    return raw;
+  }
+}
+
+function binding(p: JsonObject): JsonObject | undefined {
+  const b = field(p, 'messaging_binding');
+  return isObject(b) ? b : undefined;
+}
+
+/** The person a participant is: its identity, else its address (`+15551230001`, `whatsapp:+...`). */
+export function participantId(p: JsonObject): string | undefined {
+  const b = binding(p);
+  return str(field(p, 'identity')) ?? (b === undefined ? undefined : str(field(b, 'address')));
+}
+
+/** What a participant without a users-list entry tells of itself, for its user record. */
+export function participantPerson(p: JsonObject): { name?: string; metadata?: Record<string, unknown> } {
+  const b = binding(p);
+  if (str(field(p, 'identity')) !== undefined || b === undefined) return {};
+  return {
+    name: str(field(b, 'address')),
+    metadata: { channel: str(b.type), proxyAddress: str(field(b, 'proxy_address')) },
+  };
+}
+
+export function mapTwilioUser(u: JsonObject, ctx: PresetContext): JsonObject {
+  const identity = str(field(u, 'identity')) ?? '';
+  return userRecord({
+    uid: ctx.uids.of(identity),
+    name: str(field(u, 'friendly_name')),
+    fallbackName: identity,
+    createdAt: seconds(field(u, 'date_created')),
+    metadata: { twilioSid: str(field(u, 'sid')), attributes: attributesOf(u), roleSid: str(field(u, 'role_sid')) },
+  });
+}
+
+export function mapTwilioConversation(c: JsonObject, ctx: PresetContext): JsonObject {
+  const sid = str(field(c, 'sid')) ?? '';
+  return groupRecord({
+    guid: ctx.guids.of(sid),
+    name: str(field(c, 'friendly_name')) ?? str(field(c, 'unique_name')),
+    fallbackName: sid,
+    type: 'private',
+    createdAt: seconds(field(c, 'date_created')),
+    metadata: {
+      twilioSid: sid,
+      uniqueName: str(field(c, 'unique_name')),
+      state: str(field(c, 'state')),
+      attributes: attributesOf(c),
+      chatServiceSid: str(field(c, 'chat_service_sid')),
+      messagingServiceSid: str(field(c, 'messaging_service_sid')),
+    },
+  });
+}
+
+export function mapTwilioParticipant(p: JsonObject, ctx: PresetContext): { value: JsonObject; skip?: string } {
+  const id = participantId(p);
+  const value = memberRecord({
+    guid: ctx.guids.of(str(field(p, 'conversation_sid')) ?? ''),
+    uid: ctx.uids.of(id ?? str(field(p, 'sid')) ?? ''),
+    scope: 'participant',
+    joinedAt: seconds(field(p, 'date_created')),
+  });
+  return id === undefined ? { value, skip: SKIP_NO_IDENTITY } : { value };
+}
+
+/** The author as a source id, or undefined for Twilio's `system` (and a message without author). */
+export function authorOf(m: JsonObject): string | undefined {
+  const author = str(field(m, 'author'));
+  return author === undefined || author === SYSTEM_AUTHOR ? undefined : author;
+}
+
+export function mapTwilioMessage(
+  m: JsonObject,
+  where: TwilioConversation,
+  ctx: PresetContext,
+): { value: JsonObject; skip?: string } {
+  const author = authorOf(m);
+  const service = str(field(m, 'chat_service_sid')) ?? where.chatServiceSid;
+  const media = (Array.isArray(m.media) ? m.media : []).filter(isObject);
+  const attachments: Attachment[] = [];
+  const unavailable: JsonObject[] = [];
+  for (const item of media) {
+    const mediaSid = str(field(item, 'sid'));
+    const a = attachment({
+      url: service && mediaSid ? `${MCS_BASE}/Services/${service}/Media/${mediaSid}` : undefined,
+      name: field(item, 'filename'),
+      mimeType: field(item, 'content_type'),
+      size: field(item, 'size'),
+    });
+    if (a !== undefined) attachments.push(a);
+    else unavailable.push(compact({ sid: mediaSid, filename: str(field(item, 'filename')) }));
+  }
+  const sentAt = sentSeconds(field(m, 'date_created'));
+  const updated = seconds(field(m, 'date_updated'));
+  return messageRecord({
+    muid: toServiceId(str(field(m, 'sid')) ?? ''),
+    sender: author === undefined ? ctx.options.systemUser : ctx.uids.of(author),
+    conversation: where.conversation,
+    sentAt,
+    text: str(field(m, 'body')),
+    attachments,
+    placeholder:
+      unavailable.length > 0 ? `[file: ${unavailable.map((u) => u.filename ?? u.sid).join(', ')}]` : undefined,
+    metadata: {
+      index: typeof field(m, 'index') === 'number' ? field(m, 'index') : undefined,
+      attributes: attributesOf(m),
+      editedAt: updated !== undefined && sentAt !== undefined && updated !== sentAt ? updated : undefined,
+      contentSid: str(field(m, 'content_sid')),
+      mediaUnavailable: unavailable,
+    },
+  });
+}
