@@ -225,7 +225,7 @@ export const CONFIG_KEYS = {
     commands: READ,
     flag: '--preset <name>',
     example: null,
-    help: 'read an export as its system wrote it: sendbird, stream, slack, discord, telegram, twilio',
+    help: 'read an export as its system wrote it: sendbird, stream, slack, discord, telegram, twilio, mattermost',
     doc: 'With `preset` and `from` set, `sources` is not used.',
   },
   from: {

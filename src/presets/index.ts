@@ -23,6 +23,7 @@ import { planSlack } from './slack/index.js';
 import { planStream } from './stream/index.js';
 import { planTelegram } from './telegram/index.js';
 import { planTwilio } from './twilio/index.js';
+import { planMattermost } from './mattermost/index.js';
 
 export { PRESET_NAMES } from './shared/context.js';
 export type { PresetOptions } from './shared/context.js';
@@ -35,6 +36,7 @@ const PLANNERS: Record<PresetName, (ctx: PresetContext) => Promise<EntityPlan[]>
   discord: planDiscord,
   telegram: planTelegram,
   twilio: planTwilio,
+  mattermost: planMattermost,
 };
 
 /** A preset's plans, and its id mapping file written aside until the run puts it in place. */

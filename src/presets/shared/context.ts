@@ -5,7 +5,7 @@
 import type { ExportTree } from './export-tree.js';
 import type { IdCache, IdMapWriter } from './ids.js';
 
-export const PRESET_NAMES = ['sendbird', 'stream', 'slack', 'discord', 'telegram', 'twilio'] as const;
+export const PRESET_NAMES = ['sendbird', 'stream', 'slack', 'discord', 'telegram', 'twilio', 'mattermost'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 /** Options of `planPreset`; all but cwd optional. */
