@@ -24,17 +24,18 @@ async function exportLines() {
 }
 
 // users: 4 user lines + the bot + `ghost`, who wrote but has no user line
-// groups: 5 channels + acme/secret-lab (named only by a membership and a post) + 3 direct channels
-//   (two of two people: user to user) + the group message of alice, carol and dave (no direct_channel line)
-// members: 12 channel memberships + 7 direct channel members (4 of two-person ones) + 3 of that group message
-// messages: 10 posts, 2 replies, 4 direct posts, 1 direct reply, 1 line of an unknown type
+// groups: 5 channels + acme/secret-lab (named only by a membership and a post) + 4 direct channels
+//   (three of two people, one with the bot: user to user) + the group message of alice, carol and dave
+//   (no direct_channel line)
+// members: 12 channel memberships + 9 direct channel members (6 of two-person ones) + 3 of that group message
+// messages: 10 posts, 2 replies, 5 direct posts, 1 direct reply, 1 line of an unknown type
 const EXPECTED = {
   users: { read: 6, imported: 6 },
-  groups: { read: 10, imported: 8, skippedBy: { 'direct-conversation': 2 } },
-  members: { read: 22, imported: 18, skippedBy: { 'direct-conversation': 4 } },
+  groups: { read: 11, imported: 8, skippedBy: { 'direct-conversation': 3 } },
+  members: { read: 24, imported: 18, skippedBy: { 'direct-conversation': 6 } },
   messages: {
-    read: 18,
-    imported: 14,
+    read: 19,
+    imported: 15,
     skippedBy: { 'join-leave': 1, 'soft-deleted': 1, empty: 1, 'unknown-line': 1 },
   },
 };
@@ -129,14 +130,16 @@ test('mattermost: channels, memberships with roles, direct channels, posts with 
 
   const { idMapFile } = await plan('mattermost', EXPORT);
   const ids = await readIdMap(idMapFile);
-  assert.equal(ids.filter((l) => l.entity === 'messages').length, 17);
+  assert.equal(ids.filter((l) => l.entity === 'messages').length, 18);
   assert.equal(ids.filter((l) => l.entity === 'groups').length, 8);
 });
 
-test('mattermost: without mediaBaseUrl files are named; --skip-bots skips the bot and its posts', async () => {
+test('mattermost: without mediaBaseUrl files are named; --skip-bots skips the bot, its posts and DMs', async () => {
   const r = await readPlans((await plan('mattermost', EXPORT, { includeBots: false })).plans);
   assert.deepEqual(r.users.skipped, { bot: 1 });
-  assert.equal(r.messages.skipped.bot, 1);
+  assert.equal(r.messages.skipped.bot, 2, 'its post, and a message to it');
+  assert.deepEqual(r.messages.errors, []);
+  assert.ok(!r.users.sent.some((u) => u.uid === 'deploybot'));
   const spec = byId(r.messages.sent, 'muid')[post('acme:town-square', T * 1000 + 700000, 'bob')];
   assert.deepEqual(spec.data, {
     text: '[file: spec.pdf]',

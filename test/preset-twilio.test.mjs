@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { Readable } from 'node:stream';
 import { toServiceId } from '../dist/presets/index.js';
+import { readPieces } from '../dist/sources/read-pieces.js';
 import { tempDir } from './helpers.mjs';
 import { assertAccounted, importWithConfig } from './preset-run.mjs';
 import { byId, plan, PRESET_FIXTURES, readIdMap, readPlans, zipFolder } from './presets-helpers.mjs';
@@ -130,6 +132,9 @@ test('twilio: odd files are counted, never a crash', async () => {
   await writeFile(path.join(dir, 'nothing.json'), '[]');
   await writeFile(path.join(dir, 'notes.txt'), 'not read');
   await writeFile(path.join(dir, 'roles.json'), page('roles', [{ sid: 'RL1', friendly_name: 'admin' }]));
+  // The CLI's receipts list: items with a conversation_sid, but a receipt's SID (DY...)
+  const receipt = { sid: `DY${'0'.repeat(32)}`, conversationSid: 'CHa', messageSid: 'IM1', status: 'read' };
+  await writeFile(path.join(dir, 'receipts.json'), JSON.stringify([receipt]));
   await writeFile(
     path.join(dir, 'conversations.json'),
     page('conversations', [{ sid: 'CHa', friendly_name: 'A' }, { friendly_name: 'no sid' }, 'a string']),
@@ -168,6 +173,31 @@ test('twilio: odd files are counted, never a crash', async () => {
   const none = await tempDir('cm-twilio-none-');
   await writeFile(path.join(none, 'a.json'), '{"something": []}');
   await assert.rejects(plan('twilio', none), { code: 'INPUT_NOT_PRESET' });
+});
+
+test('read layer: a sequence of JSON documents, as appended pages are', async () => {
+  const read = async (text, layout) => {
+    const out = [];
+    const source = { display: 'x.json', open: async () => Readable.from([Buffer.from(text)]) };
+    for await (const p of readPieces(source, layout)) out.push(p.ok ? [p.path.join('.'), p.value, p.line] : p.rule);
+    return out;
+  };
+  const sequence = { sequence: (p) => p.length <= 2 };
+  assert.deepEqual(await read('[\n  {"a": 1}\n]\n[\n  {"a": 2}\n]\n', sequence), [
+    ['0.0.a', 1, 2],
+    ['1.0.a', 2, 5],
+  ]);
+  assert.deepEqual(await read('{"m": [1, 2]}\n{"m": [3]}\n7 "x"', sequence), [
+    ['0.m.0', 1, 1],
+    ['0.m.1', 2, 1],
+    ['1.m.0', 3, 2],
+    ['2', 7, 3],
+    ['3', 'x', 3],
+  ]);
+  assert.deepEqual(await read('{"m": [1]}, {"m": [2]}', sequence), [['0.m.0', 1, 1], 'input.json-syntax']);
+  assert.deepEqual(await read('{"m": [1]}\n{"m": [', sequence), [['0.m.0', 1, 1], 'input.json-syntax']);
+  // Without the option a second document is still an error.
+  assert.deepEqual(await read('{"m": [1]}\n{"m": [2]}', (p) => p.length <= 1), [['m.0', 1, 1], 'input.json-syntax']);
 });
 
 test('twilio end to end: a config with the preset, folder, zip and CLI output', async () => {

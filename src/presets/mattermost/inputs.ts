@@ -100,10 +100,12 @@ export function mattermostInputs(ctx: PresetContext, files: string[], known: Kno
       type: 'private',
       metadata: { mattermostType: 'G', members: d.members, header: str(body?.header) },
     });
+  const skippedBot = (name: string) => !ctx.options.includeBots && known.bots.has(name);
   const directMemberRecords = (d: KnownDirect): Produced[] =>
     d.members.map((m) => {
       const value = memberRecord({ guid: ctx.guids.of(d.key), uid: ctx.uids.of(m), scope: 'participant' });
-      return d.conversation!.kind === 'direct' ? { value, skip: SKIP.direct } : { value };
+      if (d.conversation!.kind === 'direct') return { value, skip: SKIP.direct };
+      return skippedBot(m) ? { value, skip: SKIP.bot } : { value };
     });
   const placeOf = (type: string, body: JsonObject): MattermostPlace | undefined => {
     const where =
@@ -182,7 +184,10 @@ export function mattermostInputs(ctx: PresetContext, files: string[], known: Kno
             if (type !== 'post' && type !== 'direct_post') return [];
             const place = placeOf(type, body);
             if (place === undefined) return [{ value, skip: SKIP.noConversation }];
-            return mapMattermostPost(body, place, known.bots, ctx);
+            const posts = mapMattermostPost(body, place, known.bots, ctx);
+            // A direct channel with a bot that is not imported has nobody to receive its messages.
+            const withBot = place.conversation.kind === 'direct' && directMembers(body).some(skippedBot);
+            return withBot ? posts.map((p) => ({ value: p.value, skip: p.skip ?? SKIP.bot })) : posts;
           },
         }),
     ),

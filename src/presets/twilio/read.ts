@@ -37,8 +37,8 @@ export function field(o: JsonObject, snake: string): unknown {
 export function kindOf(item: JsonObject, path: JsonPath): TwilioKind | undefined {
   if (path.length === 3 && LIST_KEYS.has(String(path[1]))) return path[1] as TwilioKind;
   const sid = field(item, 'sid');
-  const bySid = typeof sid === 'string' ? SID_PREFIX[sid.slice(0, 2)] : undefined;
-  if (bySid !== undefined) return bySid;
+  // Another resource's SID (DY delivery receipt, WH webhook, RL role): not an item of these lists.
+  if (typeof sid === 'string' && /^[A-Z]{2}[0-9a-fA-F]{32}$/.test(sid)) return SID_PREFIX[sid.slice(0, 2)];
   if (field(item, 'index') !== undefined || field(item, 'author') !== undefined) return 'messages';
   if (field(item, 'messaging_binding') !== undefined || field(item, 'conversation_sid') !== undefined)
     return 'participants';
