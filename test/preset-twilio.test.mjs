@@ -179,7 +179,10 @@ test('read layer: a sequence of JSON documents, as appended pages are', async ()
   const read = async (text, layout) => {
     const out = [];
     const source = { display: 'x.json', open: async () => Readable.from([Buffer.from(text)]) };
-    for await (const p of readPieces(source, layout)) out.push(p.ok ? [p.path.join('.'), p.value, p.line] : p.rule);
+    for await (const p of readPieces(source, layout)) {
+      if (p.ok === false) out.push(p.rule);
+      else out.push([p.path.join('.'), p.value, p.line]);
+    }
     return out;
   };
   const sequence = { sequence: (p) => p.length <= 2 };
