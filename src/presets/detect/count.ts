@@ -15,6 +15,7 @@ const COUNT_BUDGET = 64 * 1024 * 1024;
 export interface Counts {
   users: number;
   channels: number;
+  members: number;
   messages: number;
   /** True when some files were estimated by size instead of read. */
   estimated: boolean;
@@ -35,7 +36,7 @@ const LINE_KINDS: Record<string, keyof Tally> = {
 };
 
 export async function countExport(tree: ExportTree, found: readonly Found[]): Promise<Counts> {
-  const total: FileTally = { users: 0, channels: 0, messages: 0, asChannel: 0 };
+  const total: FileTally = { users: 0, channels: 0, members: 0, messages: 0, asChannel: 0 };
   let spent = 0;
   let estimated = false;
   const rate = { bytes: 0, messages: 0 };
@@ -50,7 +51,7 @@ export async function countExport(tree: ExportTree, found: readonly Found[]): Pr
     }
     spent += size;
     const counted = await countFile(tree, file);
-    for (const k of ['users', 'channels', 'messages', 'asChannel'] as const) total[k] += counted[k];
+    for (const k of ['users', 'channels', 'members', 'messages', 'asChannel'] as const) total[k] += counted[k];
     rate.bytes += size;
     rate.messages += counted.messages;
   }
@@ -60,7 +61,7 @@ export async function countExport(tree: ExportTree, found: readonly Found[]): Pr
 }
 
 async function countFile(tree: ExportTree, { rel, what }: Found): Promise<FileTally> {
-  const tally: FileTally = { users: 0, channels: 0, messages: 0, asChannel: 0 };
+  const tally: FileTally = { users: 0, channels: 0, members: 0, messages: 0, asChannel: 0 };
   const ctx = { tree } as Parameters<typeof pieces>[0];
   const at = what.records.at;
   if (at === 'lines') {
@@ -102,7 +103,7 @@ async function countFile(tree: ExportTree, { rel, what }: Found): Promise<FileTa
 }
 
 async function countTelegram(ctx: Parameters<typeof pieces>[0], rel: string): Promise<Tally> {
-  const tally: Tally = { users: 0, channels: 0, messages: 0 };
+  const tally: Tally = { users: 0, channels: 0, members: 0, messages: 0 };
   const chats = new Set<string>();
   const descend = (p: JsonPath): boolean =>
     p.length === 0 ||

@@ -9,7 +9,7 @@ import { recordsAt, topKeys, type Peek } from './peek.js';
 export const DETECTABLE = ['slack', 'sendbird', 'stream', 'discord', 'telegram', 'twilio', 'mattermost'] as const;
 export type DetectablePreset = (typeof DETECTABLE)[number];
 
-export type FileKind = 'users' | 'channels' | 'messages' | 'mixed';
+export type FileKind = 'users' | 'channels' | 'members' | 'messages' | 'mixed';
 
 export interface Recognized {
   preset: DetectablePreset;
@@ -25,7 +25,7 @@ const TWILIO_SID = /^(CH|MB|IM|US)[0-9a-f]{32}$/i;
 const SENDBIRD_USERS = new Set(['active_users', 'deactivated_users', 'users']);
 const SENDBIRD_CHANNELS = new Set(['group_channels', 'open_channels', 'channels']);
 const STREAM_TYPES = new Set(['user', 'channel', 'member', 'message', 'reaction']);
-const TWILIO_LISTS = { conversations: 'channels', participants: 'users', messages: 'messages', users: 'users' } as const;
+const TWILIO_LISTS = { conversations: 'channels', participants: 'members', messages: 'messages', users: 'users' } as const;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -122,5 +122,5 @@ function isTwilio(record: JsonObject): boolean {
 
 function twilioKind(record: JsonObject): FileKind {
   const prefix = (str(record.sid) ?? '').slice(0, 2).toUpperCase();
-  return prefix === 'CH' ? 'channels' : prefix === 'IM' ? 'messages' : 'users';
+  return prefix === 'CH' ? 'channels' : prefix === 'IM' ? 'messages' : prefix === 'MB' ? 'members' : 'users';
 }
