@@ -46,6 +46,7 @@ async function validateAndImport(dir) {
   }
 }
 
+/** @type {Array<[string, string, Record<string, number>]>} */
 const PRESET_CASES = [
   ['slack', 'slack', { groups: 2, messages: 158 }],
   ['sendbird', 'sendbird', {}],
@@ -76,6 +77,7 @@ test('init finds a Telegram export whose result.json was renamed, and points fro
   await validateAndImport(dir);
 });
 
+/** @type {Array<[string, Record<string, number>]>} */
 const PLAIN_CASES = [
   ['helpdesk', { users: 4, groups: 2, members: 4, messages: 5 }],
   ['forum', { users: 3, groups: 2, members: 4, messages: 4 }],
@@ -151,14 +153,12 @@ for (const [preset, folder] of [
     assert.match(r.stdout, /"from": "\.\/export"/);
     void dir;
   });
-  const registered = PRESET_NAMES.includes(preset);
-  test(
-    `init's config for ${folder} imports`,
-    { skip: registered ? false : `the ${preset} preset is not registered in this build yet` },
-    async () => {
-      const { dir, r } = await initIn(path.join(INIT, folder));
-      assert.equal(r.code, 0, r.stdout + r.stderr);
-      await validateAndImport(dir);
-    },
-  );
+  const registered = /** @type {readonly string[]} */ (PRESET_NAMES).includes(preset);
+  test(`init's config for ${folder} imports`, {
+    skip: registered ? false : `the ${preset} preset is not registered in this build yet`,
+  }, async () => {
+    const { dir, r } = await initIn(path.join(INIT, folder));
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    await validateAndImport(dir);
+  });
 }

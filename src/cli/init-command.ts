@@ -43,7 +43,11 @@ export function registerInitCommand(program: Command): void {
     .option('--force', 'overwrite an existing config file')
     .option('--print', 'only print the config, write nothing')
     .option('--pick <field=column>', 'take this column for this API field (repeatable): --pick data.text=body', pairs())
-    .option('--entity <file=entity>', 'the entity a plain file holds (repeatable): --entity people.csv=users', pairs(isEntity))
+    .option(
+      '--entity <file=entity>',
+      'the entity a plain file holds (repeatable): --entity people.csv=users',
+      pairs(isEntity),
+    )
     .option('--app-id <id>', 'write this app id into the config')
     .option('--region <region>', 'write this region into the config (us, eu, in)')
     .option('--base-url <url>', 'write this base URL into the config (a sandbox, say)')

@@ -107,7 +107,8 @@ function checkSource(at: string, spec: unknown, fail: (at: string, text: string)
     if (!isPlainObject(values)) fail(`${at}.values`, 'must be an object of "API field": value');
     else {
       for (const [k, v] of Object.entries(values)) {
-        if (!['string', 'number', 'boolean'].includes(typeof v)) fail(`${at}.values.${k}`, 'must be a string, number or boolean');
+        if (!['string', 'number', 'boolean'].includes(typeof v))
+          fail(`${at}.values.${k}`, 'must be a string, number or boolean');
       }
     }
   }

@@ -41,7 +41,9 @@ export function formatInitReport(proposal: InitProposal): string {
         .join(', ')}${c.estimated ? ' (files past the first 64 MB estimated by size)' : ''}`,
     ];
     for (const o of d.others)
-      lines.push(`  note: ${plural(o.files, 'file')} look like a ${o.preset} export; the ${d.preset} preset skips them`);
+      lines.push(
+        `  note: ${plural(o.files, 'file')} look like a ${o.preset} export; the ${d.preset} preset skips them`,
+      );
     return `${lines.join('\n')}\n`;
   }
   return proposal.files.map(formatPlainFile).join('\n');
@@ -54,10 +56,14 @@ function formatPlainFile(f: PlainFile): string {
   const g = f.guess;
   if (g === undefined) {
     if (f.entity.ambiguity === undefined)
-      out.push(`  columns: ${f.columns.map((c) => c.name).join(', ')}: no entity's fields (use --entity <file>=<entity>)`);
+      out.push(
+        `  columns: ${f.columns.map((c) => c.name).join(', ')}: no entity's fields (use --entity <file>=<entity>)`,
+      );
     return `${out.join('\n')}\n`;
   }
-  const placed = Object.entries(g.placed).map(([field, column]) => (field === column ? field : `${field} <- ${column}`));
+  const placed = Object.entries(g.placed).map(([field, column]) =>
+    field === column ? field : `${field} <- ${column}`,
+  );
   out.push(`  fields: ${placed.join(', ')}`);
   for (const a of g.assumed) out.push(`  assumed: ${a.field} = "${a.value}" (${a.why})`);
   if (g.kept.length > 0) out.push(`  no API field, kept in metadata: ${g.kept.join(', ')}`);

@@ -36,7 +36,10 @@ export const FIELD_RULES: Readonly<Record<EntityName, readonly FieldRule[]>> = {
     },
     {
       field: 'avatar',
-      tiers: [['avatar'], ['avatarurl', 'image', 'imageurl', 'picture', 'photo', 'photourl', 'profileurl', 'profileimage', 'icon']],
+      tiers: [
+        ['avatar'],
+        ['avatarurl', 'image', 'imageurl', 'picture', 'photo', 'photourl', 'profileurl', 'profileimage', 'icon'],
+      ],
     },
     { field: 'link', tiers: [['link'], ['profilelink', 'url', 'homepage', 'website']] },
     { field: 'role', tiers: [['role']] },

@@ -81,7 +81,10 @@ export function guessMap(entity: EntityName, columns: readonly Column[], picks: 
   const claims = new Map<string, string[]>(); // column -> fields that would take it
   for (const rule of rules) {
     if (chosen.has(rule.field)) continue;
-    const found = firstTier(rule, scalar.filter((c) => !reserved.has(c)));
+    const found = firstTier(
+      rule,
+      scalar.filter((c) => !reserved.has(c)),
+    );
     if (found.length > 1) guess.ambiguities.push({ kind: 'field', field: rule.field, columns: found });
     else if (found.length === 1) claims.set(found[0], [...(claims.get(found[0]) ?? []), rule.field]);
   }
@@ -112,7 +115,11 @@ export function guessMap(entity: EntityName, columns: readonly Column[], picks: 
       guess.map[`${at}.${column}`] = column;
     }
   }
-  guess.missing = REQUIRED[entity].filter((f) => !chosen.has(f) && guess.values[f] === undefined);
+  // A field waiting on a choice is named by its ambiguity, not again as missing.
+  const undecided = new Set(
+    guess.ambiguities.flatMap((a) => (a.kind === 'field' ? [a.field] : a.kind === 'column' ? a.fields : [])),
+  );
+  guess.missing = REQUIRED[entity].filter((f) => !chosen.has(f) && !undecided.has(f) && guess.values[f] === undefined);
   return guess;
 }
 

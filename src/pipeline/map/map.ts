@@ -206,7 +206,10 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
 
     // (b2) fixed values for fields the export has no column for; the record's own value wins
     for (const fixed of fixedValues) {
-      if (getPath(payload, fixed.target) === undefined && !setPath((payload = own(payload)), fixed.target, fixed.value, fresh))
+      if (
+        getPath(payload, fixed.target) === undefined &&
+        !setPath((payload = own(payload)), fixed.target, fixed.value, fresh)
+      )
         conflict(fixed.target.join('.'), problems);
     }
 

@@ -80,9 +80,7 @@ async function countFile(tree: ExportTree, { rel, what }: Found): Promise<FileTa
   }
   if (what.preset === 'telegram') return { ...(await countTelegram(ctx, rel)), asChannel: 0 };
   const descend =
-    at === 'top'
-      ? (p: JsonPath) => p.length === 0
-      : (p: JsonPath) => p.length === 0 || (p.length === 1 && p[0] === at);
+    at === 'top' ? (p: JsonPath) => p.length === 0 : (p: JsonPath) => p.length === 0 || (p.length === 1 && p[0] === at);
   for await (const piece of pieces(ctx, rel, descend)) {
     if (!piece.ok) continue;
     if (at === 'top' && what.kind === 'mixed') {

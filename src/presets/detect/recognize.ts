@@ -25,7 +25,12 @@ const TWILIO_SID = /^(CH|MB|IM|US)[0-9a-f]{32}$/i;
 const SENDBIRD_USERS = new Set(['active_users', 'deactivated_users', 'users']);
 const SENDBIRD_CHANNELS = new Set(['group_channels', 'open_channels', 'channels']);
 const STREAM_TYPES = new Set(['user', 'channel', 'member', 'message', 'reaction']);
-const TWILIO_LISTS = { conversations: 'channels', participants: 'members', messages: 'messages', users: 'users' } as const;
+const TWILIO_LISTS = {
+  conversations: 'channels',
+  participants: 'members',
+  messages: 'messages',
+  users: 'users',
+} as const;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -66,7 +71,11 @@ function recognizeArray(items: JsonObject[]): Recognized | undefined {
   const id = str(first.id) ?? '';
   if (SLACK_USER_ID.test(id) && (isObject(first.profile) || 'real_name' in first || 'is_bot' in first))
     return { preset: 'slack', kind: 'users', records: { at: 'top' } };
-  if (SLACK_CHANNEL_ID.test(id) && 'name' in first && ('created' in first || 'members' in first || 'is_general' in first))
+  if (
+    SLACK_CHANNEL_ID.test(id) &&
+    'name' in first &&
+    ('created' in first || 'members' in first || 'is_general' in first)
+  )
     return { preset: 'slack', kind: 'channels', records: { at: 'top' } };
   // Slack's dms.json: ids D..., members, no name.
   if (/^D[A-Z0-9]{2,}$/.test(id) && Array.isArray(first.members))
