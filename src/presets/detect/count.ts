@@ -1,8 +1,10 @@
 /**
  * Rough counts of what a recognised export holds: the files of a preset are read record by record
- * (only the records' places are walked, each record parsed once) until a byte budget is spent; the
- * files left over are estimated from their size at the rate of the ones counted.
+ * (only the records' places are walked, each record parsed once) until a byte budget is spent; a
+ * file larger than what is left is counted over its first part and scaled by its size, and the
+ * files after that are estimated from their size at the rate of the ones counted.
  */
+import { Readable } from 'node:stream';
 import type { JsonPath } from '../../sources/read-pieces.js';
 import type { ExportTree } from '../shared/export-tree.js';
 import { pieces } from '../shared/inputs.js';
@@ -11,6 +13,8 @@ import type { Recognized } from './recognize.js';
 
 /** Bytes read for counting before the rest is estimated: a few seconds on a laptop. */
 const COUNT_BUDGET = 64 * 1024 * 1024;
+/** What is read of a file at least, once the budget is spent and no rate is known yet. */
+const MIN_PREFIX = 4 * 1024 * 1024;
 
 export interface Counts {
   users: number;
@@ -39,25 +43,61 @@ export async function countExport(tree: ExportTree, found: readonly Found[]): Pr
   const total: FileTally = { users: 0, channels: 0, members: 0, messages: 0, asChannel: 0 };
   let spent = 0;
   let estimated = false;
+  // Bytes per message, from the message-bearing files counted: what the files left over are judged by.
   const rate = { bytes: 0, messages: 0 };
   for (const file of found) {
     const size = (await tree.sizeOf(file.rel)) ?? 0;
-    if (spent + size > COUNT_BUDGET && rate.bytes > 0) {
-      // Over budget: the file's messages at the rate of those counted; one channel per messages file.
+    const withMessages = file.what.kind === 'messages' || file.what.kind === 'mixed';
+    if (spent >= COUNT_BUDGET && withMessages && rate.bytes > 0) {
       total.messages += Math.round((size * rate.messages) / rate.bytes);
-      if (file.what.records.at === 'messages' && file.what.kind !== 'channels') total.asChannel++;
+      if (file.what.records.at === 'messages') total.asChannel++;
       estimated = true;
       continue;
     }
-    spent += size;
-    const counted = await countFile(tree, file);
+    // A file larger than what is left is counted over its first part and scaled by its size.
+    const take = Math.min(size, Math.max(COUNT_BUDGET - spent, MIN_PREFIX));
+    const partial = size > 0 && take < size;
+    const counted = await countFile(partial ? limitedTree(tree, take) : tree, file);
+    if (partial) {
+      const scale = size / take;
+      // A file of one kind scales as a whole; a mixed one (Mattermost, Stream) only in its messages.
+      const scaled =
+        file.what.kind === 'mixed' ? (['messages'] as const) : (['users', 'channels', 'members', 'messages'] as const);
+      for (const k of scaled) counted[k] = Math.round(counted[k] * scale);
+      estimated = true;
+    }
     for (const k of ['users', 'channels', 'members', 'messages', 'asChannel'] as const) total[k] += counted[k];
-    rate.bytes += size;
-    rate.messages += counted.messages;
+    spent += take;
+    if (withMessages) {
+      rate.bytes += size;
+      rate.messages += counted.messages;
+    }
   }
   // Sendbird lists its channels and writes a file per channel: the same channels, counted once.
   const { asChannel, ...counts } = total;
   return { ...counts, channels: Math.max(counts.channels, asChannel), estimated };
+}
+
+/** The tree with every file cut after `max` bytes (the record cut in two is a problem, not counted). */
+function limitedTree(tree: ExportTree, max: number): ExportTree {
+  return { ...tree, open: async (rel) => Readable.from(firstBytes(await tree.open(rel), max), { objectMode: false }) };
+}
+
+async function* firstBytes(stream: Readable, max: number): AsyncGenerator<Buffer> {
+  let left = max;
+  try {
+    for await (const chunk of stream) {
+      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+      if (bytes.length >= left) {
+        yield bytes.subarray(0, left);
+        return;
+      }
+      left -= bytes.length;
+      yield bytes;
+    }
+  } finally {
+    stream.destroy();
+  }
 }
 
 async function countFile(tree: ExportTree, { rel, what }: Found): Promise<FileTally> {

@@ -38,7 +38,10 @@ export interface Detection {
 export async function detectPreset(tree: ExportTree, fromPath: string): Promise<Detection | undefined> {
   const found: Array<{ rel: string; what: Recognized }> = [];
   const unrecognized: string[] = [];
-  const candidates = tree.files.filter((rel) => !MEDIA.test(rel));
+  // Shallow files first: an export's index files (users, channels) sit near its root, its many
+  // message files below, so the peek limit never hides the index behind the day files.
+  const depth = (rel: string) => rel.split('/').length;
+  const candidates = tree.files.filter((rel) => !MEDIA.test(rel)).sort((a, b) => depth(a) - depth(b));
   for (const rel of candidates.slice(0, MAX_PEEKED)) {
     const peek = await peekFile(tree, rel);
     const what = peek === undefined ? undefined : recognize(peek);

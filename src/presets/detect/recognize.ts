@@ -19,8 +19,8 @@ export interface Recognized {
 }
 
 const SLACK_TS = /^\d{9,11}\.\d{1,6}$/;
-const SLACK_USER_ID = /^[UWB][A-Z0-9]{2,}$/;
-const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
+const SLACK_USER_ID = /^[UWB][A-Z0-9]+$/;
+const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]+$/;
 const TWILIO_SID = /^(CH|MB|IM|US)[0-9a-f]{32}$/i;
 const SENDBIRD_USERS = new Set(['active_users', 'deactivated_users', 'users']);
 const SENDBIRD_CHANNELS = new Set(['group_channels', 'open_channels', 'channels']);
