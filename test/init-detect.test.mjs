@@ -31,7 +31,8 @@ test('a file past the count budget is counted over its start and estimated by it
   const posts = 400_000;
   let chunk = '';
   for (let i = 0; i < posts; i++) {
-    const post = { team: 't', channel: `c${i % 9}`, user: 'u', message: `message ${i} `.padEnd(160, '.'), create_at: i };
+    const message = `message ${i} `.padEnd(160, '.');
+    const post = { team: 't', channel: `c${i % 9}`, user: 'u', message, create_at: i };
     chunk += `${JSON.stringify({ type: 'post', post })}\n`;
     if (chunk.length > 1 << 20) {
       await file.write(chunk);

@@ -37,6 +37,7 @@ export const EXAMPLE_SOURCES = {
   messages: {
     path: ['export/messages/*.ndjson', 'export/archive.csv'],
     map: { muid: 'id', 'data.text': 'body' },
+    values: { type: 'text' },
     deletion: { softField: 'deletedAt', permanentField: 'deleted', permanentValue: 'permanent' },
   },
 } as const;
