@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { ENTITIES } from '../dist/entities/index.js';
 import { createMapper } from '../dist/pipeline/map/map.js';
 
+/** @type {(value: Record<string, unknown>) => import('../dist/entities/types.js').SourceRecord} */
 const item = (value) => ({ kind: 'record', value, file: 'm.csv', line: 2, ordinal: 0 });
 
 test('values fill what the record lacks, after map, and never replace what it has', () => {
