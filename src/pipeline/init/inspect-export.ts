@@ -11,6 +11,9 @@ import { detectPreset, openExportTree, type Detection } from '../../presets/dete
 import type { Ambiguity } from './guess-map.js';
 import { inspectPlainFile, PLAIN_FILE, resolvePlainFile, type PlainFile } from './inspect-plain.js';
 
+/** What the tool itself writes beside an export (rejects, id maps): never an export's file. */
+const OWN_FILE = /(^|\/)migrate-rejects[^/]*\.ndjson$|\.ids\.ndjson$/;
+
 export interface InitOptions {
   /** The export, absolute. */
   target: string;
@@ -36,7 +39,7 @@ export async function inspectExport(options: InitOptions): Promise<InitProposal>
   }
   if (tree.kind === 'zip')
     return { kind: 'nothing', files: tree.files, why: 'a zip of plain files: unzip it and run init on the folder' };
-  const rels = tree.files.filter((rel) => PLAIN_FILE.test(rel));
+  const rels = tree.files.filter((rel) => PLAIN_FILE.test(rel) && !OWN_FILE.test(rel));
   if (rels.length === 0) return { kind: 'nothing', files: tree.files, why: 'no CSV, JSON or NDJSON file found' };
   const files: PlainFile[] = [];
   for (const rel of rels) {
