@@ -54,6 +54,11 @@ const PRESET_CASES = [
   ['stream', 'stream-export', {}],
   ['discord', 'discord', {}],
   ['telegram', 'telegram/full', {}],
+  ['slack', 'slack-ugly', {}],
+  ['sendbird', 'sendbird-ugly', {}],
+  ['stream', 'stream-ugly', {}],
+  ['discord', 'discord-ugly', {}],
+  ['telegram', 'telegram-ugly', {}],
 ];
 
 for (const [preset, folder, counts] of PRESET_CASES) {

@@ -25,12 +25,12 @@ export function formatInitReport(proposal: InitProposal): string {
     const d = proposal.detection;
     const c = d.counts;
     const kinds = Object.entries(d.filesByKind)
-      .map(([k, n]) => `${n} ${k}`)
+      .map(([k, n]) => `${k} ${n}`)
       .join(', ');
     const about = c.estimated ? 'about ' : '';
     const lines = [
       `Found ${PRESET_TITLES[d.preset] ?? d.preset} (preset "${d.preset}"), recognised by content, e.g. ${d.example}`,
-      `  ${plural(d.files, 'file')} of the export (${kinds})`,
+      `  ${plural(d.files, 'file')} of the export, by what they hold: ${kinds}`,
       `  ${about}${[
         c.users > 0 ? plural(c.users, 'user') : undefined,
         plural(c.channels, 'channel'),
@@ -40,6 +40,11 @@ export function formatInitReport(proposal: InitProposal): string {
         .filter(Boolean)
         .join(', ')}${c.estimated ? ' (files past the first 64 MB estimated by size)' : ''}`,
     ];
+    if (d.unrecognized.length > 0) {
+      const shown = d.unrecognized.slice(0, 3).join(', ');
+      const more = d.unrecognized.length > 3 ? ', ...' : '';
+      lines.push(`  ${plural(d.unrecognized.length, 'other file')} not part of it, not read: ${shown}${more}`);
+    }
     for (const o of d.others)
       lines.push(
         `  note: ${plural(o.files, 'file')} look like a ${o.preset} export; the ${d.preset} preset skips them`,
