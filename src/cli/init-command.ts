@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 import { ConfigError, ExitCode } from '../errors.js';
-import { inspectExport } from '../pipeline/init/inspect-export.js';
+import { inspectExport, type InitProposal } from '../pipeline/init/inspect-export.js';
 import { formatInitReport } from '../report/init-report.js';
 import { runCommand } from './run-command.js';
 
@@ -63,7 +63,16 @@ async function initAction(target: string, opts: InitOptions): Promise<number> {
     picks: opts.pick ?? {},
     entities: opts.entity ?? {},
   });
-  process.stdout.write(formatInitReport(proposal));
+  // Said in one write at the end: output piped into `head` then ends cleanly, not mid-report.
+  const out = [formatInitReport(proposal)];
+  try {
+    return await settle(proposal, configFile, opts, out);
+  } finally {
+    process.stdout.write(out.join(''));
+  }
+}
+
+async function settle(proposal: InitProposal, configFile: string, opts: InitOptions, out: string[]): Promise<number> {
   if (proposal.kind === 'nothing') return ExitCode.rejected;
   const config = {
     ...(opts.appId === undefined ? {} : { appId: opts.appId }),
@@ -75,13 +84,13 @@ async function initAction(target: string, opts: InitOptions): Promise<number> {
   const shown = path.relative(process.cwd(), configFile) || configFile;
   const problems = proposal.kind === 'plain' ? proposal.problems : [];
   if (problems.length > 0) {
-    process.stdout.write(`\nThe config would be:\n${text}`);
-    process.stdout.write(`\nNot written: ${problems.length === 1 ? 'one choice is' : 'choices are'} yours first:\n`);
-    for (const p of problems) process.stdout.write(`  ${p}\n`);
+    out.push(`\nThe config would be:\n${text}`);
+    out.push(`\nNot written: ${problems.length === 1 ? 'one choice is' : 'choices are'} yours first:\n`);
+    for (const p of problems) out.push(`  ${p}\n`);
     return ExitCode.rejected;
   }
   if (opts.print) {
-    process.stdout.write(`\n${text}`);
+    out.push(`\n${text}`);
     return ExitCode.ok;
   }
   try {
@@ -94,7 +103,7 @@ async function initAction(target: string, opts: InitOptions): Promise<number> {
       });
     throw new ConfigError('CONFIG_WRITE', `cannot write ${shown}: ${(error as Error).message}`, { cause: error });
   }
-  process.stdout.write(`\nWrote ${shown}:\n${text}\n${nextSteps(config)}`);
+  out.push(`\nWrote ${shown}:\n${text}\n${nextSteps(config)}`);
   return ExitCode.ok;
 }
 
