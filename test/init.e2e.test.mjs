@@ -149,6 +149,7 @@ test('init --print writes nothing; an existing config is kept unless --force', a
 for (const [preset, folder] of [
   ['twilio', 'twilio-rest'],
   ['twilio', 'twilio-cli'],
+  ['twilio', 'twilio-lines'],
   ['mattermost', 'mattermost'],
 ]) {
   test(`init recognises ${folder} as ${preset}`, async () => {

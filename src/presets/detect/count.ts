@@ -108,9 +108,10 @@ async function countFile(tree: ExportTree, { rel, what }: Found): Promise<FileTa
     for await (const piece of pieces(ctx, rel, 'lines')) {
       if (!piece.ok || !isObject(piece.value)) continue;
       const kind = typeof piece.value.type === 'string' ? LINE_KINDS[piece.value.type] : undefined;
-      // Twilio lines carry no type: the file's kind says.
-      if (kind !== undefined) tally[kind]++;
-      else if (what.preset === 'twilio') tally[what.kind as keyof Tally]++;
+      // Twilio lines carry no type: the file's kind says, a line being a resource or a whole list page.
+      const page = what.preset === 'twilio' && what.records.type ? piece.value[what.records.type] : undefined;
+      if (what.preset === 'twilio') tally[what.kind as keyof Tally] += Array.isArray(page) ? page.length : 1;
+      else if (kind !== undefined) tally[kind]++;
       if (isObject(piece.value.channel) && Array.isArray(piece.value.messages)) {
         tally.channels++;
         tally.messages += piece.value.messages.length;

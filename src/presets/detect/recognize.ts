@@ -54,6 +54,9 @@ function recognizeLines(lines: JsonObject[]): Recognized | undefined {
   if (isObject(first.channel) && typeof first.channel.cid === 'string')
     return { preset: 'stream', kind: 'mixed', records: { at: 'lines', type: 'message' } };
   if (isTwilio(first)) return { preset: 'twilio', kind: twilioKind(first), records: { at: 'lines' } };
+  // Twilio list pages saved one after another, a page per line: the page's list holds the records.
+  const page = recognizeDocument(first);
+  if (page?.preset === 'twilio') return { ...page, records: { at: 'lines', type: page.records.at } };
   return undefined;
 }
 
