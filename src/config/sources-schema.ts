@@ -15,6 +15,9 @@ export const SOURCE_FIELDS = {
     '(`.csv`, `.json`, `.ndjson` / `.jsonl`, each also `.gz`)',
   map: 'renames source fields: `{"uid": "user_id", "data.text": "body"}` (target: source, dotted paths on either side)',
   deletion: 'how the export marks deleted messages (below)',
+  values:
+    'fixed values for API fields the export has no column for: `{"receiverType": "group", "type": "text"}`; ' +
+    "a record's own value wins",
 } as const;
 
 /** The fields of `deletion`, with the value used when a field is left out (pipeline/map.ts). */
@@ -34,6 +37,7 @@ export const EXAMPLE_SOURCES = {
   messages: {
     path: ['export/messages/*.ndjson', 'export/archive.csv'],
     map: { muid: 'id', 'data.text': 'body' },
+    values: { type: 'text' },
     deletion: { softField: 'deletedAt', permanentField: 'deleted', permanentValue: 'permanent' },
   },
 } as const;
@@ -72,7 +76,7 @@ function checkSource(at: string, spec: unknown, fail: (at: string, text: string)
   }
   const unknown = Object.keys(spec).filter((key) => !Object.hasOwn(SOURCE_FIELDS, key));
   for (const key of unknown) fail(`${at}.${key}`, unknownKeyText(key, Object.keys(SOURCE_FIELDS)));
-  const { path, format, map, deletion } = spec;
+  const { path, format, map, deletion, values } = spec;
   const pathOk =
     (typeof path === 'string' && path !== '') ||
     (Array.isArray(path) && path.length > 0 && path.every((p) => typeof p === 'string' && p !== ''));
@@ -97,6 +101,15 @@ function checkSource(at: string, spec: unknown, fail: (at: string, text: string)
         if (!Object.hasOwn(DELETION_FIELDS, k)) {
           fail(`${at}.deletion.${k}`, unknownKeyText(k, Object.keys(DELETION_FIELDS)));
         } else if (typeof v !== 'string') fail(`${at}.deletion.${k}`, 'must be a string');
+      }
+    }
+  }
+  if (values !== undefined) {
+    if (!isPlainObject(values)) fail(`${at}.values`, 'must be an object of "API field": value');
+    else {
+      for (const [k, v] of Object.entries(values)) {
+        if (!['string', 'number', 'boolean'].includes(typeof v))
+          fail(`${at}.values.${k}`, 'must be a string, number or boolean');
       }
     }
   }

@@ -18,6 +18,8 @@ export interface SourceConfig {
   /** target (API field, dotted) -> source field (dotted). */
   map?: Record<string, string>;
   deletion?: Partial<DeletionMarkers>;
+  /** API field (dotted) -> the value a record takes when it has none (`{"receiverType": "group"}`). */
+  values?: Record<string, string | number | boolean>;
 }
 
 export type SourcesConfig = Partial<Record<EntityName, SourceConfig>>;

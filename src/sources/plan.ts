@@ -27,7 +27,7 @@ export interface RecordInput {
 /** One phase of a run: an entity, its mapping settings and its inputs, in order. */
 export interface EntityPlan {
   entity: EntityDef;
-  source: Pick<SourceConfig, 'map' | 'deletion'>;
+  source: Pick<SourceConfig, 'map' | 'deletion' | 'values'>;
   inputs: RecordInput[];
 }
 

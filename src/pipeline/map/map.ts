@@ -34,6 +34,8 @@ export interface MapperOptions {
   /** target (API field, dotted) -> source field (dotted); the value moves. */
   map?: Record<string, string>;
   deletion?: Partial<DeletionMarkers>;
+  /** target (API field, dotted) -> the value a record takes when it has none there. */
+  values?: Record<string, string | number | boolean>;
   /** Import soft-deleted messages, their deletion time kept at `data.metadata.deletedAt`. */
   importSoftDeleted?: boolean;
   /** Skip messages sent before this UNIX second. */
@@ -46,13 +48,14 @@ export interface MapperOptions {
  */
 export function mapperOptionsFor(
   entity: EntityDef,
-  source: Pick<MapperOptions, 'map' | 'deletion'>,
+  source: Pick<MapperOptions, 'map' | 'deletion' | 'values'>,
   run: Pick<MapperOptions, 'importSoftDeleted' | 'sinceSec'>,
 ): MapperOptions {
   return {
     entity,
     map: source.map,
     deletion: source.deletion,
+    values: source.values,
     importSoftDeleted: run.importSoftDeleted,
     sinceSec: run.sinceSec,
   };
@@ -77,6 +80,10 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
   const renames: Rename[] = Object.entries(options.map ?? {})
     .filter(([target, source]) => target !== source)
     .map(([target, source]) => ({ target: target.split('.'), source: source.split('.') }));
+  const fixedValues = Object.entries(options.values ?? {}).map(([target, value]) => ({
+    target: target.split('.'),
+    value,
+  }));
   const nestedStructured = entity.nestedStructuredFields.map((path) => path.split('.'));
   // All nested paths of an entity share one head (messages: data); undefined when there are none.
   const nestedHead = nestedStructured[0]?.[0];
@@ -195,6 +202,15 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
           conflict(renames[i].target.join('.'), problems);
         }
       }
+    }
+
+    // (b2) fixed values for fields the export has no column for; the record's own value wins
+    for (const fixed of fixedValues) {
+      if (
+        getPath(payload, fixed.target) === undefined &&
+        !setPath((payload = own(payload)), fixed.target, fixed.value, fresh)
+      )
+        conflict(fixed.target.join('.'), problems);
     }
 
     // (c) structured fields that arrive as JSON text (CSV cells)

@@ -29,6 +29,8 @@ interface ChannelFile {
   authors: Map<string, number>;
   earliest: number;
   conversation?: Conversation;
+  /** On a channel's first file: the authors of all its files (source id -> where first seen). */
+  channelAuthors?: Map<string, { file: string; line: number }>;
 }
 
 export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
@@ -61,36 +63,46 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
         if (mapped.skip === undefined) ctx.idMap.add('messages', str(value.id) ?? '', mapped.value.muid as string);
       }
     }
-    const id = channelId(f);
-    const authors = [...f.authors.keys()];
-    // A DM where both people wrote is their user-to-user conversation; with one voice it stays a group.
-    if (f.channel.type === 'DirectTextChat' && authors.length === 2)
-      f.conversation = { kind: 'direct', members: [ctx.uids.of(authors[0]), ctx.uids.of(authors[1])] };
-    else {
-      f.conversation = { kind: 'group', guid: ctx.guids.of(id) };
-      ctx.idMap.add('groups', id, ctx.guids.of(id));
-    }
   }
   files.sort((a, b) => a.earliest - b.earliest || byCodeUnit(a.rel, b.rel));
+  // DiscordChatExporter's --partition writes one channel in several files (`[part 2]`), a reply
+  // often in another part than its message: a channel is one group, whatever the files.
+  const channels = new Map<string, ChannelFile[]>();
+  for (const f of files) channels.set(channelId(f), [...(channels.get(channelId(f)) ?? []), f]);
+  for (const [id, parts] of channels) {
+    const authors = new Map<string, { file: string; line: number }>();
+    for (const f of parts)
+      for (const [author, line] of f.authors) if (!authors.has(author)) authors.set(author, { file: f.rel, line });
+    const ids = [...authors.keys()];
+    // A DM where both people wrote is their user-to-user conversation; with one voice it stays a group.
+    const conversation: Conversation =
+      parts[0].channel.type === 'DirectTextChat' && ids.length === 2
+        ? { kind: 'direct', members: [ctx.uids.of(ids[0]), ctx.uids.of(ids[1])] }
+        : { kind: 'group', guid: ctx.guids.of(id) };
+    if (conversation.kind === 'group') ctx.idMap.add('groups', id, ctx.guids.of(id));
+    for (const f of parts) f.conversation = conversation;
+    parts[0].channelAuthors = authors;
+  }
+  const firstParts = [...channels.values()].map((parts) => parts[0]);
 
   return plansOf({
     users: [people.input()],
     groups: [
       listInput(
         'discord:channels',
-        files.map((f) => channelEntry(ctx, f)),
+        firstParts.map((f) => channelEntry(ctx, f)),
       ),
     ],
     // Everyone who wrote in a group channel is a participant; DCE records no roles or join times.
     members: [
       listInput(
         'discord:members-from-messages',
-        files
+        firstParts
           .filter((f) => f.conversation!.kind === 'group')
           .flatMap((f) =>
-            [...f.authors].map(([author, line]) => ({
-              file: ctx.tree.where(f.rel),
-              line,
+            [...f.channelAuthors!].map(([author, at]) => ({
+              file: ctx.tree.where(at.file),
+              line: at.line,
               value: memberRecord({ guid: ctx.guids.of(channelId(f)), uid: ctx.uids.of(author), scope: 'participant' }),
             })),
           ),

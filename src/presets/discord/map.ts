@@ -116,7 +116,8 @@ export function mapDiscordMessage(
     },
   });
   let skip = built.skip;
-  if (JOIN_LEAVE.has(type) && !ctx.options.includeJoinLeave) skip = SKIP.joinLeave;
+  if (str(m.id) === undefined) skip = SKIP.noId;
+  else if (JOIN_LEAVE.has(type) && !ctx.options.includeJoinLeave) skip = SKIP.joinLeave;
   else if (author?.isBot === true && !ctx.options.includeBots) skip = SKIP.bot;
   else if (author === undefined) skip = SKIP.noSender;
   const out: { value: JsonObject; skip?: string; author?: DiscordAuthor } = { value: built.value };

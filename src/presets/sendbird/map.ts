@@ -183,7 +183,8 @@ export function mapSendbirdMessage(
     deletedAt: m.is_removed === true ? (seconds(m.updated_at) ?? sentAt) : undefined,
   });
   const out: { value: JsonObject; skip?: string; senderId?: string; system: boolean } = { value: built.value, system };
-  const skip = !system && senderId === undefined ? SKIP.noSender : built.skip;
+  const skip =
+    str(m.message_id) === undefined ? SKIP.noId : !system && senderId === undefined ? SKIP.noSender : built.skip;
   if (skip !== undefined) out.skip = skip;
   if (senderId !== undefined) out.senderId = senderId;
   return out;

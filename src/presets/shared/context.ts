@@ -70,6 +70,8 @@ export const SKIP = {
   noConversation: 'no-conversation',
   /** Messages only their sender ever saw (Stream `ephemeral`/`error`). */
   ephemeral: 'ephemeral',
+  /** A record without the id every other reference to it would use (a message with no message_id). */
+  noId: 'no-id',
 } as const;
 
 export function resolveOptions(options: PresetOptions): ResolvedOptions {

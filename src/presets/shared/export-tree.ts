@@ -17,6 +17,8 @@ export interface ExportTree {
   open(rel: string): Promise<Readable>;
   /** The file on disk (folders and single files), whose fingerprint the checkpoint keeps. */
   diskPath(rel: string): string | undefined;
+  /** The file's size in bytes (uncompressed, for a zip entry), for estimates; undefined if unknown. */
+  sizeOf(rel: string): Promise<number | undefined>;
   /** How records name the file: `export/general/2016-01-14.json` or `export.zip!general/2016-01-14.json`. */
   where(rel: string): string;
 }
@@ -40,6 +42,7 @@ export async function openExportTree(from: string, cwd: string): Promise<ExportT
       files,
       open: async (rel) => createReadStream(path.join(from, rel)),
       diskPath: (rel) => path.join(from, rel),
+      sizeOf: (rel) => sizeOnDisk(path.join(from, rel)),
       where: (rel) => `${shown}/${rel}`,
     };
   }
@@ -56,6 +59,7 @@ export async function openExportTree(from: string, cwd: string): Promise<ExportT
       files: names.filter((n) => !hidden(n)).sort(byCodeUnit),
       open: (rel) => zip.open(rel),
       diskPath: () => undefined,
+      sizeOf: (rel) => zip.sizeOf(rel),
       where: (rel) => `${shown}!${rel}`,
     };
   }
@@ -65,6 +69,7 @@ export async function openExportTree(from: string, cwd: string): Promise<ExportT
     files: [name],
     open: async () => createReadStream(from),
     diskPath: () => from,
+    sizeOf: () => sizeOnDisk(from),
     where: () => shown,
   };
 }
@@ -96,6 +101,14 @@ async function isZip(file: string): Promise<boolean> {
     return bytesRead === 4 && head.readUInt32LE(0) === ZIP_MAGIC;
   } finally {
     await handle.close();
+  }
+}
+
+async function sizeOnDisk(file: string): Promise<number | undefined> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    return undefined;
   }
 }
 

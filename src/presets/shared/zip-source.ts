@@ -29,6 +29,13 @@ export class ZipSource {
     return [...entries.keys()];
   }
 
+  /** An entry's uncompressed size, from the central directory. */
+  async sizeOf(name: string): Promise<number | undefined> {
+    const { entries } = await this.ensure();
+    this.scheduleClose();
+    return entries.get(name)?.uncompressedSize;
+  }
+
   async open(name: string): Promise<Readable> {
     clearTimeout(this.timer);
     this.active++;

@@ -12,7 +12,7 @@ import { byCodeUnit } from '../shared/export-tree.js';
 import type { Conversation, PresetContext } from '../shared/context.js';
 import { fileInput, objectsIn, plansOf, TOP_ARRAY } from '../shared/inputs.js';
 import { People } from '../shared/people.js';
-import { mapSlackMessage, type SlackChannel } from './messages.js';
+import { mapSlackMessage, slackTs, type SlackChannel } from './messages.js';
 import { slackGroupInputs, slackMemberInputs, slackUsersInput, type SlackConversation } from './indexes.js';
 import { str } from '../shared/message-parts.js';
 
@@ -98,7 +98,7 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
       const mapped = mapSlackMessage(value, channel, ctx);
       if (mapped.skip !== undefined) continue;
       if (mapped.sender !== undefined) people.see(mapped.sender.sourceId, mapped.sender.person, where, line);
-      ctx.idMap.add('messages', `${channel.sourceId}:${str(value.ts) ?? ''}`, mapped.value.muid as string);
+      ctx.idMap.add('messages', `${channel.sourceId}:${slackTs(value.ts)}`, mapped.value.muid as string);
     }
     messageInputs.push(
       fileInput({

@@ -12,6 +12,8 @@ import type { SeenPerson } from '../shared/people.js';
 
 const JOIN_LEAVE = new Set(['channel_join', 'channel_leave', 'group_join', 'group_leave']);
 const MENTION = /<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g;
+/** Slack's own bot: in messages (a tombstone's sender), never in users.json. */
+const SLACKBOT = 'USLACKBOT';
 
 export interface SlackChannel {
   /** Slack's channel id (or the folder name when no index file lists the folder). */
@@ -33,7 +35,7 @@ export interface SlackMapped {
 export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: PresetContext): SlackMapped {
   const { includeBots, includeJoinLeave } = ctx.options;
   const subtype = str(m.subtype);
-  const ts = str(m.ts) ?? '';
+  const ts = slackTs(m.ts);
   const comment = isObject(m.comment) ? m.comment : undefined;
   const botProfile = isObject(m.bot_profile) ? m.bot_profile : undefined;
   const userId = str(m.user) ?? str(comment?.user);
@@ -43,7 +45,11 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
     (botId !== undefined && userId === undefined) ||
     (userId !== undefined && channel.botUsers.has(userId));
   const senderId = userId ?? botId;
-  const profile = isObject(m.user_profile) ? m.user_profile : undefined;
+  const profile = isObject(m.user_profile)
+    ? m.user_profile
+    : userId === SLACKBOT
+      ? { real_name: 'Slackbot' }
+      : undefined;
   const icons = isObject(m.icons)
     ? m.icons
     : isObject(botProfile?.icons)
@@ -57,19 +63,21 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
   };
 
   const { attachments, unavailable } = filesOf(m, subtype);
-  const text = str(m.text) ?? '';
+  // A message written with blocks only (some clients and apps leave `text` empty): the blocks' words.
+  const text = str(m.text) ?? blocksText(m.blocks);
   const rich = Array.isArray(m.attachments) ? m.attachments.filter(isObject) : [];
   const richText = rich
     .map((a) => [str(a.pretext), str(a.title), str(a.text) ?? str(a.fallback)].filter(Boolean).join('\n'))
     .filter(Boolean)
     .join('\n\n');
-  const threadTs = str(m.thread_ts);
+  const threadTs = m.thread_ts === undefined ? undefined : slackTs(m.thread_ts);
   const edited = isObject(m.edited) ? m.edited : undefined;
   const mentions = [...new Set([...text.matchAll(MENTION)].map((x) => ctx.uids.of(x[1])))];
   const metadata = {
     subtype,
     threadParent:
       threadTs !== undefined && threadTs !== ts ? toServiceId(`${channel.sourceId}:${threadTs}`) : undefined,
+    huddle: isObject(m.room) ? compact({ id: str(m.room.id), participants: m.room.participants }) : undefined,
     replyCount: typeof m.reply_count === 'number' ? m.reply_count : undefined,
     reactions: Array.isArray(m.reactions)
       ? m.reactions.filter(isObject).map((r) =>
@@ -115,7 +123,12 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
     sentAt: sentSeconds(ts),
     text: text.trim() !== '' ? text : richText || str(comment?.comment),
     attachments,
-    placeholder: unavailable.length > 0 ? `[file: ${unavailable.map((f) => f.name ?? f.id).join(', ')}]` : undefined,
+    placeholder:
+      unavailable.length > 0
+        ? `[file: ${unavailable.map((f) => f.name ?? f.id).join(', ')}]`
+        : subtype === 'huddle_thread'
+          ? '[huddle]'
+          : undefined,
     metadata,
     // A tombstone is a deleted thread parent Slack keeps so the replies still hang somewhere.
     deletedAt: subtype === 'tombstone' ? seconds(ts) : undefined,
@@ -125,6 +138,33 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
   if (skip !== undefined) out.skip = skip;
   if (senderId !== undefined) out.sender = { sourceId: senderId, person };
   return out;
+}
+
+/**
+ * A message's `ts` as Slack writes it, `1704067200.000100`: a number, or a string cut short
+ * (`1704068300.5`), is padded to the 6 digits a reply's `thread_ts` uses, so both name one message.
+ */
+export function slackTs(value: unknown): string {
+  const ts = str(value) ?? '';
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(ts);
+  return match === null ? ts : `${match[1]}.${(match[2] ?? '').padEnd(6, '0')}`;
+}
+
+/** The words of Slack's rich_text blocks: text, emoji as `:name:`, mentions and links as Slack writes them. */
+function blocksText(blocks: unknown): string {
+  const out: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) for (const n of node) walk(n);
+    if (!isObject(node)) return;
+    if (node.type === 'text' && typeof node.text === 'string') out.push(node.text);
+    else if (node.type === 'emoji' && typeof node.name === 'string') out.push(`:${node.name}:`);
+    else if (node.type === 'user' && typeof node.user_id === 'string') out.push(`<@${node.user_id}>`);
+    else if (node.type === 'channel' && typeof node.channel_id === 'string') out.push(`<#${node.channel_id}>`);
+    else if (node.type === 'link' && typeof node.url === 'string') out.push(str(node.text) ?? node.url);
+    else walk(node.elements);
+  };
+  walk(blocks);
+  return out.join('');
 }
 
 /**

@@ -177,6 +177,8 @@ export function mapStreamMessage(
   const senderId = type === 'system' ? undefined : idOf(m.user);
   const links: JsonObject[] = [];
   const files: Attachment[] = [];
+  // Uploads whose file is gone (an empty or expired asset_url): named in a placeholder, not dropped.
+  const gone: string[] = [];
   for (const a of Array.isArray(m.attachments) ? m.attachments.filter(isObject) : []) {
     const url = str(a.asset_url) ?? str(a.image_url) ?? (a.type === 'giphy' ? str(a.thumb_url) : undefined);
     const file =
@@ -189,6 +191,8 @@ export function mapStreamMessage(
           })
         : undefined;
     if (file !== undefined) files.push(file);
+    else if (a.og_scrape_url === undefined && UPLOAD_KINDS.has(str(a.type) ?? '') && str(a.title_link) === undefined)
+      gone.push(str(a.title) ?? str(a.fallback) ?? str(a.type) ?? 'file');
     else
       links.push(
         compact({
@@ -230,8 +234,10 @@ export function mapStreamMessage(
     sentAt,
     text: str(m.text),
     attachments: files,
+    placeholder: gone.length > 0 ? `[file: ${gone.join(', ')}]` : undefined,
     metadata: {
       streamType: type === 'regular' ? undefined : type,
+      filesUnavailable: gone,
       parentId: str(m.parent_id) && toServiceId(String(m.parent_id)),
       showInChannel: m.show_in_channel === true || undefined,
       quotedMessageId: str(m.quoted_message_id) && toServiceId(String(m.quoted_message_id)),
@@ -245,13 +251,16 @@ export function mapStreamMessage(
     deletedAt: deleted ? (seconds(m.deleted_at) ?? seconds(m.updated_at) ?? sentAt) : undefined,
   });
   let skip = built.skip;
-  if (type === 'error' || type === 'ephemeral') skip = SKIP.ephemeral;
+  if (str(m.id) === undefined) skip = SKIP.noId;
+  else if (type === 'error' || type === 'ephemeral') skip = SKIP.ephemeral;
   else if (type !== 'system' && senderId === undefined) skip = SKIP.noSender;
   const out: { value: JsonObject; skip?: string; senderId?: string } = { value: built.value };
   if (skip !== undefined) out.skip = skip;
   if (senderId !== undefined) out.senderId = senderId;
   return out;
 }
+
+const UPLOAD_KINDS = new Set(['file', 'image', 'video', 'audio', 'voiceRecording']);
 
 function kindMime(kind: string | undefined, url: string | undefined): string | undefined {
   if (kind !== 'image' && kind !== 'video' && kind !== 'audio' && kind !== 'giphy') return undefined;

@@ -27,7 +27,7 @@ const KINDS = new Set(['user', 'channel', 'member', 'message', 'reaction']);
 const PEEK_BYTES = 64 * 1024;
 
 /** Tells the layouts apart from the file's first 64 KB: `[`, one object per line, or one document. */
-export async function detectLayout(ctx: PresetContext, rel: string): Promise<StreamLayout | undefined> {
+export async function detectLayout(ctx: Pick<PresetContext, 'tree'>, rel: string): Promise<StreamLayout | undefined> {
   let head = '';
   // Through the byte layer, as the reading will be: the same BOM handling, whole characters.
   for await (const block of readBlocks(treeBytes(ctx.tree, rel), { cutLongLinesAt: PEEK_BYTES })) {

@@ -143,7 +143,9 @@ export function mapTelegramMessage(
     },
   });
   let skip = built.skip;
-  if (service && action !== undefined && JOIN_LEAVE.has(action) && !ctx.options.includeJoinLeave) skip = SKIP.joinLeave;
+  if (str(m.id) === undefined) skip = SKIP.noId;
+  else if (service && action !== undefined && JOIN_LEAVE.has(action) && !ctx.options.includeJoinLeave)
+    skip = SKIP.joinLeave;
   else if (!sender.system && sender.id === undefined) skip = SKIP.noSender;
   return skip === undefined ? { value: built.value } : { value: built.value, skip };
 }

@@ -1,0 +1,117 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
+import { ConfigError, ExitCode } from '../errors.js';
+import { inspectExport, type InitProposal } from '../pipeline/init/inspect-export.js';
+import { formatInitReport } from '../report/init-report.js';
+import { runCommand } from './run-command.js';
+
+interface InitOptions {
+  force?: boolean;
+  print?: boolean;
+  pick: Record<string, string>;
+  entity: Record<string, EntityName>;
+  appId?: string;
+  region?: string;
+  baseUrl?: string;
+  config?: string;
+}
+
+const CONFIG_FILE = '.migrate.config.json';
+
+/** `a=b` flags gathered into one object; later ones win. */
+const pairs =
+  (check?: (value: string) => string | undefined) =>
+  (text: string, previous: Record<string, string> = {}): Record<string, string> => {
+    const eq = text.indexOf('=');
+    if (eq <= 0 || eq === text.length - 1) throw new InvalidArgumentError('must be <name>=<value>');
+    const value = text.slice(eq + 1);
+    const wrong = check?.(value);
+    if (wrong !== undefined) throw new InvalidArgumentError(wrong);
+    return { ...previous, [text.slice(0, eq)]: value };
+  };
+
+const isEntity = (v: string) =>
+  (ENTITY_ORDER as readonly string[]).includes(v) ? undefined : `entity must be one of ${ENTITY_ORDER.join(', ')}`;
+
+export function registerInitCommand(program: Command): void {
+  program
+    .command('init')
+    .argument('[path]', 'the export: a folder, a .zip or a file', '.')
+    .description('look at an export and write .migrate.config.json to import it (never the API key)')
+    .option('--force', 'overwrite an existing config file')
+    .option('--print', 'only print the config, write nothing')
+    .option('--pick <field=column>', 'take this column for this API field (repeatable): --pick data.text=body', pairs())
+    .option(
+      '--entity <file=entity>',
+      'the entity a plain file holds (repeatable): --entity people.csv=users',
+      pairs(isEntity),
+    )
+    .option('--app-id <id>', 'write this app id into the config')
+    .option('--region <region>', 'write this region into the config (us, eu, in)')
+    .option('--base-url <url>', 'write this base URL into the config (a sandbox, say)')
+    .option('-c, --config <file>', `the config file to write (default ${CONFIG_FILE} in the working directory)`)
+    .action(runCommand((target: string, opts: InitOptions) => initAction(target, opts)));
+}
+
+async function initAction(target: string, opts: InitOptions): Promise<number> {
+  const configFile = path.resolve(opts.config ?? CONFIG_FILE);
+  const proposal = await inspectExport({
+    target: path.resolve(target),
+    configDir: path.dirname(configFile),
+    picks: opts.pick ?? {},
+    entities: opts.entity ?? {},
+  });
+  // Said in one write at the end: output piped into `head` then ends cleanly, not mid-report.
+  const out = [formatInitReport(proposal)];
+  try {
+    return await settle(proposal, configFile, opts, out);
+  } finally {
+    process.stdout.write(out.join(''));
+  }
+}
+
+async function settle(proposal: InitProposal, configFile: string, opts: InitOptions, out: string[]): Promise<number> {
+  if (proposal.kind === 'nothing') return ExitCode.rejected;
+  const config = {
+    ...(opts.appId === undefined ? {} : { appId: opts.appId }),
+    ...(opts.region === undefined ? {} : { region: opts.region }),
+    ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }),
+    ...proposal.config,
+  };
+  const text = `${JSON.stringify(config, null, 2)}\n`;
+  const shown = path.relative(process.cwd(), configFile) || configFile;
+  const problems = proposal.kind === 'plain' ? proposal.problems : [];
+  if (problems.length > 0) {
+    out.push(`\nThe config would be:\n${text}`);
+    out.push(`\nNot written: ${problems.length === 1 ? 'one choice is' : 'choices are'} yours first:\n`);
+    for (const p of problems) out.push(`  ${p}\n`);
+    return ExitCode.rejected;
+  }
+  if (opts.print) {
+    out.push(`\n${text}`);
+    return ExitCode.ok;
+  }
+  try {
+    // 'wx': an existing config (maybe hand-edited, maybe holding other settings) is never replaced unasked.
+    await writeFile(configFile, text, { flag: opts.force ? 'w' : 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new ConfigError('CONFIG_EXISTS', `${shown} exists: not overwritten`, {
+        hint: 'run init with --force to replace it, or --print to see the new config',
+      });
+    throw new ConfigError('CONFIG_WRITE', `cannot write ${shown}: ${(error as Error).message}`, { cause: error });
+  }
+  out.push(`\nWrote ${shown}:\n${text}\n${nextSteps(config)}`);
+  return ExitCode.ok;
+}
+
+function nextSteps(config: Record<string, unknown>): string {
+  const lines = ['Next:', '  export MIGRATE_API_KEY=...   # the REST API key: in the environment, never in the file'];
+  if (config.baseUrl === undefined && (config.appId === undefined || config.region === undefined))
+    lines.push('  add "appId" and "region" to the config (or pass --app-id and --region to import)');
+  lines.push('  chat-migrate validate      # every record the service would refuse, offline');
+  lines.push('  chat-migrate import');
+  return `${lines.join('\n')}\n`;
+}
