@@ -46,11 +46,12 @@ function route(ctx: ReadContext, path: string[], query: URLSearchParams, onBehal
   const [collection, id, sub] = path;
   const withTags = queryFlag(query, 'withTags');
   if (path.length > 3 || (path.length === 3 && collection === 'messages')) return undefined;
+  const subs = collection === 'users' ? ['messages'] : ['messages', 'members', 'bannedusers'];
+  if (sub !== undefined && !subs.includes(sub)) return undefined;
   if (collection === 'users') {
     if (id === undefined) return { status: 200, body: pageOf(userIds(store, query), query, (uid) => userItem(store, uid, withTags)) };
     if (store.get('users', id) === undefined || store.isDeactivated(id)) return notFound('ERR_UID_NOT_FOUND', `user ${id}`);
     if (sub === undefined) return { status: 200, body: { data: userItem(store, id, withTags) } };
-    if (sub !== 'messages') return undefined;
     if (!onBehalfOf) return badRequest('reading a conversation needs the onBehalfOf header (the other uid)');
     const conversationId = [id, onBehalfOf.toLowerCase()].sort().join('_user_');
     return messageList(ctx, query, { conversation: conversationIndex(store, conversationId) });
@@ -60,7 +61,6 @@ function route(ctx: ReadContext, path: string[], query: URLSearchParams, onBehal
     if (store.get('groups', id) === undefined) return notFound('ERR_GUID_NOT_FOUND', `group ${id}`);
     if (sub === undefined) return { status: 200, body: { data: groupItem(store, id, withTags) } };
     if (sub === 'messages') return messageList(ctx, query, { conversation: conversationIndex(store, `group_${id}`) });
-    if (sub !== 'members' && sub !== 'bannedusers') return undefined;
     const scopes = query.get('scopes')?.toLowerCase().split(',');
     const members = store.members(id, sub === 'bannedusers').filter((m) => !scopes || scopes.includes(m.scope));
     return { status: 200, body: pageOf(members, query, (m) => memberItem(store, id, m)) };
