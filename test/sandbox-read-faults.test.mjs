@@ -23,13 +23,21 @@ test('lost records: answered success, not stored, listed, stored when sent again
   assert.deepEqual(again.lost().users.toSorted(), lost.toSorted());
 
   // A repair sends them again: now they are stored.
-  await importAll(s, 'users', users.filter((u) => lost.includes(u.uid.toLowerCase())), (u) => u.uid);
+  await importAll(
+    s,
+    'users',
+    users.filter((u) => lost.includes(u.uid.toLowerCase())),
+    (u) => u.uid,
+  );
   assert.equal((await call(s, 'users?perPage=1000')).json.data.length, 200);
 
   const sent = await importAll(s, 'messages', [message('m-6'), message('M-7'), message('m-8')], (m) => m.muid);
   assert.ok(sent['M-7'].success && sent['M-7'].data.id);
   const { messages } = await readAllMessages(s, 'messages');
-  assert.deepEqual(messages.map((m) => m.muid).filter((m) => m.startsWith('m-')), ['m-6', 'm-8']);
+  assert.deepEqual(
+    messages.map((m) => m.muid).filter((m) => m.startsWith('m-')),
+    ['m-6', 'm-8'],
+  );
   assert.ok(s.lost().messages.includes('m-7'));
 });
 
@@ -60,19 +68,25 @@ test('auth, versions and unknown endpoints', async (t) => {
   const unknown = await call(s, 'users/u1/friends');
   assert.equal(unknown.status, 404);
   assert.equal(unknown.json.error.code, 'ERR_API_NOT_FOUND');
-  assert.equal(s.stats().readRequests, 6, "the v2 request is no read");
+  assert.equal(s.stats().readRequests, 6, 'the v2 request is no read');
 });
 
 test('deletes: deactivate or delete users, groups with members, members, messages', async (t) => {
   const s = await readSandbox(t);
   await importAll(s, 'users', [user('Ann'), user('bob'), user('cy')], (u) => u.uid);
   await importAll(s, 'groups', [{ guid: 'g1', name: 'G', type: 'public' }], (g) => g.guid);
-  const members = [{ guid: 'g1', uid: 'ann' }, { guid: 'g1', uid: 'bob' }];
+  const members = [
+    { guid: 'g1', uid: 'ann' },
+    { guid: 'g1', uid: 'bob' },
+  ];
   await importAll(s, 'members', members, (m) => `${m.guid}_member_${m.uid}`);
 
   assert.equal((await call(s, 'users/ANN', { method: 'DELETE' })).status, 200);
   assert.equal((await call(s, 'users/ann')).json.error.code, 'ERR_UID_NOT_FOUND');
-  assert.deepEqual((await call(s, 'users?onlyDeactivated=true')).json.data.map((u) => u.uid), ['ann']);
+  assert.deepEqual(
+    (await call(s, 'users?onlyDeactivated=true')).json.data.map((u) => u.uid),
+    ['ann'],
+  );
   const again = await importAll(s, 'users', [user('ann')], (u) => u.uid);
   assert.equal(again.ann.error.code, 'ERR_UID_ALREADY_EXISTS', 'a deactivated user keeps its uid');
   await call(s, 'users/ann', { method: 'DELETE', body: { permanent: true } });
@@ -80,7 +94,10 @@ test('deletes: deactivate or delete users, groups with members, members, message
   assert.equal((await importAll(s, 'users', [user('ann')], (u) => u.uid)).ann.success, true);
 
   assert.equal((await call(s, 'groups/g1/members/BOB', { method: 'DELETE' })).status, 200);
-  assert.deepEqual((await call(s, 'groups/g1/members')).json.data.map((m) => m.uid), ['ann']);
+  assert.deepEqual(
+    (await call(s, 'groups/g1/members')).json.data.map((m) => m.uid),
+    ['ann'],
+  );
   assert.equal((await call(s, 'groups/g1/members/bob', { method: 'DELETE' })).json.error.code, 'ERR_NOT_A_MEMBER');
   assert.equal((await call(s, 'groups/G1', { method: 'DELETE' })).status, 200);
   assert.equal((await call(s, 'groups/g1')).json.error.code, 'ERR_GUID_NOT_FOUND');

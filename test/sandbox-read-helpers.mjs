@@ -39,7 +39,11 @@ export async function importAll(s, entity, records, idOf) {
 export async function call(s, path, { method = 'GET', body, headers = {}, version = 'v3', key = KEY } = {}) {
   const res = await fetch(`${s.url}/${version}/${path}`, {
     method,
-    headers: { ...(key === null ? {} : { apikey: key }), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      ...(key === null ? {} : { apikey: key }),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, headers: res.headers, json: await res.json() };

@@ -20,7 +20,10 @@ test('users: numbered pages end on a short page, total stays 0, ids are lower-ca
   assert.deepEqual((await call(s, 'users?withTags=true')).json.data[0].tags, ['t']);
   assert.equal((await call(s, 'users?perPage=5000')).json.meta.pagination.per_page, 1000);
   assert.deepEqual((await call(s, 'users?withDeactivated=true')).json.data.length, 6);
-  assert.deepEqual((await call(s, 'users?onlyDeactivated=true')).json.data.map((u) => u.uid), ['gone']);
+  assert.deepEqual(
+    (await call(s, 'users?onlyDeactivated=true')).json.data.map((u) => u.uid),
+    ['gone'],
+  );
 
   const bob = await call(s, 'users/BOB');
   assert.equal(bob.status, 200);
@@ -38,7 +41,12 @@ test('groups: sorted pages, membersCount, members by scope, banned users apart',
   const s = await readSandbox(t);
   const group = (guid, name) => ({ guid, name, type: 'public', createdAt: T0 });
   await importAll(s, 'groups', [group('G-B', 'Beta'), group('g-a', 'Alpha'), group('g-c', 'Gamma')], (g) => g.guid);
-  await importAll(s, 'users', ['u1', 'u2', 'u3'].map((uid) => user(uid)), (u) => u.uid);
+  await importAll(
+    s,
+    'users',
+    ['u1', 'u2', 'u3'].map((uid) => user(uid)),
+    (u) => u.uid,
+  );
   const members = [
     { guid: 'G-B', uid: 'U1', scope: 'admin' },
     { guid: 'G-B', uid: 'u2', scope: 'moderator' },
@@ -46,17 +54,35 @@ test('groups: sorted pages, membersCount, members by scope, banned users apart',
   ];
   await importAll(s, 'members', members, (m) => `${m.guid}_member_${m.uid}`);
   const sorted = await call(s, 'groups?sortBy=name&sortOrder=desc');
-  assert.deepEqual(sorted.json.data.map((g) => g.guid), ['g-c', 'g-b', 'g-a']);
-  assert.deepEqual((await call(s, 'groups?perPage=2&page=2')).json.data.map((g) => g.guid), ['g-c']);
+  assert.deepEqual(
+    sorted.json.data.map((g) => g.guid),
+    ['g-c', 'g-b', 'g-a'],
+  );
+  assert.deepEqual(
+    (await call(s, 'groups?perPage=2&page=2')).json.data.map((g) => g.guid),
+    ['g-c'],
+  );
   const one = await call(s, 'groups/g-B');
   assert.equal(one.json.data.membersCount, 2);
   assert.equal(one.json.data.name, 'Beta');
   const listed = await call(s, 'groups/g-b/members');
-  assert.deepEqual(listed.json.data.map((m) => [m.uid, m.scope]), [['u1', 'admin'], ['u2', 'moderator']]);
+  assert.deepEqual(
+    listed.json.data.map((m) => [m.uid, m.scope]),
+    [
+      ['u1', 'admin'],
+      ['u2', 'moderator'],
+    ],
+  );
   assert.equal(listed.json.data[0].name, 'User u1');
   const admins = await call(s, 'groups/g-b/members?scopes=admin');
-  assert.deepEqual(admins.json.data.map((m) => m.uid), ['u1']);
-  assert.deepEqual((await call(s, 'groups/g-b/bannedusers')).json.data.map((m) => m.uid), ['u3']);
+  assert.deepEqual(
+    admins.json.data.map((m) => m.uid),
+    ['u1'],
+  );
+  assert.deepEqual(
+    (await call(s, 'groups/g-b/bannedusers')).json.data.map((m) => m.uid),
+    ['u3'],
+  );
   const missing = await call(s, 'groups/nope/members');
   assert.equal(missing.status, 404);
   assert.equal(missing.json.error.code, 'ERR_GUID_NOT_FOUND');
@@ -67,7 +93,12 @@ test('messages: cursor pages over 2,500 messages, each once, with the ids the im
   const all = [];
   for (let i = 0; i < 2500; i++) {
     const toGroup = i % 3 === 0;
-    all.push(message(`M-${i}`, { sentAt: T0 + Math.floor(i / 7), ...(toGroup ? { receiverType: 'group', receiver: 'G1' } : {}) }));
+    all.push(
+      message(`M-${i}`, {
+        sentAt: T0 + Math.floor(i / 7),
+        ...(toGroup ? { receiverType: 'group', receiver: 'G1' } : {}),
+      }),
+    );
   }
   const answers = await importAll(s, 'messages', all, (m) => m.muid);
   const { messages, pages } = await readAllMessages(s, 'messages');
@@ -86,7 +117,10 @@ test('messages: cursor pages over 2,500 messages, each once, with the ids the im
   assert.deepEqual(last.json.meta.current, { limit: 1000, count: 500 });
   assert.equal(last.json.meta.previous.id, messages[2000].id);
   const before = await call(s, `messages?limit=3&id=${messages[10].id}&affix=prepend`);
-  assert.deepEqual(before.json.data.map((m) => m.muid), ['m-7', 'm-8', 'm-9']);
+  assert.deepEqual(
+    before.json.data.map((m) => m.muid),
+    ['m-7', 'm-8', 'm-9'],
+  );
   assert.equal(before.json.meta.next.id, messages[9].id);
   assert.equal((await call(s, 'messages')).json.data.length, 10, 'limit defaults to 10');
   assert.equal((await call(s, 'messages?limit=5000')).json.meta.current.limit, 1000);
@@ -120,7 +154,10 @@ test('retention: old messages are accepted by the import and never read; reads w
   const answers = await importAll(s, 'messages', all, (m) => m.muid);
   assert.ok(Object.values(answers).every((a) => a.success === true));
   const { messages } = await readAllMessages(s, 'messages');
-  assert.deepEqual(messages.map((m) => m.data.text), ['text of d300', 'text of d399']);
+  assert.deepEqual(
+    messages.map((m) => m.data.text),
+    ['text of d300', 'text of d399'],
+  );
   assert.ok(messages.every((m) => !('muid' in m)));
   const old = await call(s, `messages/${answers.d100.data.id}`);
   assert.equal(old.json.error.code, 'ERR_MESSAGE_ID_NOT_FOUND');

@@ -44,7 +44,8 @@ export class LostRecords {
     const lost = this.lost.get(entity)!;
     if (lost.has(id)) return false;
     const chosen =
-      (this.pattern?.test(id) ?? false) || (this.share > 0 && hash32(`${this.seed}:${entity}:${id}`) / 2 ** 32 < this.share);
+      (this.pattern?.test(id) ?? false) ||
+      (this.share > 0 && hash32(`${this.seed}:${entity}:${id}`) / 2 ** 32 < this.share);
     if (chosen) lost.add(id);
     return chosen;
   }
