@@ -98,8 +98,24 @@ export class CompanionLog<E extends object> implements CheckpointCompanion {
     }
   }
 
+  /** Set: checkpoints keep this mark instead of the file's end (`holdMark`). */
+  private held?: CompanionMark;
+
   get mark(): CompanionMark {
+    if (this.held) return this.held;
     return { path: this.path, bytes: this.flushedBytes + this.pendingBytes, run: this.run, before: hashOf(this.tail) };
+  }
+
+  /**
+   * Checkpoints record `mark` (the one resumed from) until `releaseMark`: with `pastMark: 'keep'`, the
+   * lines past it stay unacknowledged, so a second crash finds them again.
+   */
+  holdMark(mark: CompanionMark): void {
+    this.held = mark;
+  }
+
+  releaseMark(): void {
+    this.held = undefined;
   }
 
   write(entry: E): void {
@@ -197,8 +213,9 @@ async function takeUnacknowledged(
   const lines = (await readRange(path, mark.bytes, size)).toString('utf8').split('\n');
   const torn = lines.pop() !== '';
   const own = `{"run":"${mark.run}"`;
-  const ownLines = lines.filter((line) => line.startsWith(own));
   const keep = pastMark === 'keep';
+  // Kept lines past the mark are all this migration's (the file is named after its checkpoint), whatever run.
+  const ownLines = lines.filter((line) => line !== '' && (keep || line.startsWith(own)));
   const kept = lines.filter((line) => line !== '' && (keep || !line.startsWith(own)));
   const dropped = keep ? 0 : ownLines.length;
   const resumed: ResumedTail = keep ? { dropped, kept: ownLines } : { dropped };
