@@ -15,6 +15,7 @@ import {
   writeConfig,
   writeGeneratedExport,
 } from './helpers.mjs';
+import { PRESET_FIXTURES } from './presets-helpers.mjs';
 
 const LOG = '.migrate-checkpoint.imported.ndjson';
 
@@ -115,6 +116,42 @@ test('SIGKILL at 10 random moments, then resume: each stored record once in the 
     const existing = lines.filter((l) => l.state === 'existing').length;
     const answeredExisting = Object.values(sb.stats().perEntity).reduce((n, e) => n + e.alreadyExists, 0);
     assert.ok(existing <= answeredExisting, `${existing} existing lines, ${answeredExisting} already-exists answers`);
+  } finally {
+    await sb.close();
+  }
+});
+
+test('ids find: a Slack source id leads to its muid in the id map and to the service id in the id log', async () => {
+  const sb = await sandbox();
+  try {
+    const dir = await tempDir();
+    await writeConfig(dir, { baseUrl: sb.url, requestsPerMinute: 100000 });
+    const slack = ['--preset', 'slack', '--from', path.join(PRESET_FIXTURES, 'slack')];
+    const run = await runCli(['import', ...slack], { cwd: dir });
+    assert.ok([0, 3].includes(run.code), run.stderr);
+    const map = await readNdjson(path.join(dir, '.migrate-checkpoint.ids.ndjson'));
+    const mapped = map.find((l) => l.entity === 'messages');
+    const stored = sb.records().messages[mapped.id.toLowerCase()];
+    assert.ok(stored, `${mapped.id} is stored`);
+
+    for (const query of [mapped.sourceId, mapped.id.toUpperCase(), stored.id]) {
+      const found = await runCli(['ids', 'find', query, '--json'], { cwd: dir });
+      assert.equal(found.code, 0, found.stderr);
+      const { lines } = JSON.parse(found.stdout);
+      assert.deepEqual(
+        lines.map((l) => [path.basename(l.file), l.entry.sourceId ?? l.entry.serviceId]),
+        [
+          ['.migrate-checkpoint.ids.ndjson', mapped.sourceId],
+          [LOG, stored.id],
+        ],
+        `ids find ${query}`,
+      );
+    }
+    const text = await runCli(['ids', 'find', mapped.id], { cwd: dir });
+    assert.match(text.stdout, new RegExp(`${LOG.replaceAll('.', '\\.')}:\\d+: .*"serviceId":"${stored.id}"`));
+    const none = await runCli(['ids', 'find', 'no-such-id'], { cwd: dir });
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /nothing about no-such-id/);
   } finally {
     await sb.close();
   }
