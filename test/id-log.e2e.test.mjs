@@ -44,8 +44,9 @@ function assertLogMatches(lines, stored) {
   assert.equal(logged.size, storedCount, 'no line for a record the sandbox does not hold');
 }
 
-for (const responseStyle of ['flat', 'nested']) {
-  test(`${responseStyle} answers: the id log holds each accepted record once; a re-run adds "existing" lines`, async () => {
+for (const responseStyle of /** @type {const} */ (['flat', 'nested'])) {
+  const name = `${responseStyle} answers: the id log holds each accepted record once; a re-run adds "existing" lines`;
+  test(name, async () => {
     const sb = await sandbox({ responseStyle });
     try {
       const dir = await fixtureWorkspace(sb.url);

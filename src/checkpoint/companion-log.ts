@@ -192,11 +192,11 @@ function unwritable(kind: CompanionKind, path: string, err: unknown): Checkpoint
 const hashOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 
 /**
- * Takes out the lines the marked run wrote past its mark (`drop`) or hands them over (`keep`), and
- * takes out a last line cut short (unreadable, whoever wrote it), keeping every other line after the mark. Left whole (and said why) when the
- * bytes before the mark are not those marked: the file was edited or replaced since, and cutting at
- * that offset could take out lines that are not those. A file shorter than the mark was emptied or
- * rotated: nothing of the run is in it to take out.
+ * Takes out the lines the marked run wrote past its mark (`drop`), or hands over every line past it
+ * (`keep`); takes out a last line cut short (unreadable, whoever wrote it); keeps every other line
+ * after the mark. Left whole (and said why) when the bytes before the mark are not those marked: the
+ * file was edited or replaced since, and cutting at that offset could take out lines that are not
+ * those. A file shorter than the mark was emptied or rotated: nothing of the run is in it to take out.
  */
 async function takeUnacknowledged(
   path: string,
