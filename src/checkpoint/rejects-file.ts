@@ -13,6 +13,8 @@ export interface RejectEntry {
   entity: EntityName;
   file: string;
   line: number;
+  /** The record's slot in its file (from 0): what `replay` matches the line to the checkpoint by. */
+  ordinal?: number;
   id?: string;
   /** The service's error code, or the validation rule / input rule. */
   code: string;
@@ -146,6 +148,23 @@ export class RejectsWriter implements CheckpointCompanion {
     if (this.regular) await this.handle.sync().catch(() => undefined);
     await this.handle.close();
   }
+}
+
+/**
+ * `--fresh` starts the rejects file anew: the old one (a regular file with lines in it) is renamed
+ * aside to `<path>.<time>` rather than appended to, where every record would be listed twice.
+ * Returns the new name of the old file, if there was one.
+ */
+export async function rotateRejects(path: string, now = new Date()): Promise<string | undefined> {
+  const existing = await stat(path).catch(() => undefined);
+  if (!existing?.isFile() || existing.size === 0) return undefined;
+  const aside = `${path}.${now.toISOString().replace(/[:.]/g, '-')}`;
+  try {
+    await rename(path, aside);
+  } catch (err) {
+    throw unwritable(path, err);
+  }
+  return aside;
 }
 
 function unwritable(path: string, err: unknown): CheckpointError {

@@ -135,9 +135,32 @@ export class ExportIndex {
   check(record: MappedRecord): Problem[] {
     if (record.skip !== undefined) return NO_PROBLEMS;
     const out = this.out;
-    const p = record.payload;
     const isNew = this.register(record, out);
     if (record.skip !== undefined) return NO_PROBLEMS;
+    this.checkReferences(out, record, isNew);
+    if (out.length === 0) return NO_PROBLEMS;
+    this.out = [];
+    return out;
+  }
+
+  /**
+   * A record sent again from the rejects file (replay): it stands in for its own slot, whose id the
+   * export's reading entered already, so a repeated id is no duplicate here; an id new since (fixed
+   * in the rejects file) is entered. Its references are checked as `check` does.
+   */
+  checkReplayed(record: MappedRecord): Problem[] {
+    if (record.skip !== undefined) return NO_PROBLEMS;
+    this.register(record, []);
+    delete record.skip;
+    delete record.duplicateSuspect;
+    delete record.sameContentSuspect;
+    const out: Problem[] = [];
+    this.checkReferences(out, record, false);
+    return out.length === 0 ? NO_PROBLEMS : out;
+  }
+
+  private checkReferences(out: Problem[], record: MappedRecord, isNew: boolean): void {
+    const p = record.payload;
     switch (record.entity) {
       case 'groups':
         if (isNew) this.rememberGroup(p);
@@ -173,9 +196,6 @@ export class ExportIndex {
       default:
         break;
     }
-    if (out.length === 0) return NO_PROBLEMS;
-    this.out = [];
-    return out;
   }
 
   /**

@@ -9,10 +9,11 @@ import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
 import { sumCounts, type ImportSummary } from './summary.js';
 import type { RunCounts, RunEvents } from '../events.js';
 import type { EntityPlan } from '../../sources/plan.js';
-import { RejectsWriter } from '../../checkpoint/rejects-file.js';
+import { RejectsWriter, rotateRejects } from '../../checkpoint/rejects-file.js';
 import { runImport } from './run-import.js';
 import { BatchSender } from './send-batch.js';
 import { suspectDuplicateProblem } from '../../rules/export-index.js';
+import type { ReplaySource } from './replay-pass.js';
 
 export interface ImportSessionOptions {
   config: MigrateConfig;
@@ -30,6 +31,8 @@ export interface ImportSessionOptions {
   hardStop: AbortSignal;
   /** Default: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   proxy?: ProxySettings;
+  /** `replay`: the rejects file's edited records, sent after each phase's export records. */
+  replay?: ReplaySource;
 }
 
 /**
@@ -67,6 +70,8 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       options.fresh,
       config.checkpointIntervalMs,
     );
+    const aside = options.fresh ? await rotateRejects(config.rejects) : undefined;
+    if (aside) events.info(`--fresh: a new rejects file; the previous one is now ${aside}`);
     rejects = await RejectsWriter.open(config.rejects, checkpoint.snapshot.rejects);
     // Before the first save, so that every checkpoint of this run carries the rejects file's mark.
     checkpoint.keepInStep(rejects);
@@ -137,6 +142,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
           stop: options.stop,
           abandonSends: () => failed.abort(),
           estimateTotals: options.estimateTotals,
+          replay: options.replay,
         },
         counts,
       );

@@ -16,6 +16,7 @@ import { Batcher, type AnsweredBatch } from './batcher.js';
 import { fateOfAcked, slotHash, type RejectedSlot } from './open-rejects.js';
 import { PhaseTally, rejectOfRecord } from './phase-tally.js';
 import type { BatchSender } from './send-batch.js';
+import { offerReplayItems, type ReplaySource } from './replay-pass.js';
 
 export interface ImportRun {
   plans: EntityPlan[];
@@ -34,6 +35,8 @@ export interface ImportRun {
   abandonSends?(): void;
   /** Count records before each phase, for the total, percent and ETA of the progress shown. */
   estimateTotals?: boolean;
+  /** `replay`: edited records from the rejects file, sent after each phase's export records. */
+  replay?: ReplaySource;
 }
 
 /** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
@@ -119,13 +122,22 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     const { progress } = cursor;
     const fate = progress.isAcked(ordinal) ? fateOfAcked(progress, ordinal, item) : undefined;
     const slot = () => ({ progress, ordinal, hash: slotHash(item) });
+    // An open slot whose line is as it was rejected, and which the rejects file holds: the replay pass
+    // sends the rejects file's record for it instead, and counts it there.
+    const replayed =
+      (fate === 'still-rejected' || fate === 'retry') &&
+      run.replay?.covers(entity.name, cursor.input.display, ordinal) === true &&
+      progress.openAt(ordinal)!.hash === slotHash(item);
+    if (replayed) counts.read--;
     if (kind === BAD_SLOT) {
+      if (replayed) return undefined;
       if (fate === 'done') counts.resumed++;
       else if (fate === 'still-rejected') tally.stillRejected();
       else batcher.hold(rejectOfProblem(entity.name, item as SourceProblem), slot());
       return undefined;
     }
     if (kind === SKIP) {
+      if (replayed) return undefined;
       const reason = slots.record!.skip!;
       if (fate === undefined) batcher.holdSkip(reason);
       else if (progress.openAt(ordinal) === undefined) counts.resumed++;
@@ -139,6 +151,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     const record = slots.record!;
     // Checked even when done before: the index must see every id for references and duplicates.
     const problems = checkRecord(record, index, run.nowSec);
+    if (replayed) return undefined;
     if (fate === 'done') {
       counts.resumed++;
       return undefined;
@@ -207,6 +220,16 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     if (!cursor.fileProblem) cursor.progress.resolve(FILE_SLOT);
     batcher.closeFile(cursor.progress, cursor.rangeStart, cursor.nextOrdinal);
   }
+  if (run.replay && !batcher.stopped) {
+    // The export's answers first: a slot its own (fixed) line closed meanwhile is not sent again.
+    await batcher.flush();
+    await batcher.drain();
+    const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, run)));
+    const { checkpoint, nowSec } = run;
+    const items = run.replay.itemsFor(entity.name);
+    const pass = { entity: entity.name, items, checkpoint, batcher, tally, index, slots, counts, nowSec };
+    await offerReplayItems({ ...pass, replay: run.replay });
+  }
   if (!batcher.stopped) await batcher.flush();
   await batcher.drain();
   // Every record read is accounted for: what a stop left unanswered is said, not dropped.
@@ -262,5 +285,5 @@ const noSlot = (cursor: FileCursor, problem: SourceProblem): RejectedSlot => ({
 });
 
 function rejectOfProblem(entity: EntityName, p: SourceProblem): RejectEntry {
-  return { entity, file: p.file, line: p.line, code: p.rule, message: p.message };
+  return { entity, file: p.file, line: p.line, ordinal: p.ordinal, code: p.rule, message: p.message };
 }
