@@ -46,6 +46,7 @@ async function replayAction(file: string | undefined, opts: ReplayOptions): Prom
   const openBefore = openSlotsOf(before);
   const rejects = await readRejectsForReplay(config.rejects, openBefore);
   const plan = await planRun(config, baseDir, { writeIdMap: !opts.dryRun });
+  for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
   const nowSec = Math.floor(Date.now() / 1000);
   if (opts.dryRun) {
     const openKeys = new Set(openBefore.map((s) => `${s.entity} ${s.file} ${s.ordinal}`));

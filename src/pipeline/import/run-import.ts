@@ -60,7 +60,8 @@ export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise
   const configured = new Set(run.plans.map((p) => p.entity.name));
   // Message ids through the fixed-size filter: memory must not grow with the export (issue 5).
   const contentBloomBytes = CONTENT_BLOOM_BYTES;
-  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom', contentBloomBytes });
+  const knownIds = run.plans[0]?.source.ids;
+  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom', contentBloomBytes, knownIds });
   for (const message of index.uncheckedReferences()) run.events.warning(message);
   for (const plan of run.plans) {
     counts[plan.entity.name] = emptyCounts();
