@@ -11,7 +11,13 @@ const ndjson = (rows) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
 /** The app's own users and group, there before the migration (its sign-up made them). */
 async function seedApp(sb) {
   const dir = await tempDir();
-  await writeFile(path.join(dir, 'users.ndjson'), ndjson([{ uid: 'app_alice', name: 'Alice' }, { uid: 'app_bob', name: 'Bob' }]));
+  await writeFile(
+    path.join(dir, 'users.ndjson'),
+    ndjson([
+      { uid: 'app_alice', name: 'Alice' },
+      { uid: 'app_bob', name: 'Bob' },
+    ]),
+  );
   await writeFile(path.join(dir, 'groups.ndjson'), ndjson([{ guid: 'app_team', name: 'Team', type: 'public' }]));
   await writeConfig(dir, {
     baseUrl: sb.url,
@@ -40,7 +46,12 @@ async function writeExport(dir, extraMessages = []) {
   );
   await writeFile(
     path.join(dir, 'members.ndjson'),
-    ndjson(['alice', 'bob', 'carol'].flatMap((uid) => [{ guid: 'team', uid }, { guid: 'side', uid }])),
+    ndjson(
+      ['alice', 'bob', 'carol'].flatMap((uid) => [
+        { guid: 'team', uid },
+        { guid: 'side', uid },
+      ]),
+    ),
   );
   const msg = (i, sender, receiverType, receiver, extra = {}) => ({
     muid: `m${i}`,
@@ -115,10 +126,11 @@ test('userMap (by id and by e-mail) and groupMap: nothing created twice, every r
 
   // The mapping used is recorded beside the checkpoint; the source files are left as they were.
   const ids = await readNdjson(path.join(dir, '.migrate-checkpoint.ids.ndjson'));
-  assert.deepEqual(
-    ids.map((l) => `${l.entity} ${l.sourceId} ${l.id}`).sort(),
-    ['groups team app_team', 'users alice app_alice', 'users bob app_bob'],
-  );
+  assert.deepEqual(ids.map((l) => `${l.entity} ${l.sourceId} ${l.id}`).sort(), [
+    'groups team app_team',
+    'users alice app_alice',
+    'users bob app_bob',
+  ]);
   assert.match(await readFile(path.join(dir, 'messages.ndjson'), 'utf8'), /"sender":"alice"/);
 });
 

@@ -23,13 +23,18 @@ export interface RunPlan {
  * Only an import that sends writes a preset's id map (`writeIdMap`): validate and --dry-run write
  * none, so they never touch a finished import's map.
  */
-export async function planRun(config: MigrateConfig, baseDir: string, options = { writeIdMap: false }): Promise<RunPlan> {
+export async function planRun(
+  config: MigrateConfig,
+  baseDir: string,
+  options = { writeIdMap: false },
+): Promise<RunPlan> {
   const plan = await planInputs(config, baseDir, options);
   if (config.userMap === undefined && config.groupMap === undefined) return plan;
   const { loadIdMaps, recordMappedIds } = await import('../pipeline/map/load-id-maps.js');
   const loaded = await loadIdMaps(config, plan.plans, baseDir);
   for (const p of plan.plans) p.source = { ...p.source, ids: loaded.ids };
-  for (const email of loaded.unmatchedEmails) plan.warnings.push(`userMap: no user of the export has the e-mail ${email}`);
+  for (const email of loaded.unmatchedEmails)
+    plan.warnings.push(`userMap: no user of the export has the e-mail ${email}`);
   if (!options.writeIdMap) return plan;
   // The mapping used goes into the id map beside the checkpoint, once this run holds the checkpoint.
   const file = plan.idMap?.path ?? idMapPathOf(config.checkpoint);

@@ -61,8 +61,7 @@ async function replayAction(file: string | undefined, opts: ReplayOptions): Prom
           `${doc.wouldSend} would be sent, ${failing.length} still failing their own checks` +
           (rejects.deleted.length > 0 ? `, ${rejects.deleted.length} deleted from the rejects file` : ''),
         ...failing.map(
-          ({ item, id, problem: p }) =>
-            `  ${item.file}:${item.line}: ${item.entity} ${id}: ${p!.message} [${p!.rule}]`,
+          ({ item, id, problem: p }) => `  ${item.file}:${item.line}: ${item.entity} ${id}: ${p!.message} [${p!.rule}]`,
         ),
       ];
       process.stdout.write(redact(`${out.join('\n')}\n`));

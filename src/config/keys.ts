@@ -276,10 +276,10 @@ export const CONFIG_KEYS = {
     commands: READ,
     flag: '--user-map <file>',
     example: null,
-    help: "export users the app already has: a CSV (from,to) or JSON/NDJSON ({from, to}) file of ids",
+    help: 'export users the app already has: a CSV (from,to) or JSON/NDJSON ({from, to}) file of ids',
     doc:
-      '`from` is the export\'s user id, or an e-mail where the export has them (a users source\'s `email` ' +
-      'field; Slack and Sendbird exports), `to` the app\'s uid. Every reference is rewritten to `to`; ' +
+      "`from` is the export's user id, or an e-mail where the export has them (a users source's `email` " +
+      "field; Slack and Sendbird exports), `to` the app's uid. Every reference is rewritten to `to`; " +
       'mapped users are not sent (skipped as `mapped`). See [Rehearse, then migrate](rehearse-then-migrate.md).',
   },
   groupMap: {

@@ -98,9 +98,13 @@ export class DeleteClient {
         reason = failure.reason;
       }
       if (attempt >= policy.retries) {
-        throw new RemoteError('REMOTE_RETRIES_EXHAUSTED', `DELETE ${path}: ${reason}; gave up after ${attempt + 1} tries`, {
-          hint: 'the progress is saved; run the same command again to resume',
-        });
+        throw new RemoteError(
+          'REMOTE_RETRIES_EXHAUSTED',
+          `DELETE ${path}: ${reason}; gave up after ${attempt + 1} tries`,
+          {
+            hint: 'the progress is saved; run the same command again to resume',
+          },
+        );
       }
       const delayMs = backoffDelay(policy, attempt, askedMs);
       this.options.onRetry?.(reason, attempt + 1, delayMs);

@@ -14,5 +14,7 @@ export function rejectCanClear(code: string): boolean {
  * data fixed first.
  */
 export function rejectIsTransient(code: string): boolean {
-  return code.startsWith('HTTP_5') || code === 'HTTP_429' || code === 'ERR_EXCEPTION' || code === 'ERR_TOO_MANY_REQUESTS';
+  return (
+    code.startsWith('HTTP_5') || code === 'HTTP_429' || code === 'ERR_EXCEPTION' || code === 'ERR_TOO_MANY_REQUESTS'
+  );
 }

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { idLogPathOf } from '../../checkpoint/state-files.js';
 import type { CheckpointData } from '../../checkpoint/store.js';
 import { ENTITY_ORDER, type EntityName, type JsonObject } from '../../entities/types.js';
 import { InputError } from '../../errors.js';
@@ -8,15 +9,17 @@ import type { CreatedRecord } from './undo-steps.js';
 const text = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
 
-/** Whether an id log line says the service stored the record for this migration (not "already there"). */
-function wasCreated(line: JsonObject): boolean {
-  if (typeof line.created === 'boolean') return line.created;
-  return line.outcome === 'imported' || line.status === 'imported' || line.status === 'created';
-}
+/**
+ * Whether an id log line says the service created the record for this migration: `state` `created`.
+ * `existing` (an already-exists answer) is never undone, even one marked `resent`: it may have been
+ * there before, and undo deletes nothing it cannot tell was its own.
+ */
+const wasCreated = (line: JsonObject): boolean => line.state === 'created';
 
-/** The id log of the checkpoint's migration: where its mark says, if it has one. */
-export function idLogPathOf(data: CheckpointData): string | undefined {
-  return (data as CheckpointData & { imported?: { path?: string } }).imported?.path;
+/** The id log of the checkpoint's migration: where its mark says, else its default place beside it. */
+export function idLogOf(data: CheckpointData, checkpoint: string): string {
+  const mark = (data as CheckpointData & { imported?: { path?: unknown } }).imported;
+  return typeof mark?.path === 'string' ? mark.path : idLogPathOf(checkpoint);
 }
 
 /**

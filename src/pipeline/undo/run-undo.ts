@@ -45,7 +45,8 @@ async function loadState(run: UndoRun): Promise<UndoState> {
   if (text === undefined) return fresh;
   try {
     const saved = JSON.parse(text) as UndoState;
-    const same = saved.tool === fresh.tool && saved.total === fresh.total && saved.target.baseUrl === run.target.baseUrl;
+    const same =
+      saved.tool === fresh.tool && saved.total === fresh.total && saved.target.baseUrl === run.target.baseUrl;
     return same && Number.isInteger(saved.done) ? saved : fresh;
   } catch {
     // A state file cut short: the deletes it covered answer not-found when asked again.

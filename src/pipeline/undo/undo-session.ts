@@ -7,7 +7,7 @@ import { CheckpointError } from '../../errors.js';
 import { DeleteClient } from '../../http/delete-client.js';
 import { RateLimiter, systemClock } from '../../http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
-import { idLogPathOf, readCreatedRecords } from './created-records.js';
+import { idLogOf, readCreatedRecords } from './created-records.js';
 import { runUndo, type UndoState } from './run-undo.js';
 import { planUndo, type UndoPlan } from './undo-steps.js';
 
@@ -18,7 +18,7 @@ export const undoStatePathOf = (checkpoint: string): string =>
 export interface PreparedUndo {
   checkpoint: CheckpointData;
   plan: UndoPlan;
-  idLog: string | undefined;
+  idLog: string;
 }
 
 /** What the checkpoint and its id log say this migration created, as the deletes that take it back. */
@@ -30,13 +30,14 @@ export async function prepareUndo(config: MigrateConfig): Promise<PreparedUndo> 
     });
   }
   if (checkpoint.target.baseUrl !== config.baseUrl || (checkpoint.target.appId ?? '') !== (config.appId ?? '')) {
+    const other = checkpoint.target.baseUrl;
     throw new CheckpointError(
       'CHECKPOINT_OTHER_TARGET',
-      `the checkpoint ${config.checkpoint} belongs to a migration into ${checkpoint.target.baseUrl}, not ${config.baseUrl}`,
+      `the checkpoint ${config.checkpoint} belongs to a migration into ${other}, not ${config.baseUrl}`,
     );
   }
-  const idLog = idLogPathOf(checkpoint);
-  const plan = planUndo(idLog === undefined ? [] : await readCreatedRecords(idLog));
+  const idLog = idLogOf(checkpoint, config.checkpoint);
+  const plan = planUndo(await readCreatedRecords(idLog));
   return { checkpoint, plan, idLog };
 }
 
@@ -91,9 +92,14 @@ export async function runUndoSession(options: UndoSessionOptions): Promise<UndoO
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const setAside: string[] = [];
     for (const file of [config.checkpoint, prepared.idLog]) {
-      if (file === undefined) continue;
       const aside = `${file}.undone-${stamp}`;
-      if (await rename(file, aside).then(() => true, () => false)) setAside.push(aside);
+      if (
+        await rename(file, aside).then(
+          () => true,
+          () => false,
+        )
+      )
+        setAside.push(aside);
     }
     const rejects = await rotateRejects(config.rejects);
     if (rejects !== undefined) setAside.push(rejects);

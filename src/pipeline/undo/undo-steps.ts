@@ -54,12 +54,22 @@ export function planUndo(created: readonly CreatedRecord[]): UndoPlan {
   const of = (entity: EntityName) => newestFirst.filter((r) => r.entity === entity);
   for (const m of of('messages')) {
     if (m.serviceId === undefined) plan.withoutServiceId.push(m.id);
-    else plan.steps.push({ entity: 'messages', label: `message ${m.id} (${m.serviceId})`, path: `messages/${m.serviceId}`, body: PERMANENT });
+    else
+      plan.steps.push({
+        entity: 'messages',
+        label: `message ${m.id} (${m.serviceId})`,
+        path: `messages/${m.serviceId}`,
+        body: PERMANENT,
+      });
   }
   for (const m of of('members')) {
     const ids = memberIds(m);
     if (ids !== undefined) {
-      plan.steps.push({ entity: 'members', label: `member ${ids.uid} of ${ids.guid}`, path: `groups/${ids.guid}/members/${ids.uid}` });
+      plan.steps.push({
+        entity: 'members',
+        label: `member ${ids.uid} of ${ids.guid}`,
+        path: `groups/${ids.guid}/members/${ids.uid}`,
+      });
     }
   }
   for (const g of of('groups')) plan.steps.push({ entity: 'groups', label: `group ${g.id}`, path: `groups/${g.id}` });
