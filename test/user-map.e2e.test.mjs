@@ -1,10 +1,11 @@
 // userMap / groupMap (issue 17, point 2): export users and groups mapped onto ones the app already has.
 // No user is created twice, every reference carries the app's id, mapped records are skipped `mapped`.
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
+import { toServiceId } from '../dist/presets/shared/ids.js';
+import { FIXTURES, readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
 const ndjson = (rows) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
@@ -164,4 +165,29 @@ test('validate lists references to users neither in the export nor in the map', 
     ['m9 ref.message.sender sender'],
     'zed is neither in the export nor in the map; app_alice (a map target) and bob are fine',
   );
+});
+
+test('the same map works for a preset: a Slack export mapped by e-mail and by Slack id', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  await seedApp(sb);
+  const dir = await tempDir();
+  const from = path.join(dir, 'slack');
+  await cp(path.join(FIXTURES, 'presets', 'slack'), from, { recursive: true });
+  const usersFile = path.join(from, 'users.json');
+  const users = JSON.parse(await readFile(usersFile, 'utf8'));
+  users.find((u) => u.id === 'U0BMQB6JE').profile.email = 'Alice@Example.com';
+  await writeFile(usersFile, JSON.stringify(users));
+  await writeFile(path.join(dir, 'user-map.csv'), 'from,to\nalice@example.com,app_alice\nU0BMS113R,app_bob\n');
+  await writeConfig(dir, { baseUrl: sb.url, requestsPerMinute: 1e9, userMap: 'user-map.csv' });
+  const r = await runCli(['import', '--json', '--preset', 'slack', '--from', 'slack'], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).entities.users.skippedBy.mapped, 2);
+  const mappedAway = [toServiceId('U0BMQB6JE'), toServiceId('U0BMS113R')];
+  const held = sb.records();
+  for (const uid of mappedAway) assert.equal(held.users[uid], undefined, `${uid} is not created beside the app's`);
+  const senders = Object.values(held.messages).map((m) => m.sender);
+  assert.ok(senders.filter((s) => s === 'app_alice').length > 10);
+  assert.ok(senders.filter((s) => s === 'app_bob').length > 10);
+  assert.ok(!senders.some((s) => mappedAway.includes(s)));
 });
