@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readCheckpoint } from '../checkpoint/store.js';
+import { ENTITIES } from '../entities/index.js';
 import { CheckpointError, ExitCode } from '../errors.js';
 import { checkReplayDry } from '../pipeline/import/replay-pass.js';
 import {

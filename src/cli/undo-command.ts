@@ -71,8 +71,8 @@ async function undoAction(opts: UndoOptions): Promise<number> {
     else {
       const d = state.deleted;
       const lines = [
-        `Deleted ${d.messages} messages, ${d.members} members, ${d.groups} groups, ${d.users} users` +
-          (state.notFound > 0 ? ` (${state.notFound} were gone already)` : ''),
+        `Deleted ${plural(d.messages, 'message')}, ${plural(d.members, 'member')}, ${plural(d.groups, 'group')}, ` +
+          `${plural(d.users, 'user')}${state.notFound > 0 ? ` (${state.notFound} were gone already)` : ''}`,
         ...state.refused.map((r) => `  refused: ${r.label} [${r.code}]`),
         refused > 0
           ? '  the checkpoint is kept: run undo again once the refusals are dealt with'
