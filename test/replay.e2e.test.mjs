@@ -71,6 +71,12 @@ test('replay: fixed rejects and export get in, a deleted line is dropped, a seco
     if (r.id === 'm3') return { ...r, record: { ...r.record, data: { text: 'fixed' } } };
     return r.id === 'm5' ? null : r;
   });
+  const early = JSON.parse((await runCli(['replay', '--dry-run', '--json'], { cwd: dir })).stdout);
+  assert.deepEqual(
+    early.failing.map((f) => `${f.id} ${f.problem.rule}`),
+    ['m4 ref.message.sender'],
+    'the dry run checks references against the export',
+  );
   await appendFile(path.join(dir, 'users.ndjson'), `${JSON.stringify({ uid: 'carol', name: 'C' })}\n`);
 
   const dry = await runCli(['replay', '--dry-run', '--json'], { cwd: dir });

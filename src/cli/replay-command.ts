@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { readCheckpoint } from '../checkpoint/store.js';
 import { ENTITIES } from '../entities/index.js';
 import { CheckpointError, ExitCode } from '../errors.js';
-import { checkReplayDry } from '../pipeline/import/replay-pass.js';
+import { checkReplayDry } from '../pipeline/import/replay-dry.js';
 import {
   groupLeftOpen,
   openSlotsOf,
@@ -52,17 +52,23 @@ async function replayAction(file: string | undefined, opts: ReplayOptions): Prom
   if (opts.dryRun) {
     const openKeys = new Set(openBefore.map((s) => `${s.entity} ${s.file} ${s.ordinal}`));
     const run = { importSoftDeleted: config.importSoftDeleted, nowSec };
-    const results = checkReplayDry(plan.plans, rejects, (i) => openKeys.has(`${i.entity} ${i.file} ${i.ordinal}`), run);
+    const results = await checkReplayDry(
+      plan.plans,
+      rejects,
+      (i) => openKeys.has(`${i.entity} ${i.file} ${i.ordinal}`),
+      run,
+    );
     const failing = results.filter((r) => r.problem !== undefined);
     const doc = { dryRun: true, open: openBefore.length, wouldSend: results.length - failing.length, failing };
     if (opts.json) process.stdout.write(redact(`${JSON.stringify(doc)}\n`));
     else {
       const out = [
         `Replay, dry run (nothing sent): ${plural(openBefore.length, 'record')} open, ` +
-          `${doc.wouldSend} would be sent, ${failing.length} still failing their own checks` +
+          `${doc.wouldSend} would be sent, ${failing.length} still failing their checks` +
           (rejects.deleted.length > 0 ? `, ${rejects.deleted.length} deleted from the rejects file` : ''),
         ...failing.map(
-          ({ item, id, problem: p }) => `  ${item.file}:${item.line}: ${item.entity} ${id}: ${p!.message} [${p!.rule}]`,
+          ({ item, id, problem: p }) =>
+            `  ${item.file}:${item.line}: ${ENTITIES[item.entity].singular} ${id}: ${p!.message} [${p!.rule}]`,
         ),
       ];
       process.stdout.write(redact(`${out.join('\n')}\n`));

@@ -3,9 +3,7 @@ import type { EntityName, JsonObject, SourceRecord } from '../../entities/types.
 import type { ExportIndex } from '../../rules/index.js';
 import { ownProblems, withCross, hasError } from '../../rules/check-record.js';
 import type { EntityCounts } from '../events.js';
-import { ItemSlots, SKIP } from '../item-slots.js';
-import { createMapper, mapperOptionsFor } from '../map/map.js';
-import type { EntityPlan } from '../../sources/plan.js';
+import { type ItemSlots, SKIP } from '../item-slots.js';
 import type { Batcher } from './batcher.js';
 import { slotHash } from './open-rejects.js';
 import { rejectOfRecord, type PhaseTally } from './phase-tally.js';
@@ -89,37 +87,4 @@ export async function offerReplayItems(pass: ReplayPass): Promise<void> {
     pass.replay.sent?.(pass.entity);
     await batcher.offerSlot(record, progress, item.ordinal);
   }
-}
-
-/** One record of a dry replay: sendable as it stands, or refused with the first error's rule. */
-export interface DryReplayResult {
-  item: ReplayItem;
-  id: string;
-  problem?: { rule: string; field?: string; message: string };
-}
-
-/**
- * `replay --dry-run`: maps and checks each record still open by its own rules (references are
- * checked against the export only by the real replay, which reads the export), sending nothing.
- */
-export function checkReplayDry(
-  plans: readonly EntityPlan[],
-  replay: ReplaySource,
-  isOpen: (item: ReplayItem) => boolean,
-  run: { importSoftDeleted: boolean; nowSec: number },
-): DryReplayResult[] {
-  const results: DryReplayResult[] = [];
-  for (const plan of plans) {
-    const slots = new ItemSlots(createMapper(mapperOptionsFor(plan.entity, plan.source, run)));
-    for (const item of replay.itemsFor(plan.entity.name)) {
-      if (!isOpen(item)) continue;
-      const { file, line, ordinal } = item;
-      slots.kindOf({ kind: 'record', value: item.record, file, line, ordinal });
-      const record = slots.record!;
-      const first = record.skip ? undefined : ownProblems(record, run.nowSec).find((p) => p.severity === 'error');
-      const problem = first && { rule: first.rule, field: first.field, message: first.message };
-      results.push({ item, id: record.id, problem });
-    }
-  }
-  return results;
 }
