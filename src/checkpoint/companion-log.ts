@@ -116,13 +116,22 @@ export class CompanionLog<E extends object> implements CheckpointCompanion {
         recordOmitted: 'nested too deeply to write as JSON',
       });
     }
-    const bytes = Buffer.from(`${line}\n`, 'utf8');
-    this.buffer += `${line}\n`;
-    this.pendingBytes += bytes.length;
+    this.writeLines(`${line}\n`);
+  }
+
+  /**
+   * Whole lines already made, each starting `{"run":"<run>"` (see `run`): a batch's lines in one
+   * call, so a busy log costs one byte count and one tail update per batch, not per line.
+   */
+  writeLines(text: string): void {
+    this.buffer += text;
+    this.pendingBytes += Buffer.byteLength(text, 'utf8');
+    // The last BEFORE_BYTES characters hold at least BEFORE_BYTES bytes.
+    const last = Buffer.from(text.length > BEFORE_BYTES ? text.slice(-BEFORE_BYTES) : text, 'utf8');
     this.tail =
-      bytes.length >= BEFORE_BYTES
-        ? bytes.subarray(bytes.length - BEFORE_BYTES)
-        : Buffer.concat([this.tail, bytes]).subarray(-BEFORE_BYTES);
+      last.length >= BEFORE_BYTES
+        ? last.subarray(last.length - BEFORE_BYTES)
+        : Buffer.concat([this.tail, last]).subarray(-BEFORE_BYTES);
   }
 
   flush(): Promise<void> {

@@ -64,12 +64,20 @@ export class IdLog {
     return this.loggedBefore.size;
   }
 
-  write(line: IdLogLine): void {
-    if (this.loggedBefore.size > 0 && this.loggedBefore.has(keyOf(line.entity, line.id))) {
+  /** The lines of one acknowledged batch, written as one piece of text. */
+  write(lines: readonly IdLogLine[]): void {
+    let text = '';
+    const head = `{"run":"${this.log.run}","entity":"`;
+    for (const line of lines) {
       // Logged by the interrupted run: an already-exists answer now is its own record coming back.
-      if (line.state === 'existing') return;
+      if (line.state === 'existing' && this.loggedBefore.has(keyOf(line.entity, line.id))) continue;
+      // By hand, in IdLogLine's order: JSON.stringify of a fresh object per record cost a tenth of the import's CPU.
+      text += `${head}${line.entity}","id":${JSON.stringify(line.id)}`;
+      if (line.serviceId !== undefined) text += `,"serviceId":${JSON.stringify(line.serviceId)}`;
+      if (line.guid !== undefined) text += `,"guid":${JSON.stringify(line.guid)},"uid":${JSON.stringify(line.uid)}`;
+      text += `,"state":"${line.state}"${line.resent ? ',"resent":true' : ''}}\n`;
     }
-    this.log.write(line);
+    if (text !== '') this.log.writeLines(text);
   }
 
   close(): Promise<void> {
