@@ -25,7 +25,7 @@ const LAYERS = {
 };
 
 /** Inside pipeline/: one run kind never imports another; both may use map/ and the shared files. */
-const PIPELINE_PARTS = { import: 2, validate: 2, init: 2, map: 1, '.': 0 };
+const PIPELINE_PARTS = { import: 2, validate: 2, init: 2, undo: 2, map: 1, '.': 0 };
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|new URL\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
 

@@ -67,11 +67,12 @@ export class FileProgress {
     (this.data.open ??= {})[ordinal] = reject;
   }
 
-  /** The slot's record got in (or is no longer a record to send): it is done. */
-  resolve(ordinal: number): void {
-    if (this.data.open === undefined || !(ordinal in this.data.open)) return;
+  /** The slot's record got in (or is no longer a record to send): it is done. False if it was not open. */
+  resolve(ordinal: number): boolean {
+    if (this.data.open === undefined || !(ordinal in this.data.open)) return false;
     delete this.data.open[ordinal];
     if (Object.keys(this.data.open).length === 0) delete this.data.open;
+    return true;
   }
 
   /** Rejected slots not in yet, for status and the summary. */

@@ -18,6 +18,10 @@ export interface EntityTotals {
   skipped: number;
   /** Skipped records by reason (deleted, before --since, a preset's bots...). */
   skippedBy?: Record<string, number>;
+  /** Rejected records that got in later (a fixed line, a replay, a reference that came). */
+  resolved?: number;
+  /** Rejected records the user took out of the rejects file before a replay: no longer open. */
+  dropped?: number;
 }
 
 /** What is on disk. Never holds the apiKey: only where the run goes and how far it got. */
@@ -354,7 +358,11 @@ function assertSameMigration(data: CheckpointData, identity: CheckpointIdentity,
     throw new CheckpointError(
       'CHECKPOINT_OTHER_SOURCES',
       `the checkpoint ${filePath} was made for another set of sources`,
-      { hint },
+      {
+        hint:
+          'to send records you fixed, edit them in the rejects file (or in the export) and run ' +
+          '`chat-migrate replay`; to start a new migration use --fresh, or --checkpoint to pick another file',
+      },
     );
   }
 }

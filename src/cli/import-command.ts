@@ -39,6 +39,7 @@ async function importAction(opts: ImportOptions): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const plan = await planRun(config, baseDir, { writeIdMap: !opts.dryRun });
+  for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
   try {
     return await importPlan(opts, config, plan);
   } finally {

@@ -7,8 +7,10 @@ import { keepHeapSmall } from './heap-budget.js';
 import { registerImportCommand } from './import-command.js';
 import { registerInitCommand } from './init-command.js';
 import { printJsonError } from './run-command.js';
+import { registerReplayCommand } from './replay-command.js';
 import { registerSandboxCommand } from './sandbox-command.js';
 import { registerStatusCommand } from './status-command.js';
+import { registerUndoCommand } from './undo-command.js';
 import { registerValidateCommand } from './validate-command.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -29,6 +31,8 @@ registerSandboxCommand(program);
 registerDemoCommand(program);
 registerInitCommand(program);
 registerIdsCommand(program);
+registerReplayCommand(program);
+registerUndoCommand(program);
 for (const cmd of program.commands) cmd.exitOverride();
 // The memory budget is import's and validate's; the sandbox stands in for a remote service, and a
 // heap held small would only spend its CPU on GC that the tool it serves then waits for.

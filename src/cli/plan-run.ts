@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { idMapPathOf } from '../checkpoint/state-files.js';
+import { fsReason, idMapPathOf } from '../checkpoint/state-files.js';
 import type { MigrateConfig } from '../config/schema.js';
-import { ConfigError } from '../errors.js';
+import { CheckpointError, ConfigError } from '../errors.js';
 import { planSources, type EntityPlan } from '../sources/plan.js';
 import { PRESET_NAMES } from '../presets/shared/context.js';
 
@@ -14,6 +14,8 @@ export interface RunPlan {
    * of its migration, and discards it otherwise. Absent without a preset or without `writeIdMap`.
    */
   idMap?: { path: string; commit(): Promise<void>; discard(): Promise<void> };
+  /** What reading `userMap` found worth saying (e-mails no user of the export has). */
+  warnings: string[];
 }
 
 /**
@@ -21,7 +23,33 @@ export interface RunPlan {
  * Only an import that sends writes a preset's id map (`writeIdMap`): validate and --dry-run write
  * none, so they never touch a finished import's map.
  */
-export async function planRun(config: MigrateConfig, baseDir: string, { writeIdMap = false } = {}): Promise<RunPlan> {
+export async function planRun(
+  config: MigrateConfig,
+  baseDir: string,
+  options = { writeIdMap: false },
+): Promise<RunPlan> {
+  const plan = await planInputs(config, baseDir, options);
+  if (config.userMap === undefined && config.groupMap === undefined) return plan;
+  const { loadIdMaps, recordMappedIds } = await import('../pipeline/map/load-id-maps.js');
+  const loaded = await loadIdMaps(config, plan.plans, baseDir);
+  for (const p of plan.plans) p.source = { ...p.source, ids: loaded.ids };
+  for (const email of loaded.unmatchedEmails)
+    plan.warnings.push(`userMap: no user of the export has the e-mail ${email}`);
+  if (!options.writeIdMap) return plan;
+  // The mapping used goes into the id map beside the checkpoint, once this run holds the checkpoint.
+  const file = plan.idMap?.path ?? idMapPathOf(config.checkpoint);
+  const presetMap = plan.idMap;
+  const commit = async () => {
+    await presetMap?.commit();
+    await recordMappedIds(file, loaded.used, presetMap !== undefined).catch((err: unknown) => {
+      throw new CheckpointError('IDMAP_UNWRITABLE', `cannot write the id mapping file ${file}: ${fsReason(err)}`);
+    });
+  };
+  plan.idMap = { path: file, commit, discard: async () => presetMap?.discard() };
+  return plan;
+}
+
+async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap = false }): Promise<RunPlan> {
   if (config.preset) {
     if (!(PRESET_NAMES as readonly string[]).includes(config.preset)) {
       throw new ConfigError(
@@ -43,10 +71,10 @@ export async function planRun(config: MigrateConfig, baseDir: string, { writeIdM
       mediaBaseUrl: config.mediaBaseUrl,
     });
     const idMap = idMapFile === undefined ? undefined : { path: idMapFile, ...prepared.idMap };
-    return { plans: prepared.plans, sourcesIdentity: { preset: config.preset, from }, idMap };
+    return { plans: prepared.plans, sourcesIdentity: { preset: config.preset, from }, idMap, warnings: [] };
   }
   const identity = Object.fromEntries(
     Object.entries(config.sources).map(([k, v]) => [k, { path: v!.path, format: v!.format }]),
   );
-  return { plans: await planSources(config.sources, baseDir), sourcesIdentity: identity };
+  return { plans: await planSources(config.sources, baseDir), sourcesIdentity: identity, warnings: [] };
 }

@@ -69,7 +69,10 @@ async function statusAction(opts: CommonOptions): Promise<number> {
     const open = openRejects[entity] ?? 0;
     const skips = Object.entries(t?.skippedBy ?? {}).map(([reason, n]) => `${reason} ${n}`);
     const skipped = `${t?.skipped ?? 0} skipped${skips.length > 0 ? ` (${skips.join(', ')})` : ''}`;
-    const rejected = `${open} rejected and not in yet`;
+    const closed = [t?.resolved ? `${t.resolved} in since` : '', t?.dropped ? `${t.dropped} dropped` : '']
+      .filter(Boolean)
+      .join(', ');
+    const rejected = `${open} rejected and not in yet${closed ? ` (of those rejected before: ${closed})` : ''}`;
     const counts = `${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there`;
     out.push(`${entity} (${state}): ${counts}, ${rejected}, ${skipped}`);
     for (const f of mine) {

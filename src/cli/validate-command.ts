@@ -23,7 +23,8 @@ export function registerValidateCommand(program: Command): void {
 async function validateAction(opts: ValidateOptions): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(opts, false);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const { plans } = await planRun(config, baseDir);
+  const { plans, warnings: planWarnings } = await planRun(config, baseDir);
+  for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);

@@ -270,6 +270,27 @@ export const CONFIG_KEYS = {
     example: null,
     help: "where the export's media files were uploaded: relative media paths become attachment URLs under it",
   },
+  userMap: {
+    kind: 'path',
+    group: 'sources',
+    commands: READ,
+    flag: '--user-map <file>',
+    example: null,
+    help: 'export users the app already has: a CSV (from,to) or JSON/NDJSON ({from, to}) file of ids',
+    doc:
+      "`from` is the export's user id, or an e-mail where the export has them (a users source's `email` " +
+      "field; Slack and Sendbird exports), `to` the app's uid. Every reference is rewritten to `to`; " +
+      'mapped users are not sent (skipped as `mapped`). See [Rehearse, then migrate](rehearse-then-migrate.md).',
+  },
+  groupMap: {
+    kind: 'path',
+    group: 'sources',
+    commands: READ,
+    flag: '--group-map <file>',
+    example: null,
+    help: 'export groups the app already has: a CSV (from,to) or JSON/NDJSON ({from, to}) file of guids',
+    doc: 'As `userMap`, for groups: references rewritten to `to`, mapped groups not sent (skipped as `mapped`).',
+  },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyTable = typeof CONFIG_KEYS;

@@ -22,6 +22,17 @@ export interface SourceRecord {
    * with this reason.
    */
   skip?: string;
+  /** A user's e-mail, where a preset's export has one (not sent): what a `userMap` keyed by e-mail matches. */
+  email?: string;
+}
+
+/**
+ * `userMap` / `groupMap`: export ids (lower-cased) -> the ids the app already has. References to a
+ * mapped id are rewritten; a mapped user or group itself is not sent.
+ */
+export interface IdMaps {
+  users?: ReadonlyMap<string, string>;
+  groups?: ReadonlyMap<string, string>;
 }
 
 /**

@@ -1,5 +1,12 @@
 import { ENTITIES, type ReferenceKind } from '../entities/index.js';
-import { NO_PROBLEMS, type EntityName, type JsonObject, type MappedRecord, type Problem } from '../entities/types.js';
+import {
+  NO_PROBLEMS,
+  type EntityName,
+  type IdMaps,
+  type JsonObject,
+  type MappedRecord,
+  type Problem,
+} from '../entities/types.js';
 import { duplicateIdProblem } from './duplicate-problems.js';
 import { IdBloomFilter } from './id-bloom.js';
 import { contentHash, mix32 } from './content-hash.js';
@@ -56,6 +63,8 @@ export interface ExportIndexOptions {
    * `sameContentSuspect`: skipped `duplicate`) from a different message under the same muid. 0: none.
    */
   contentBloomBytes?: number;
+  /** Ids the app already has (`userMap`, `groupMap` targets): references to them hold. */
+  knownIds?: IdMaps;
 }
 
 /**
@@ -114,6 +123,12 @@ export class ExportIndex {
     this.configured = options.configured;
     this.nowSec = options.nowSec;
     for (const name of this.configured) this.targets[name] = this.ids[name];
+    for (const name of ['users', 'groups'] as const) {
+      const known = options.knownIds?.[name];
+      if (known === undefined) continue;
+      const where = this.fileId(name === 'users' ? 'userMap' : 'groupMap');
+      for (const id of new Set(known.values())) this.ids[name].add(id, where, 0, 0);
+    }
     if (options.messageIds === 'bloom') {
       this.messageBloom = new IdBloomFilter(options.bloomBytes);
       this.suspects = new IdIndex();
@@ -135,9 +150,32 @@ export class ExportIndex {
   check(record: MappedRecord): Problem[] {
     if (record.skip !== undefined) return NO_PROBLEMS;
     const out = this.out;
-    const p = record.payload;
     const isNew = this.register(record, out);
     if (record.skip !== undefined) return NO_PROBLEMS;
+    this.checkReferences(out, record, isNew);
+    if (out.length === 0) return NO_PROBLEMS;
+    this.out = [];
+    return out;
+  }
+
+  /**
+   * A record sent again from the rejects file (replay): it stands in for its own slot, whose id the
+   * export's reading entered already, so a repeated id is no duplicate here; an id new since (fixed
+   * in the rejects file) is entered. Its references are checked as `check` does.
+   */
+  checkReplayed(record: MappedRecord): Problem[] {
+    if (record.skip !== undefined) return NO_PROBLEMS;
+    this.register(record, []);
+    delete record.skip;
+    delete record.duplicateSuspect;
+    delete record.sameContentSuspect;
+    const out: Problem[] = [];
+    this.checkReferences(out, record, false);
+    return out.length === 0 ? NO_PROBLEMS : out;
+  }
+
+  private checkReferences(out: Problem[], record: MappedRecord, isNew: boolean): void {
+    const p = record.payload;
     switch (record.entity) {
       case 'groups':
         if (isNew) this.rememberGroup(p);
@@ -173,9 +211,6 @@ export class ExportIndex {
       default:
         break;
     }
-    if (out.length === 0) return NO_PROBLEMS;
-    this.out = [];
-    return out;
   }
 
   /**

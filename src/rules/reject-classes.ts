@@ -7,3 +7,14 @@
 export function rejectCanClear(code: string): boolean {
   return code.startsWith('ref.') || code.startsWith('HTTP_5') || code === 'ERR_EXCEPTION';
 }
+
+/**
+ * A reject worth simply trying again (replay's summary): the service failed the record alone, not
+ * for its content. Everything else (validation rules, format errors, missing references) needs the
+ * data fixed first.
+ */
+export function rejectIsTransient(code: string): boolean {
+  return (
+    code.startsWith('HTTP_5') || code === 'HTTP_429' || code === 'ERR_EXCEPTION' || code === 'ERR_TOO_MANY_REQUESTS'
+  );
+}

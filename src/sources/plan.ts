@@ -1,5 +1,5 @@
 import { ENTITIES, type EntityDef } from '../entities/index.js';
-import { ENTITY_ORDER, type EntityName, type SourceItem } from '../entities/types.js';
+import { ENTITY_ORDER, type EntityName, type IdMaps, type SourceItem } from '../entities/types.js';
 import type { SourceConfig, SourcesConfig } from '../config/types.js';
 import { ConfigError } from '../errors.js';
 import { countLines } from './count-lines.js';
@@ -27,7 +27,7 @@ export interface RecordInput {
 /** One phase of a run: an entity, its mapping settings and its inputs, in order. */
 export interface EntityPlan {
   entity: EntityDef;
-  source: Pick<SourceConfig, 'map' | 'deletion' | 'values'>;
+  source: Pick<SourceConfig, 'map' | 'deletion' | 'values'> & { ids?: IdMaps };
   inputs: RecordInput[];
 }
 

@@ -121,6 +121,15 @@ export class Batcher {
     return true;
   }
 
+  /**
+   * A record sent again outside its file's reading (replay): its slot, acknowledged long since, rides
+   * with the batch so the answer can close or reopen it.
+   */
+  async offerSlot(record: MappedRecord, progress: FileProgress, ordinal: number): Promise<void> {
+    this.closed.push({ progress, start: ordinal, end: ordinal + 1 });
+    await this.offer(record, progress, ordinal, ordinal + 1);
+  }
+
   /** A file was read to its end: its last range rides with the batch being gathered. */
   closeFile(progress: FileProgress, start: number, end: number): void {
     this.closed.push({ progress, start, end, last: true });

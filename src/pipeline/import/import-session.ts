@@ -9,12 +9,13 @@ import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
 import { sumCounts, type ImportSummary } from './summary.js';
 import type { RunCounts, RunEvents } from '../events.js';
 import type { EntityPlan } from '../../sources/plan.js';
-import { RejectsWriter } from '../../checkpoint/rejects-file.js';
+import { RejectsWriter, rotateRejects } from '../../checkpoint/rejects-file.js';
 import { IdLog } from '../../checkpoint/id-log.js';
 import { idLogPathOf } from '../../checkpoint/state-files.js';
 import { runImport } from './run-import.js';
 import { BatchSender } from './send-batch.js';
 import { suspectDuplicateProblem } from '../../rules/export-index.js';
+import type { ReplaySource } from './replay-pass.js';
 
 export interface ImportSessionOptions {
   config: MigrateConfig;
@@ -32,6 +33,8 @@ export interface ImportSessionOptions {
   hardStop: AbortSignal;
   /** Default: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   proxy?: ProxySettings;
+  /** `replay`: the rejects file's edited records, sent after each phase's export records. */
+  replay?: ReplaySource;
 }
 
 /**
@@ -70,6 +73,8 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       options.fresh,
       config.checkpointIntervalMs,
     );
+    const aside = options.fresh ? await rotateRejects(config.rejects) : undefined;
+    if (aside) events.info(`--fresh: a new rejects file; the previous one is now ${aside}`);
     rejects = await RejectsWriter.open(config.rejects, checkpoint.snapshot.rejects);
     idLog = await IdLog.open(idLogPathOf(config.checkpoint), checkpoint.snapshot.imported);
     // Before the first save, so that every checkpoint of this run carries both files' marks.
@@ -143,6 +148,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
           stop: options.stop,
           abandonSends: () => failed.abort(),
           estimateTotals: options.estimateTotals,
+          replay: options.replay,
         },
         counts,
       );

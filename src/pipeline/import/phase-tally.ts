@@ -52,7 +52,10 @@ export class PhaseTally {
       this.totals.alreadyPresent += outcome.alreadyPresent;
       // Records sent again because an earlier run rejected them: the ones not refused now are in.
       if (ranges.some((r) => r.progress.data.open !== undefined)) {
-        for (const record of records) if (!refused.has(record)) progressOf.get(record.file)?.resolve(record.ordinal);
+        for (const record of records) {
+          if (refused.has(record) || !progressOf.get(record.file)?.resolve(record.ordinal)) continue;
+          this.totals.resolved = (this.totals.resolved ?? 0) + 1;
+        }
       }
     }
     for (const range of ranges) {
@@ -89,8 +92,8 @@ export class PhaseTally {
 }
 
 export function rejectOfRecord(record: MappedRecord, code: string, message: string): RejectEntry {
-  const { entity, file, line, id, source } = record;
-  return { entity, file, line, id, code, message, record: source };
+  const { entity, file, line, ordinal, id, source } = record;
+  return { entity, file, line, ordinal, id, code, message, record: source };
 }
 
 /** Fields in the order a person reads them: what, which, the service's id, then how it got there. */

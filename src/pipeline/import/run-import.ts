@@ -17,6 +17,7 @@ import { Batcher, type AnsweredBatch } from './batcher.js';
 import { fateOfAcked, slotHash, type RejectedSlot } from './open-rejects.js';
 import { PhaseTally, rejectOfRecord } from './phase-tally.js';
 import type { BatchSender } from './send-batch.js';
+import { offerReplayItems, type ReplaySource } from './replay-pass.js';
 
 export interface ImportRun {
   plans: EntityPlan[];
@@ -37,6 +38,8 @@ export interface ImportRun {
   abandonSends?(): void;
   /** Count records before each phase, for the total, percent and ETA of the progress shown. */
   estimateTotals?: boolean;
+  /** `replay`: edited records from the rejects file, sent after each phase's export records. */
+  replay?: ReplaySource;
 }
 
 /** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
@@ -60,7 +63,8 @@ export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise
   const configured = new Set(run.plans.map((p) => p.entity.name));
   // Message ids through the fixed-size filter: memory must not grow with the export (issue 5).
   const contentBloomBytes = CONTENT_BLOOM_BYTES;
-  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom', contentBloomBytes });
+  const knownIds = run.plans[0]?.source.ids;
+  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom', contentBloomBytes, knownIds });
   for (const message of index.uncheckedReferences()) run.events.warning(message);
   for (const plan of run.plans) {
     counts[plan.entity.name] = emptyCounts();
@@ -122,13 +126,22 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     const { progress } = cursor;
     const fate = progress.isAcked(ordinal) ? fateOfAcked(progress, ordinal, item) : undefined;
     const slot = () => ({ progress, ordinal, hash: slotHash(item) });
+    // An open slot whose line is as it was rejected, and which the rejects file holds: the replay pass
+    // sends the rejects file's record for it instead, and counts it there.
+    const replayed =
+      (fate === 'still-rejected' || fate === 'retry') &&
+      run.replay?.covers(entity.name, cursor.input.display, ordinal) === true &&
+      progress.openAt(ordinal)!.hash === slotHash(item);
+    if (replayed) counts.read--;
     if (kind === BAD_SLOT) {
+      if (replayed) return undefined;
       if (fate === 'done') counts.resumed++;
       else if (fate === 'still-rejected') tally.stillRejected();
       else batcher.hold(rejectOfProblem(entity.name, item as SourceProblem), slot());
       return undefined;
     }
     if (kind === SKIP) {
+      if (replayed) return undefined;
       const reason = slots.record!.skip!;
       if (fate === undefined) batcher.holdSkip(reason);
       else if (progress.openAt(ordinal) === undefined) counts.resumed++;
@@ -142,6 +155,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     const record = slots.record!;
     // Checked even when done before: the index must see every id for references and duplicates.
     const problems = checkRecord(record, index, run.nowSec);
+    if (replayed) return undefined;
     if (fate === 'done') {
       counts.resumed++;
       return undefined;
@@ -210,6 +224,16 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     if (!cursor.fileProblem) cursor.progress.resolve(FILE_SLOT);
     batcher.closeFile(cursor.progress, cursor.rangeStart, cursor.nextOrdinal);
   }
+  if (run.replay && !batcher.stopped) {
+    // The export's answers first: a slot its own (fixed) line closed meanwhile is not sent again.
+    await batcher.flush();
+    await batcher.drain();
+    const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, run)));
+    const { checkpoint, nowSec } = run;
+    const items = run.replay.itemsFor(entity.name);
+    const pass = { entity: entity.name, items, checkpoint, batcher, tally, index, slots, counts, nowSec };
+    await offerReplayItems({ ...pass, replay: run.replay });
+  }
   if (!batcher.stopped) await batcher.flush();
   await batcher.drain();
   // Every record read is accounted for: what a stop left unanswered is said, not dropped.
@@ -265,5 +289,5 @@ const noSlot = (cursor: FileCursor, problem: SourceProblem): RejectedSlot => ({
 });
 
 function rejectOfProblem(entity: EntityName, p: SourceProblem): RejectEntry {
-  return { entity, file: p.file, line: p.line, code: p.rule, message: p.message };
+  return { entity, file: p.file, line: p.line, ordinal: p.ordinal, code: p.rule, message: p.message };
 }

@@ -25,9 +25,11 @@ import {
   type JsonObject,
   type MappedRecord,
   type Problem,
+  type IdMaps,
   type SourceRecord,
 } from '../../entities/types.js';
 import type { DeletionMarkers } from '../../config/types.js';
+import { MAPPED, rewriteIds } from './id-maps.js';
 
 export interface MapperOptions {
   entity: EntityDef;
@@ -40,6 +42,8 @@ export interface MapperOptions {
   importSoftDeleted?: boolean;
   /** Skip messages sent before this UNIX second. */
   sinceSec?: number;
+  /** `userMap` / `groupMap`: references rewritten to the app's ids; mapped users and groups skipped. */
+  ids?: IdMaps;
 }
 
 /**
@@ -48,7 +52,7 @@ export interface MapperOptions {
  */
 export function mapperOptionsFor(
   entity: EntityDef,
-  source: Pick<MapperOptions, 'map' | 'deletion' | 'values'>,
+  source: Pick<MapperOptions, 'map' | 'deletion' | 'values' | 'ids'>,
   run: Pick<MapperOptions, 'importSoftDeleted' | 'sinceSec'>,
 ): MapperOptions {
   return {
@@ -56,6 +60,7 @@ export function mapperOptionsFor(
     map: source.map,
     deletion: source.deletion,
     values: source.values,
+    ids: source.ids,
     importSoftDeleted: run.importSoftDeleted,
     sinceSec: run.sinceSec,
   };
@@ -72,6 +77,7 @@ interface Rename {
 /** One mapper per source file: unknown fields are reported once per mapper. */
 export function createMapper(options: MapperOptions): (item: SourceRecord) => MappedRecord {
   const entity = options.entity;
+  const ids = options.ids;
   const idField = entity.idField;
   // Only the entity's own id fields: looking up absent names walks the prototype chain per record.
   const idFields = entity.idFields;
@@ -305,6 +311,13 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
     // (g) drop what was only kept for the steps above; warn if something is left in it
     if (sawTransient) {
       payload = dropTransient(payload, transientHeads, silentHeads, problems, warnUnknown);
+    }
+
+    // (h) references to users and groups the app already has, under the app's ids
+    if (ids !== undefined) {
+      const rewritten = rewriteIds(entity.name, payload, ids);
+      if (rewritten === MAPPED) skip ??= MAPPED;
+      else payload = rewritten;
     }
 
     const mapped: MappedRecord = {

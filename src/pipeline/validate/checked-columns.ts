@@ -6,13 +6,13 @@
 import type { SourceConfig } from '../../config/types.js';
 import { ENTITIES } from '../../entities/index.js';
 import { NO_PROBLEMS } from '../../entities/types.js';
-import type { EntityName, JsonObject, MappedRecord, Problem, SourceItem } from '../../entities/types.js';
+import type { EntityName, IdMaps, JsonObject, MappedRecord, Problem, SourceItem } from '../../entities/types.js';
 import type { ResolvedFile } from '../../sources/types.js';
 
 /** What the worker needs to map and check messages as this thread would. */
 export interface MessageCheckTask {
   file: ResolvedFile;
-  source: Pick<SourceConfig, 'map' | 'deletion'>;
+  source: Pick<SourceConfig, 'map' | 'deletion'> & { ids?: IdMaps };
   importSoftDeleted: boolean;
   sinceSec?: number;
   nowSec: number;

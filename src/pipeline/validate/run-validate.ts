@@ -41,6 +41,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     nowSec: options.nowSec,
     messageIds: 'bloom',
     bloomBytes: options.bloomBytes,
+    knownIds: options.plans[0]?.source.ids,
   });
   const result: ValidateResult = {
     errors: [],
@@ -150,10 +151,11 @@ async function sharesWithWorker(input: RecordInput, options: ValidateOptions): P
 }
 
 function workerTask(file: ResolvedFile, plan: EntityPlan, options: ValidateOptions): MessageCheckTask {
-  const { map, deletion } = plan.source;
+  const { map, deletion, ids } = plan.source;
   return {
     file,
-    source: { map, deletion },
+    // The id maps travel to the worker by structured clone (Maps clone), once per file.
+    source: { map, deletion, ids },
     importSoftDeleted: options.importSoftDeleted,
     sinceSec: options.sinceSec,
     nowSec: options.nowSec,

@@ -150,7 +150,12 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
           display: `sendbird:${rel}`,
           descend: USERS_DESCEND,
           reportProblems: true,
-          map: (u, _l, path) => [{ value: mapSendbirdUser(u, path[0] === 'deactivated_users', ctx) }],
+          map: (u, _l, path) => {
+            const value = mapSendbirdUser(u, path[0] === 'deactivated_users', ctx);
+            // Sendbird keeps no e-mail field of its own: an export carries it at the top or in metadata.
+            const email = str(u.email) ?? (isObject(u.metadata) ? str(u.metadata.email) : undefined);
+            return [{ value, email }];
+          },
         }),
       ),
       people.input(),

@@ -18,6 +18,8 @@ import { isObject, problemItem, recordItem, shapeProblem } from './items.js';
 export interface Produced {
   value: JsonObject;
   skip?: string;
+  /** A user's e-mail, for a `userMap` keyed by e-mail; not sent. */
+  email?: string;
 }
 
 /** Walks into the top-level array only: its elements are the records. */
@@ -76,7 +78,9 @@ export function fileInput(spec: FileInputSpec): RecordInput {
           continue;
         }
         for (const produced of spec.map(piece.value, piece.line, piece.path)) {
-          yield recordItem(produced.value, file, piece.line, ordinal++, produced.skip);
+          const item = recordItem(produced.value, file, piece.line, ordinal++, produced.skip);
+          if (produced.email !== undefined) item.email = produced.email;
+          yield item;
         }
       }
     },

@@ -49,7 +49,8 @@ export function slackUsersInput(ctx: PresetContext, rel: string): RecordInput {
           deleted: u.deleted === true || undefined,
         },
       });
-      return [{ value, skip: u.is_bot === true && !ctx.options.includeBots ? SKIP.bot : undefined }];
+      const skip = u.is_bot === true && !ctx.options.includeBots ? SKIP.bot : undefined;
+      return [{ value, skip, email: str(profile.email) }];
     },
   });
 }

@@ -1,0 +1,144 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { readCheckpoint } from '../checkpoint/store.js';
+import { ENTITIES } from '../entities/index.js';
+import { CheckpointError, ExitCode } from '../errors.js';
+import { checkReplayDry } from '../pipeline/import/replay-dry.js';
+import {
+  groupLeftOpen,
+  openSlotsOf,
+  readRejectsForReplay,
+  type LeftOpen,
+  type OpenSlot,
+} from '../pipeline/import/replay-rejects.js';
+import { chooseReporterMode, createReporter } from '../report/create-reporter.js';
+import { plural } from '../report/words.js';
+import { printSummary } from './import-command.js';
+import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
+import { planRun } from './plan-run.js';
+import { redact, runCommand } from './run-command.js';
+import { installStopSignals } from './signals.js';
+
+interface ReplayOptions extends CommonOptions {
+  dryRun?: boolean;
+}
+
+const STOPPING_NOTICE =
+  'stopping: finishing the batches in flight, then saving the checkpoint.\n  Press Ctrl+C again to stop at once.';
+
+export function registerReplayCommand(program: Command): void {
+  addConfigOptions(program.command('replay'))
+    .argument('[rejects-file]', 'the rejects file, as you edited it (default: the "rejects" key)')
+    .description('send the rejected records again, as edited in the rejects file; what gets in is closed')
+    .option('--dry-run', 'check the records still open without sending anything')
+    .action(runCommand((file: string | undefined, opts: ReplayOptions) => replayAction(file, opts)));
+}
+
+async function replayAction(file: string | undefined, opts: ReplayOptions): Promise<number> {
+  const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun);
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  if (file !== undefined) config.rejects = path.resolve(file);
+  const before = await readCheckpoint(config.checkpoint);
+  if (!before) {
+    throw new CheckpointError('REPLAY_NO_CHECKPOINT', `no checkpoint at ${config.checkpoint}: nothing to replay`, {
+      hint: 'replay sends again what an import rejected: run `chat-migrate import` first',
+    });
+  }
+  const openBefore = openSlotsOf(before);
+  const rejects = await readRejectsForReplay(config.rejects, openBefore);
+  const plan = await planRun(config, baseDir, { writeIdMap: !opts.dryRun });
+  for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
+  const nowSec = Math.floor(Date.now() / 1000);
+  if (opts.dryRun) {
+    const openKeys = new Set(openBefore.map((s) => `${s.entity} ${s.file} ${s.ordinal}`));
+    const run = { importSoftDeleted: config.importSoftDeleted, nowSec };
+    const results = await checkReplayDry(
+      plan.plans,
+      rejects,
+      (i) => openKeys.has(`${i.entity} ${i.file} ${i.ordinal}`),
+      run,
+    );
+    const failing = results.filter((r) => r.problem !== undefined);
+    const doc = { dryRun: true, open: openBefore.length, wouldSend: results.length - failing.length, failing };
+    if (opts.json) process.stdout.write(redact(`${JSON.stringify(doc)}\n`));
+    else {
+      const out = [
+        `Replay, dry run (nothing sent): ${plural(openBefore.length, 'record')} open, ` +
+          `${doc.wouldSend} would be sent, ${failing.length} still failing their checks` +
+          (rejects.deleted.length > 0 ? `, ${rejects.deleted.length} deleted from the rejects file` : ''),
+        ...failing.map(
+          ({ item, id, problem: p }) =>
+            `  ${item.file}:${item.line}: ${ENTITIES[item.entity].singular} ${id}: ${p!.message} [${p!.rule}]`,
+        ),
+      ];
+      process.stdout.write(redact(`${out.join('\n')}\n`));
+    }
+    return failing.length > 0 ? ExitCode.rejected : ExitCode.ok;
+  }
+  const mode = opts.json ? 'lines' : chooseReporterMode(process.stderr, process.env);
+  const reporter = await createReporter(mode, process.stderr);
+  const signals = installStopSignals(() => reporter.info(STOPPING_NOTICE));
+  let sent = 0;
+  try {
+    const { runImportSession } = await import('../pipeline/import/import-session.js');
+    const summary = await runImportSession({
+      config,
+      plans: plan.plans,
+      sourcesIdentity: plan.sourcesIdentity,
+      idMap: plan.idMap,
+      fresh: false,
+      events: reporter,
+      stop: signals.stop,
+      hardStop: signals.hardStop,
+      replay: { ...rejects, sent: () => sent++ },
+    });
+    reporter.close();
+    const after = openSlotsOf(await readCheckpoint(config.checkpoint));
+    const replay = replayOutcome(openBefore, rejects.deleted, after, sent);
+    if (opts.json) printSummary({ ...summary, replay } as typeof summary, true);
+    else {
+      printSummary(summary, false);
+      process.stdout.write(formatReplay(replay, config.rejects));
+    }
+    return summary.exitCode;
+  } finally {
+    reporter.close();
+    signals.dispose();
+    await plan.idMap?.discard();
+  }
+}
+
+interface ReplayOutcome extends LeftOpen {
+  openBefore: number;
+  sent: number;
+  gotIn: number;
+  dropped: number;
+  stillOpen: number;
+}
+
+function replayOutcome(before: OpenSlot[], deleted: OpenSlot[], after: OpenSlot[], sent: number): ReplayOutcome {
+  const key = (s: OpenSlot) => `${s.entity}\u0000${s.file}\u0000${s.ordinal}`;
+  const openNow = new Set(after.map(key));
+  const deletedKeys = new Set(deleted.map(key));
+  const closed = before.filter((s) => !openNow.has(key(s)));
+  const dropped = closed.filter((s) => deletedKeys.has(key(s))).length;
+  const left = groupLeftOpen(after);
+  return { openBefore: before.length, sent, gotIn: closed.length - dropped, dropped, stillOpen: after.length, ...left };
+}
+
+function formatReplay(r: ReplayOutcome, rejectsPath: string): string {
+  const codes = (byCode: Record<string, number>) =>
+    Object.entries(byCode)
+      .map(([code, n]) => `${code} ${n}`)
+      .join(', ');
+  const lines = [
+    '',
+    `Replay: ${plural(r.openBefore, 'record')} open before, ${r.sent} sent, ${r.gotIn} got in, ` +
+      `${r.dropped} dropped (deleted from the rejects file), ${r.stillOpen} still open`,
+  ];
+  if (r.fixTheData.count > 0) lines.push(`  fix the data:   ${r.fixTheData.count} (${codes(r.fixTheData.byCode)})`);
+  if (r.worthRetrying.count > 0)
+    lines.push(`  worth retrying: ${r.worthRetrying.count} (${codes(r.worthRetrying.byCode)})`);
+  if (r.stillOpen > 0) lines.push(`  edit them in ${rejectsPath} (or the export) and run replay again`);
+  return `${lines.join('\n')}\n`;
+}
