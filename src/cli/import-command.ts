@@ -48,7 +48,7 @@ async function importAction(opts: ImportOptions): Promise<number> {
 }
 
 async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunPlan): Promise<number> {
-  const { plans, sourcesIdentity, idMap } = plan;
+  const { plans, sourcesIdentity, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
 
   if (opts.dryRun || opts.strict) {
@@ -85,6 +85,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
       plans,
       sourcesIdentity,
       idMap,
+      exportFolder,
       fresh: Boolean(opts.fresh),
       sinceSec: opts.since,
       events: reporter,

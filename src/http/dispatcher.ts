@@ -7,6 +7,11 @@ export interface DispatcherOptions {
   /** Ends a stalled request: until the answer's headers, and between its chunks. */
   timeoutMs: number;
   proxy: ProxySettings;
+  /**
+   * Resolves names for direct connections (media downloads check the address connected to). Through
+   * a proxy the proxy resolves the target, so it is not used there.
+   */
+  lookup?: NonNullable<import('node:net').TcpNetConnectOpts['lookup']>;
 }
 
 /**
@@ -23,12 +28,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     keepAliveTimeout: 30_000,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
+    ...(options.lookup ? { connect: { lookup: options.lookup } } : {}),
   };
   const { http, https, noProxy } = options.proxy;
   if (!http && !https) return new Agent(agentOptions);
   // Given explicitly ('' for none), so what routes the requests is what proxyFor() names in messages.
+  const { connect: _direct, ...proxiedOptions } = agentOptions as typeof agentOptions & { connect?: unknown };
   return new EnvHttpProxyAgent({
-    ...agentOptions,
+    ...proxiedOptions,
     httpProxy: http?.url.href ?? '',
     httpsProxy: https?.url.href ?? '',
     noProxy,

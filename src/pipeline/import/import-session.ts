@@ -13,6 +13,9 @@ import { RejectsWriter } from '../../checkpoint/rejects-file.js';
 import { runImport } from './run-import.js';
 import { BatchSender } from './send-batch.js';
 import { suspectDuplicateProblem } from '../../rules/export-index.js';
+import type { ExportFolder } from '../../media/media-sources.js';
+import { readProxySettings } from '../../http/proxy-env.js';
+import { startMediaPass } from './media-start.js';
 
 export interface ImportSessionOptions {
   config: MigrateConfig;
@@ -30,6 +33,8 @@ export interface ImportSessionOptions {
   hardStop: AbortSignal;
   /** Default: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   proxy?: ProxySettings;
+  /** A preset's export folder, for `media.exportFiles`. */
+  exportFolder?: ExportFolder;
 }
 
 /**
@@ -60,6 +65,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   let rejects: RejectsWriter | undefined;
   const counts: RunCounts = {};
   let checkpoint: CheckpointStore | undefined;
+  let media: Awaited<ReturnType<typeof startMediaPass>>;
   try {
     checkpoint = await CheckpointStore.open(
       config.checkpoint,
@@ -122,6 +128,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     const resumed = checkpoint.resumed;
     let error: unknown;
     try {
+      media = await startMediaPass(options, options.proxy ?? readProxySettings(process.env), events);
       await runImport(
         {
           plans: options.plans,
@@ -137,14 +144,17 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
           stop: options.stop,
           abandonSends: () => failed.abort(),
           estimateTotals: options.estimateTotals,
+          media: media?.hook,
         },
         counts,
       );
     } catch (err) {
       error = err;
     }
-    return summarise(options, counts, started, resumed, error, warnings);
+    const summary = summarise(options, counts, started, resumed, error, warnings);
+    return media ? { ...summary, media: media.session.summary() } : summary;
   } finally {
+    await media?.session.close();
     if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
     else await client?.close().catch(() => undefined);
     // The checkpoint first: its last write puts the rejects file's lines on disk before itself.

@@ -16,6 +16,7 @@ import { Batcher, type AnsweredBatch } from './batcher.js';
 import { fateOfAcked, slotHash, type RejectedSlot } from './open-rejects.js';
 import { PhaseTally, rejectOfRecord } from './phase-tally.js';
 import type { BatchSender } from './send-batch.js';
+import type { MediaHook } from './media-start.js';
 
 export interface ImportRun {
   plans: EntityPlan[];
@@ -34,6 +35,8 @@ export interface ImportRun {
   abandonSends?(): void;
   /** Count records before each phase, for the total, percent and ETA of the progress shown. */
   estimateTotals?: boolean;
+  /** media: the message phase waits for the media pass, and its records' attachments are rewritten. */
+  media?: MediaHook;
 }
 
 /** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
@@ -176,6 +179,9 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     return true;
   };
 
+  const media = entity.name === 'messages' ? run.media : undefined;
+  if (media) await media.ready;
+  if (run.stop.aborted) return;
   run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
   for (const input of plan.inputs) {
     if (batcher.stopped) break;
@@ -187,7 +193,8 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       batcher.fail(err);
       break;
     }
-    const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, run)));
+    const map = createMapper(mapperOptionsFor(entity, plan.source, run));
+    const slots = new ItemSlots(media ? (item) => media.rewrite(map(item), input) : map);
     try {
       reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
         for (const item of items) {
