@@ -17,10 +17,11 @@ export class HostRules {
   /** Every header value: never to be printed (the reporter's redaction list). */
   readonly secrets: string[] = [];
 
-  constructor(hosts: MediaConfig['hosts'], env: NodeJS.ProcessEnv) {
+  /** Without `env`, only which hosts are listed (validate): no header value is read. */
+  constructor(hosts: MediaConfig['hosts'], env?: NodeJS.ProcessEnv) {
     for (const [pattern, auth] of Object.entries(hosts)) {
       let header: HostHeader | undefined;
-      if (auth.header !== undefined && auth.valueEnv !== undefined) {
+      if (env !== undefined && auth.header !== undefined && auth.valueEnv !== undefined) {
         const value = env[auth.valueEnv];
         if (!value)
           throw new ConfigError(
