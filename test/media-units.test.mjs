@@ -86,7 +86,7 @@ test('media: settings are checked field by field; no secret value has a place in
         },
         'file',
       ),
-    (err) => {
+    (/** @type {Error} */ err) => {
       for (const text of ['"media.publicBaseUrl" is required', '"media.acl"', '"media.maxFileBytes"', 'buckt'])
         assert.ok(err.message.includes(text), `${text} in ${err.message}`);
       assert.match(err.message, /needs both "header" and "valueEnv"/);

@@ -21,6 +21,8 @@ export interface MediaSummary extends MediaCounts {
   problems: string;
   /** The first failures, for the summary (all of them are in the problems list). */
   failures: { source: string; reason: string }[];
+  /** From the start of the media pass until its last file was carried or failed (or until now). */
+  elapsedMs: number;
 }
 
 /** Failures listed in the summary itself; the problems list has them all. */
@@ -37,6 +39,9 @@ export interface OpenMediaOptions {
 }
 
 export class MediaSession {
+  private readonly started = Date.now();
+  private finishedAt: number | undefined;
+
   private constructor(
     readonly run: MediaRun,
     private readonly map: MediaMap,
@@ -82,8 +87,14 @@ export class MediaSession {
     }
   }
 
+  /** The pass carried or failed every file it met. */
+  finished(): void {
+    this.finishedAt = Date.now();
+  }
+
   summary(): MediaSummary {
     return {
+      elapsedMs: (this.finishedAt ?? Date.now()) - this.started,
       ...this.run.carrier.counts,
       map: this.map.path,
       problems: this.problemsPath,

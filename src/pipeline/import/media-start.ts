@@ -49,6 +49,7 @@ export async function startMediaPass(
   events.info(`media: carrying attachments into bucket ${media.bucket} (map: ${session.summary().map})`);
   const run = { importSoftDeleted: config.importSoftDeleted, sinceSec: options.sinceSec, stop: options.stop };
   const ready = carryMessageMedia(plan, session.run, { ...run, queueLimit: media.concurrency }).then(() => {
+    session.finished();
     const c = session.summary();
     events.info(`media: ${c.files} files: ${c.uploaded} uploaded, ${c.reused} already stored, ${c.failed} not carried`);
     if (c.failed > 0)
