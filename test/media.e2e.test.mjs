@@ -121,6 +121,7 @@ test('media: carried once per content, URLs rewritten, failures kept and marked,
   const run = await runCli(['import', '--json'], { cwd: dir, env });
   assert.equal(run.code, 0, run.stderr);
   const summary = JSON.parse(run.stdout);
+  assert.ok(!run.stderr.includes('NodeVersionSupportWarning'), 'the SDK warning reached the output');
   assert.equal(summary.media.failed, 2, JSON.stringify(summary.media));
   assert.equal(summary.media.files, 8);
 

@@ -154,7 +154,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     const summary = summarise(options, counts, started, resumed, error, warnings);
     return media ? { ...summary, media: media.session.summary() } : summary;
   } finally {
-    await media?.session.close();
+    await media?.close();
     if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
     else await client?.close().catch(() => undefined);
     // The checkpoint first: its last write puts the rejects file's lines on disk before itself.

@@ -32,7 +32,7 @@ export async function startMediaPass(
   options: MediaStartOptions,
   proxy: ProxySettings,
   events: RunEvents,
-): Promise<{ session: MediaSession; hook: MediaHook } | undefined> {
+): Promise<{ session: MediaSession; hook: MediaHook; close(): Promise<void> } | undefined> {
   const { config } = options;
   const media = config.media;
   const plan = options.plans.find((p) => p.entity.name === 'messages');
@@ -47,7 +47,10 @@ export async function startMediaPass(
     hardStop: options.hardStop,
   });
   events.info(`media: carrying attachments into bucket ${media.bucket} (map: ${session.summary().map})`);
-  const run = { importSoftDeleted: config.importSoftDeleted, sinceSec: options.sinceSec, stop: options.stop };
+  // A run that ends early (a fatal error in an earlier phase) stops the pass before its carrier closes.
+  const halt = new AbortController();
+  const stop = AbortSignal.any([options.stop, halt.signal]);
+  const run = { importSoftDeleted: config.importSoftDeleted, sinceSec: options.sinceSec, stop };
   const ready = carryMessageMedia(plan, session.run, { ...run, queueLimit: media.concurrency }).then(() => {
     session.finished();
     const c = session.summary();
@@ -60,5 +63,10 @@ export async function startMediaPass(
   });
   // Awaited by the message phase; until then a failure must not count as unhandled.
   ready.catch(() => undefined);
-  return { session, hook: { ready, rewrite: (record, input) => rewriteMedia(record, input.path, session.run) } };
+  const close = async () => {
+    halt.abort();
+    await ready.catch(() => undefined);
+    await session.close();
+  };
+  return { session, close, hook: { ready, rewrite: (record, input) => rewriteMedia(record, input.path, session.run) } };
 }
