@@ -274,3 +274,47 @@ test('media: killed mid-run (SIGKILL), the resumed run uploads nothing twice', a
   const stored = sb.records().messages;
   for (let i = 0; i < 30; i++) assert.ok(stored[`media${i}`].data.attachments[0].url.startsWith(PUBLIC));
 });
+
+test('media: through a proxy, files come via the proxy; a private name is refused before it', async (t) => {
+  const { Server } = await import('proxy-chain');
+  const seen = [];
+  const proxy = new Server({
+    port: 0,
+    host: '127.0.0.1',
+    prepareRequestFunction: ({ hostname, port }) => {
+      seen.push(`${hostname}:${port}`);
+      return {};
+    },
+  });
+  await proxy.listen();
+  t.after(() => proxy.close(true));
+  const bucket = await startBucket();
+  t.after(() => bucket.close());
+  const A = bytes(2000);
+  const fs = await startFileServer(new Map([['/pub/a.png', { bytes: A, type: 'image/png' }]]));
+  t.after(() => fs.close());
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const messages = [
+    message(1, `http://127.0.0.1:${fs.port}/pub/a.png`, 'a.png'),
+    message(2, `http://localhost:${fs.port}/pub/a.png`, 'b.png'),
+  ];
+  const hosts = { '127.0.0.1': {}, localhost: {} };
+  const dir = await workspace(sb.url, bucket, messages, { hosts, allowPrivateHosts: ['127.0.0.1'] });
+  const env = {
+    ...AWS_ENV,
+    http_proxy: undefined,
+    https_proxy: undefined,
+    HTTPS_PROXY: undefined,
+    no_proxy: undefined,
+    HTTP_PROXY: `http://127.0.0.1:${proxy.port}`,
+    NO_PROXY: `127.0.0.1:${sb.port}`,
+  };
+  const run = await runCli(['import', '--json'], { cwd: dir, env });
+  assert.equal(run.code, 0, run.stderr);
+  const stored = sb.records().messages;
+  assert.equal(stored.media1.data.attachments[0].url, `${PUBLIC}/att/${sha256(A)}.png`);
+  assert.match(stored.media2.data.metadata.mediaNotCarried[0].reason, /private or local address/);
+  assert.deepEqual(seen, [`127.0.0.1:${fs.port}`], 'the download did not go through the proxy');
+  assert.equal(fs.hits.length, 1);
+});

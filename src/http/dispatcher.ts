@@ -8,8 +8,9 @@ export interface DispatcherOptions {
   timeoutMs: number;
   proxy: ProxySettings;
   /**
-   * Resolves names for direct connections (media downloads check the address connected to). Through
-   * a proxy the proxy resolves the target, so it is not used there.
+   * Resolves names for direct connections (media downloads check the address connected to), NO_PROXY
+   * ones included. Through a proxy the proxy resolves the target: undici's ProxyAgent sets its own
+   * connect for the tunnel, so this one does not reach the proxy's connection.
    */
   lookup?: NonNullable<import('node:net').TcpNetConnectOpts['lookup']>;
 }
@@ -33,9 +34,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { http, https, noProxy } = options.proxy;
   if (!http && !https) return new Agent(agentOptions);
   // Given explicitly ('' for none), so what routes the requests is what proxyFor() names in messages.
-  const { connect: _direct, ...proxiedOptions } = agentOptions as typeof agentOptions & { connect?: unknown };
   return new EnvHttpProxyAgent({
-    ...proxiedOptions,
+    ...agentOptions,
     httpProxy: http?.url.href ?? '',
     httpsProxy: https?.url.href ?? '',
     noProxy,
