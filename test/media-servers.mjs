@@ -11,7 +11,9 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 export const BUCKET = 'chat-media';
 /** Odd enough that finding them in any output is a leak, not chance. */
 export const FILE_TOKEN = 'tok_5d1e9c8b7a6f4e3d2c1b0a99';
-export const AWS_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
+/** s3rver knows the key id S3RVER and does not check SigV4 signatures: any secret passes. */
+export const AWS_SECRET = 'aws-secret-0c9d8e7f6a5b4c3d2e1f';
+export const AWS_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: AWS_SECRET, AWS_REGION: 'us-east-1' };
 
 export const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 

@@ -17,7 +17,16 @@ import {
   writeConfig,
   writeGeneratedExport,
 } from './helpers.mjs';
-import { AWS_ENV, bytes, BUCKET, FILE_TOKEN, sha256, startBucket, startFileServer } from './media-servers.mjs';
+import {
+  AWS_ENV,
+  AWS_SECRET,
+  bytes,
+  BUCKET,
+  FILE_TOKEN,
+  sha256,
+  startBucket,
+  startFileServer,
+} from './media-servers.mjs';
 
 const PUBLIC = 'https://media.example.test/m';
 
@@ -65,7 +74,7 @@ async function workspace(baseUrl, bucket, messages, media) {
 
 /** Every file the run left behind, and its output: none may hold a credential. */
 async function assertNoSecrets(dir, outputs) {
-  const secrets = [FILE_TOKEN, 'S3RVER'];
+  const secrets = [FILE_TOKEN, AWS_SECRET, 'S3RVER'];
   const files = (await readdir(dir, { recursive: true })).filter((f) => !f.endsWith('.ndjson') || f.includes('ckpt'));
   for (const f of [...files, 'migrate-rejects.ndjson']) {
     const text = await readFile(path.join(dir, f), 'utf8').catch(() => '');
@@ -317,4 +326,23 @@ test('media: through a proxy, files come via the proxy; a private name is refuse
   assert.match(stored.media2.data.metadata.mediaNotCarried[0].reason, /private or local address/);
   assert.deepEqual(seen, [`127.0.0.1:${fs.port}`], 'the download did not go through the proxy');
   assert.equal(fs.hits.length, 1);
+});
+
+test('media: a bucket that cannot be used stops the run before anything is sent, naming no secret', async (t) => {
+  const bucket = await startBucket();
+  t.after(() => bucket.close());
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const dir = await workspace(sb.url, bucket, [message(1, 'https://files.example.org/a.png', 'a.png')], {
+    bucket: 'no-such-bucket',
+    hosts: { 'files.example.org': {} },
+  });
+  const run = await runCli(['import'], { cwd: dir, env: AWS_ENV });
+  assert.notEqual(run.code, 0);
+  assert.match(
+    run.stderr,
+    /media\.bucket "no-such-bucket" cannot be used: NotFound \(HTTP 404\) \[MEDIA_BUCKET_UNREACHABLE\]/,
+  );
+  assert.equal(sb.stats().requests, 0);
+  await assertNoSecrets(dir, [run.stdout, run.stderr]);
 });
