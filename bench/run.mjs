@@ -11,13 +11,14 @@ import { busyNote, createMeasurements } from './measure.mjs';
 import { formatProfile, summariseProfile } from './cpu-profile.mjs';
 import { ensureDataset } from './generate.mjs';
 import { measureManyFiles } from './files-section.mjs';
+import { measureMedia } from './media-section.mjs';
 import { measureFormats } from './format-runs.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
 import { formatTable, mb, num, pct } from './table.mjs';
 import { renderPerformanceDoc } from './performance-doc.mjs';
 
 const FORMATS = ['ndjson', 'csv', 'json'];
-const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files'];
+const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files', 'media'];
 
 const { values: opts } = parseArgs({
   options: {
@@ -361,6 +362,9 @@ if (only.has('naive')) {
 
 // Exports of many small files: requests against ceil(N/50) per phase, not time (issue 14).
 if (only.has('files')) details.files = await measureManyFiles({ concurrency, log, row });
+
+// Attachments re-hosted into an S3-compatible bucket during the import (issue 18).
+if (only.has('media')) details.media = await measureMedia({ concurrency, log, row });
 
 if (opts.profile) {
   mkdirSync(path.join(RUN_DIR, 'profiles'), { recursive: true });

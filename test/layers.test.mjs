@@ -13,6 +13,7 @@ const LAYERS = {
   report: 5,
   pipeline: 4,
   presets: 3,
+  media: 3,
   sources: 2,
   http: 2,
   checkpoint: 2,
@@ -123,14 +124,14 @@ test('the checks catch an upward import, a sideways one, a cycle and an unplaced
   const graph = new Map([
     ['pipeline/import/run-import.ts', new Set(['report/summary.ts', 'pipeline/validate/tally.ts'])],
     ['report/summary.ts', new Set(['pipeline/import/run-import.ts'])],
-    ['sources/read.ts', new Set(['http/client.ts', 'media/upload.ts'])],
+    ['sources/read.ts', new Set(['http/client.ts', 'plugins/upload.ts'])],
     ['pipeline/validate/tally.ts', new Set()],
   ]);
   assert.deepEqual(layerViolations(graph).sort(), [
     'pipeline/import/run-import.ts -> pipeline/validate/tally.ts',
     'pipeline/import/run-import.ts -> report/summary.ts',
     'sources/read.ts -> http/client.ts',
-    'sources/read.ts -> media/upload.ts (no layer for media)',
+    'sources/read.ts -> plugins/upload.ts (no layer for plugins)',
   ]);
   assert.deepEqual(importCycles(graph), [['pipeline/import/run-import.ts', 'report/summary.ts']]);
 });

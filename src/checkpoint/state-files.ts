@@ -31,6 +31,16 @@ export function idLogPathOf(checkpoint: string): string {
   return `${base}.imported.ndjson`;
 }
 
+/** The media map (source -> stored object) of the migration whose checkpoint is `checkpoint`, beside it. */
+export function mediaMapPathOf(checkpoint: string): string {
+  return idMapPathOf(checkpoint).replace(/\.ids\.ndjson$/, '.media.ndjson');
+}
+
+/** The last run's media problems (files not carried, with why), beside the checkpoint. */
+export function mediaProblemsPathOf(checkpoint: string): string {
+  return idMapPathOf(checkpoint).replace(/\.ids\.ndjson$/, '.media-problems.ndjson');
+}
+
 const WORDS: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',

@@ -49,7 +49,7 @@ async function importAction(opts: ImportOptions): Promise<number> {
 }
 
 async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunPlan): Promise<number> {
-  const { plans, sourcesIdentity, idMap } = plan;
+  const { plans, sourcesIdentity, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
 
   if (opts.dryRun || opts.strict) {
@@ -86,6 +86,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
       plans,
       sourcesIdentity,
       idMap,
+      exportFolder,
       fresh: Boolean(opts.fresh),
       sinceSec: opts.since,
       events: reporter,

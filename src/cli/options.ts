@@ -78,5 +78,10 @@ export async function loadCommandConfig(opts: CommonOptions, requireApiKey: bool
   const { config: configFile } = opts;
   const loaded = await loadConfig({ cwd: process.cwd(), configFile, env: process.env, flags, requireApiKey });
   for (const key of SECRET_KEYS) registerSecret(loaded.config[key] as string | undefined);
+  // media: the hosts' header values and the AWS chain's keys reach undici and the SDK only.
+  for (const auth of Object.values(loaded.config.media?.hosts ?? {}))
+    if (auth.valueEnv) registerSecret(process.env[auth.valueEnv]);
+  for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'])
+    registerSecret(process.env[name]);
   return loaded;
 }

@@ -4,6 +4,7 @@ import type { MigrateConfig } from '../config/schema.js';
 import { CheckpointError, ConfigError } from '../errors.js';
 import { planSources, type EntityPlan } from '../sources/plan.js';
 import { PRESET_NAMES } from '../presets/shared/context.js';
+import { EXPORT_PLACEHOLDER_BASE, type ExportFolder } from '../media/media-sources.js';
 
 export interface RunPlan {
   plans: EntityPlan[];
@@ -16,6 +17,8 @@ export interface RunPlan {
   idMap?: { path: string; commit(): Promise<void>; discard(): Promise<void> };
   /** What reading `userMap` found worth saying (e-mails no user of the export has). */
   warnings: string[];
+  /** The export folder a preset's relative media paths are in, under the URL prefix it gave them. */
+  exportFolder?: ExportFolder;
 }
 
 /**
@@ -61,6 +64,9 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
       throw new ConfigError('CONFIG_INVALID', `--preset ${config.preset} needs --from <export folder or file>`);
     const from = path.resolve(baseDir, config.from);
     const idMapFile = writeIdMap ? idMapPathOf(config.checkpoint) : undefined;
+    // media.exportFiles: relative paths become URLs the media pass finds the files by (docs/media.md).
+    const carryFiles = config.media?.exportFiles === true;
+    const mediaBaseUrl = config.mediaBaseUrl ?? (carryFiles ? EXPORT_PLACEHOLDER_BASE : undefined);
     const { preparePreset } = await import('../presets/index.js');
     const prepared = await preparePreset(config.preset, from, {
       cwd: baseDir,
@@ -68,10 +74,17 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
       systemUser: config.systemUser,
       includeBots: config.includeBots,
       includeJoinLeave: config.includeJoinLeave,
-      mediaBaseUrl: config.mediaBaseUrl,
+      mediaBaseUrl,
     });
     const idMap = idMapFile === undefined ? undefined : { path: idMapFile, ...prepared.idMap };
-    return { plans: prepared.plans, sourcesIdentity: { preset: config.preset, from }, idMap, warnings: [] };
+    const exportFolder = carryFiles ? { baseUrl: mediaBaseUrl!.replace(/\/+$/, ''), folder: from } : undefined;
+    return {
+      plans: prepared.plans,
+      sourcesIdentity: { preset: config.preset, from },
+      idMap,
+      exportFolder,
+      warnings: [],
+    };
   }
   const identity = Object.fromEntries(
     Object.entries(config.sources).map(([k, v]) => [k, { path: v!.path, format: v!.format }]),

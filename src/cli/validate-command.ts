@@ -37,6 +37,11 @@ async function validateAction(opts: ValidateOptions): Promise<number> {
       maxErrors: opts.maxErrors && opts.maxErrors > 0 ? opts.maxErrors : 0,
       signal: controller.signal,
     });
+    if (!controller.signal.aborted && !result.stoppedEarly) {
+      const { countExpiringAttachments } = await import('../pipeline/validate/expiring-media.js');
+      const run = { importSoftDeleted: config.importSoftDeleted, sinceSec: opts.since, signal: controller.signal };
+      result.expiringMedia = await countExpiringAttachments(plans, config.media, run);
+    }
     process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
     if (controller.signal.aborted) return ExitCode.interrupted;
     return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;

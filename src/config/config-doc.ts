@@ -13,6 +13,7 @@ import {
   type KeyGroup,
 } from './keys.js';
 import { DELETION_FIELDS, EXAMPLE_SOURCES, SOURCE_FIELDS } from './sources-schema.js';
+import { EXAMPLE_MEDIA, MEDIA_FIELDS } from './media-schema.js';
 
 const EXAMPLE_NOTE =
   'Copy to .migrate.config.json. Prefer MIGRATE_API_KEY in the environment to apiKey here; a file holding ' +
@@ -116,8 +117,29 @@ function sourcesSection(): string {
   ].join('\n');
 }
 
+function mediaSection(): string {
+  const shown = (f: object) => ('default' in f ? code(JSON.stringify(f.default)) : '');
+  return [
+    '## The `media` entry',
+    '',
+    'Unset, attachments keep their URLs. Set, the files it covers are copied into the bucket before the',
+    'messages are sent (see [Media](media.md)). Bucket credentials come from the AWS SDK chain, never from here.',
+    '',
+    row(['field', 'default', 'meaning']),
+    '|---|---|---|',
+    ...Object.entries(MEDIA_FIELDS).map(([field, f]) => row([code(field), shown(f), f.help])),
+    '',
+    'For example:',
+    '',
+    '```json',
+    JSON.stringify({ media: EXAMPLE_MEDIA }, null, 2),
+    '```',
+    '',
+  ].join('\n');
+}
+
 /** The Markdown of docs/configuration.md: where the config is found, a table per section, `sources`. */
 export function renderConfigReference(): string {
   const groups = Object.keys(KEY_GROUPS) as KeyGroup[];
-  return [INTRO, ...groups.map(groupSection), sourcesSection()].join('\n');
+  return [INTRO, ...groups.map(groupSection), sourcesSection(), mediaSection()].join('\n');
 }

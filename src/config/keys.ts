@@ -5,6 +5,7 @@
  */
 import type { SourcesConfig } from './types.js';
 import { EXAMPLE_SOURCES } from './sources-schema.js';
+import { EXAMPLE_MEDIA, type MediaConfig } from './media-schema.js';
 
 /** The hosted service's documented limits (import-api.md "Limits"). */
 export const MAX_BATCH_SIZE = 50;
@@ -13,7 +14,7 @@ export const DEFAULT_REQUESTS_PER_MINUTE = 60;
 export const KNOWN_REGIONS = ['us', 'eu', 'in'] as const;
 
 /** How a value is checked; string, path and url are all non-empty strings (URLs are checked when used). */
-export type KeyKind = 'string' | 'path' | 'url' | 'int' | 'bool' | 'rate' | 'sources';
+export type KeyKind = 'string' | 'path' | 'url' | 'int' | 'bool' | 'rate' | 'sources' | 'media';
 /** The commands that read the config; each accepts every key, and uses the ones its entries name. */
 export type CommandName = 'import' | 'validate' | 'status';
 
@@ -28,6 +29,10 @@ export const KEY_GROUPS = {
     note:
       'Read an export as another system wrote it. Keep the same options when resuming a run: ' +
       'they decide which records exist.',
+  },
+  media: {
+    title: 'Media',
+    note: 'Re-host attachments in your own bucket during the import. The shape of `media` is below the tables.',
   },
 } as const;
 export type KeyGroup = keyof typeof KEY_GROUPS;
@@ -291,6 +296,13 @@ export const CONFIG_KEYS = {
     help: 'export groups the app already has: a CSV (from,to) or JSON/NDJSON ({from, to}) file of guids',
     doc: 'As `userMap`, for groups: references rewritten to `to`, mapped groups not sent (skipped as `mapped`).',
   },
+  media: {
+    kind: 'media',
+    group: 'media',
+    commands: READ,
+    example: EXAMPLE_MEDIA,
+    help: 'carry attachments into an S3-compatible bucket and point messages at it (docs/media.md); unset: URLs stay',
+  },
 } as const satisfies Record<string, KeySpec>;
 
 export type KeyTable = typeof CONFIG_KEYS;
@@ -313,6 +325,7 @@ export interface KindValues {
   bool: boolean;
   rate: number | 'auto';
   sources: SourcesConfig;
+  media: MediaConfig;
 }
 export type ValueOf<K extends ConfigKey> = KindValues[KeyTable[K]['kind']];
 

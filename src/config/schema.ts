@@ -10,6 +10,7 @@ import {
 } from './keys.js';
 import { ConfigProblems, keyProblem } from './problems.js';
 import { checkSources, isPlainObject } from './sources-schema.js';
+import { checkMedia } from './media-schema.js';
 import { unknownKeyText } from './suggest.js';
 
 // The run's config type, where its users have always found it.
@@ -91,6 +92,8 @@ function checkValue(where: string, key: ConfigKey, value: unknown, problems: Con
         : fail('must be a positive number or "auto"');
     case 'sources':
       return checkSources(where, value, problems) ?? INVALID;
+    case 'media':
+      return checkMedia(where, value, problems) ?? INVALID;
   }
 }
 

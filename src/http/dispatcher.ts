@@ -7,6 +7,12 @@ export interface DispatcherOptions {
   /** Ends a stalled request: until the answer's headers, and between its chunks. */
   timeoutMs: number;
   proxy: ProxySettings;
+  /**
+   * Resolves names for direct connections (media downloads check the address connected to), NO_PROXY
+   * ones included. Through a proxy the proxy resolves the target: undici's ProxyAgent sets its own
+   * connect for the tunnel, so this one does not reach the proxy's connection.
+   */
+  lookup?: NonNullable<import('node:net').TcpNetConnectOpts['lookup']>;
 }
 
 /**
@@ -23,6 +29,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     keepAliveTimeout: 30_000,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
+    ...(options.lookup ? { connect: { lookup: options.lookup } } : {}),
   };
   const { http, https, noProxy } = options.proxy;
   if (!http && !https) return new Agent(agentOptions);

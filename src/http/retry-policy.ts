@@ -28,6 +28,12 @@ export interface RetryPolicy {
   fatalTransportCodes: readonly string[];
   /** Answers of a proxy to CONNECT that stop the run (credentials wanted or refused, tunnel forbidden). */
   fatalProxyStatuses: readonly number[];
+  /** Downloads (media): answers that point elsewhere, followed by hand so each hop is checked. */
+  redirectStatuses: readonly number[];
+  /** Downloads: redirects followed per file before it counts as failed. */
+  maxRedirects: number;
+  /** Downloads: retries per file (a file is not a batch: a dead host should not hold the run long). */
+  downloadRetries: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -57,6 +63,9 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
     'ERR_SSL_WRONG_VERSION_NUMBER',
   ],
   fatalProxyStatuses: [403, 407],
+  redirectStatuses: [301, 302, 303, 307, 308],
+  maxRedirects: 5,
+  downloadRetries: 3,
 };
 
 /**

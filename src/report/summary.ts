@@ -86,6 +86,20 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
       words.push(`Progress is saved in ${summary.checkpoint};`, 'run the same command again to resume.');
       break;
   }
+  words.push(...mediaLines(summary));
   const lines = width === undefined ? words : words.flatMap((line) => wrapText(line, width));
   return ['', formatSummaryTable(summary), '', ...lines, ''].join('\n');
+}
+
+/** What the media pass did, and the files it could not carry (the first ones; all in its problems list). */
+function mediaLines({ media }: ImportSummary): string[] {
+  if (media === undefined) return [];
+  const lines = [
+    `Media: ${plural(media.files, 'file')}: ${media.uploaded} uploaded (${media.bytes} bytes), ` +
+      `${media.reused} already stored, ${media.failed} not carried.`,
+  ];
+  for (const f of media.failures) lines.push(`  not carried: ${f.source}: ${f.reason}`);
+  if (media.failed > media.failures.length) lines.push(`  ... all ${media.failed} are listed in ${media.problems}`);
+  else if (media.failed > 0) lines.push(`  listed in ${media.problems}`);
+  return lines;
 }

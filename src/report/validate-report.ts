@@ -20,6 +20,7 @@ export function formatValidateText(r: ValidateResult): string {
     for (const p of r.warnings) out.push(`  ${formatProblem(p)}`);
   }
   for (const n of r.notChecked) out.push(`note: ${n}`);
+  if (r.expiringMedia) out.push(expiringMediaWarning(r.expiringMedia));
   const dropped = r.errorCount + r.warningCount - r.errors.length - r.warnings.length;
   if (dropped > 0) out.push(`(${plural(dropped, 'more problem', 'more problems')} counted but not listed)`);
   if (r.stoppedEarly) {
@@ -57,5 +58,18 @@ export function formatValidateJson(r: ValidateResult): string {
     byRule: r.byRule,
     byEntity: r.byEntity,
     notChecked: r.notChecked,
+    ...(r.expiringMedia ? { expiringMedia: r.expiringMedia } : {}),
   })}\n`;
+}
+
+/** The one summary warning of attachments that will not outlive the old system (docs/media.md). */
+export function expiringMediaWarning(m: NonNullable<ValidateResult['expiringMedia']>): string {
+  const hosts = Object.entries(m.byHost)
+    .sort((a, b) => b[1] - a[1])
+    .map(([host, n]) => `${host} ${n}`)
+    .join(', ');
+  return (
+    `warning: ${plural(m.total, 'attachment')} link to hosts that stop serving them when the old system ` +
+    `closes, and "media" does not carry them (${hosts}); see docs/media.md`
+  );
 }

@@ -16,6 +16,9 @@ import { runImport } from './run-import.js';
 import { BatchSender } from './send-batch.js';
 import { suspectDuplicateProblem } from '../../rules/export-index.js';
 import type { ReplaySource } from './replay-pass.js';
+import type { ExportFolder } from '../../media/media-sources.js';
+import { readProxySettings } from '../../http/proxy-env.js';
+import { startMediaPass } from './media-start.js';
 
 export interface ImportSessionOptions {
   config: MigrateConfig;
@@ -35,6 +38,8 @@ export interface ImportSessionOptions {
   proxy?: ProxySettings;
   /** `replay`: the rejects file's edited records, sent after each phase's export records. */
   replay?: ReplaySource;
+  /** A preset's export folder, for `media.exportFiles`. */
+  exportFolder?: ExportFolder;
 }
 
 /**
@@ -66,6 +71,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   let idLog: IdLog | undefined;
   const counts: RunCounts = {};
   let checkpoint: CheckpointStore | undefined;
+  let media: Awaited<ReturnType<typeof startMediaPass>>;
   try {
     checkpoint = await CheckpointStore.open(
       config.checkpoint,
@@ -132,6 +138,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     const resumed = checkpoint.resumed;
     let error: unknown;
     try {
+      media = await startMediaPass(options, options.proxy ?? readProxySettings(process.env), events);
       await runImport(
         {
           plans: options.plans,
@@ -149,14 +156,17 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
           abandonSends: () => failed.abort(),
           estimateTotals: options.estimateTotals,
           replay: options.replay,
+          media: media?.hook,
         },
         counts,
       );
     } catch (err) {
       error = err;
     }
-    return summarise(options, counts, started, resumed, error, warnings);
+    const summary = summarise(options, counts, started, resumed, error, warnings);
+    return media ? { ...summary, media: media.session.summary() } : summary;
   } finally {
+    await media?.close();
     if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
     else await client?.close().catch(() => undefined);
     // The checkpoint first: its last write puts the rejects file's lines on disk before itself.

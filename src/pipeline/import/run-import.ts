@@ -18,6 +18,7 @@ import { fateOfAcked, slotHash, type RejectedSlot } from './open-rejects.js';
 import { PhaseTally, rejectOfRecord } from './phase-tally.js';
 import type { BatchSender } from './send-batch.js';
 import { offerReplayItems, type ReplaySource } from './replay-pass.js';
+import type { MediaHook } from './media-start.js';
 
 export interface ImportRun {
   plans: EntityPlan[];
@@ -40,6 +41,8 @@ export interface ImportRun {
   estimateTotals?: boolean;
   /** `replay`: edited records from the rejects file, sent after each phase's export records. */
   replay?: ReplaySource;
+  /** media: the message phase waits for the media pass, and its records' attachments are rewritten. */
+  media?: MediaHook;
 }
 
 /** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
@@ -193,6 +196,9 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     return true;
   };
 
+  const media = entity.name === 'messages' ? run.media : undefined;
+  if (media) await media.ready;
+  if (run.stop.aborted) return;
   run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
   for (const input of plan.inputs) {
     if (batcher.stopped) break;
@@ -204,7 +210,8 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       batcher.fail(err);
       break;
     }
-    const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, run)));
+    const map = createMapper(mapperOptionsFor(entity, plan.source, run));
+    const slots = new ItemSlots(media ? (item) => media.rewrite(map(item), input) : map);
     try {
       reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
         for (const item of items) {

@@ -1,4 +1,5 @@
 import { emptyCounts, type EntityCounts, type RunCounts } from '../events.js';
+import type { MediaSummary } from './media-session.js';
 
 /** The end-of-run report: printed as a table, or as one JSON object with `--json`. */
 export interface ImportSummary {
@@ -13,6 +14,8 @@ export interface ImportSummary {
   /** What stopped a failed run; `hint`, when there is one, says what to do about it. */
   error?: { code: string; message: string; hint?: string };
   warnings: string[];
+  /** With `media` set: files carried, reused, not carried (the first listed), the map and problems files. */
+  media?: MediaSummary;
 }
 
 export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> {

@@ -1,4 +1,5 @@
 import type { EntityName, Severity } from '../../entities/types.js';
+import type { ExpiringMedia } from './expiring-media.js';
 
 /** One problem, located. The same shape goes to the text report, the JSON report and tests. */
 export interface LocatedProblem {
@@ -25,4 +26,6 @@ export interface ValidateResult {
   stoppedEarly: boolean;
   /** References that could not be checked because an entity's export is not configured. */
   notChecked: string[];
+  /** Attachments on hosts whose links end with the old system, not covered by `media` (set by the caller). */
+  expiringMedia?: ExpiringMedia;
 }

@@ -1,0 +1,179 @@
+/**
+ * One file to a temp file, as a stream: hashed (sha256) and counted on the way, so memory stays flat
+ * and the content-addressed key is known before the upload. Redirects are followed by hand, each hop
+ * checked like the first (allow-list, address); the host's header goes only to that host. Failures
+ * are answers (`{ ok: false, reason }`), never exceptions: a file that cannot be had keeps its URL.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { Transform, Writable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { request, type Dispatcher } from 'undici';
+import { backoffDelay, classifyStatus, classifyTransport, type RetryPolicy } from '../http/retry-policy.js';
+import type { Clock } from '../http/rate-limiter.js';
+import type { Bandwidth } from './bandwidth.js';
+import type { HostRules } from './host-rules.js';
+import { checkHost, PRIVATE_ADDRESS_CODE } from './safe-address.js';
+
+/** A file's bytes on disk with what was learnt reading them. */
+export interface FileCopy {
+  path: string;
+  /** A temp file of this run, removed once uploaded. */
+  temp: boolean;
+  size: number;
+  sha256: string;
+  /** The server's Content-Type, when it named one. */
+  mimeType?: string;
+}
+
+export type Fetched = { ok: true; file: FileCopy } | { ok: false; reason: string };
+
+export interface DownloadContext {
+  dispatcher: Dispatcher;
+  policy: RetryPolicy;
+  clock: Clock;
+  rules: HostRules;
+  allowPrivate: ReadonlySet<string>;
+  bandwidth: Bandwidth;
+  maxFileBytes: number;
+  signal: AbortSignal;
+}
+
+class TooLarge extends Error {}
+
+/** Counts and hashes what passes; fails as soon as more than `max` bytes came (a lying Content-Length). */
+function measure(hash: Hash, max: number, counted: { bytes: number }): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+      counted.bytes += chunk.length;
+      if (counted.bytes > max) return done(new TooLarge());
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+}
+
+const tooLarge = (max: number) => `larger than media.maxFileBytes (${max} bytes)`;
+const errorCode = (err: unknown): string | undefined => {
+  const e = err as { code?: string; cause?: { code?: string } } | undefined;
+  return e?.code ?? e?.cause?.code;
+};
+
+/** Downloads `url` into `tempPath`. */
+export async function downloadFile(url: string, tempPath: string, ctx: DownloadContext): Promise<Fetched> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return { ok: false, reason: 'not a URL' };
+  }
+  for (let hop = 0; hop <= ctx.policy.maxRedirects; hop++) {
+    if (target.protocol !== 'http:' && target.protocol !== 'https:')
+      return { ok: false, reason: `${target.protocol} URLs are not fetched` };
+    if (!ctx.rules.allows(target.hostname))
+      return { ok: false, reason: `${hop > 0 ? 'redirect to ' : ''}${target.hostname} is not on media.hosts` };
+    const answer = await getOnce(target, tempPath, ctx);
+    if (answer.kind === 'redirect') {
+      target = answer.to;
+      continue;
+    }
+    return answer.result;
+  }
+  return { ok: false, reason: `more than ${ctx.policy.maxRedirects} redirects` };
+}
+
+type Hop = { kind: 'redirect'; to: URL } | { kind: 'done'; result: Fetched };
+
+/** One URL with the retry policy: a redirect, the file, or why not. */
+async function getOnce(target: URL, tempPath: string, ctx: DownloadContext): Promise<Hop> {
+  const { policy } = ctx;
+  const fail = (reason: string): Hop => ({ kind: 'done', result: { ok: false, reason } });
+  try {
+    await checkHost(target.hostname, ctx.allowPrivate);
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  }
+  const header = ctx.rules.headerFor(target.hostname);
+  const headers = header ? { [header.name]: header.value } : {};
+  let last = '';
+  for (let attempt = 0; attempt <= policy.downloadRetries; attempt++) {
+    if (attempt > 0) await ctx.clock.sleep(backoffDelay(policy, attempt - 1), ctx.signal);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(target, { dispatcher: ctx.dispatcher, method: 'GET', headers, signal: ctx.signal });
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      const code = errorCode(err);
+      if (code === PRIVATE_ADDRESS_CODE) return fail((err as Error).message);
+      last = code ?? (err instanceof Error ? err.message : String(err));
+      if (classifyTransport(policy, { code }) === 'fatal') return fail(last);
+      continue;
+    }
+    const { statusCode } = res;
+    if (policy.redirectStatuses.includes(statusCode)) {
+      await res.body.dump();
+      const location = res.headers.location;
+      if (typeof location !== 'string') return fail(`HTTP ${statusCode} without a Location`);
+      try {
+        return { kind: 'redirect', to: new URL(location, target) };
+      } catch {
+        return fail(`HTTP ${statusCode} to a Location that is not a URL`);
+      }
+    }
+    if (statusCode !== 200) {
+      await res.body.dump().catch(() => undefined);
+      last = `HTTP ${statusCode}`;
+      const kind = classifyStatus(policy, statusCode);
+      if (kind === 'rate-limited' || kind === 'server-error') continue;
+      return fail(last);
+    }
+    const length = Number(res.headers['content-length']);
+    if (Number.isFinite(length) && length > ctx.maxFileBytes) {
+      res.body.destroy();
+      return fail(tooLarge(ctx.maxFileBytes));
+    }
+    const type = res.headers['content-type'];
+    const mimeType = typeof type === 'string' ? type.split(';')[0].trim().toLowerCase() : undefined;
+    const hash = createHash('sha256');
+    const counted = { bytes: 0 };
+    try {
+      await pipeline(
+        res.body,
+        ctx.bandwidth.pace(ctx.signal),
+        measure(hash, ctx.maxFileBytes, counted),
+        createWriteStream(tempPath, { mode: 0o600 }),
+        { signal: ctx.signal },
+      );
+    } catch (err) {
+      await rm(tempPath, { force: true });
+      if (ctx.signal.aborted) throw err;
+      if (err instanceof TooLarge) return fail(tooLarge(ctx.maxFileBytes));
+      last = errorCode(err) ?? 'the download broke off';
+      continue;
+    }
+    const file: FileCopy = { path: tempPath, temp: true, size: counted.bytes, sha256: hash.digest('hex') };
+    if (mimeType?.includes('/')) file.mimeType = mimeType;
+    return { kind: 'done', result: { ok: true, file } };
+  }
+  return fail(last);
+}
+
+/** A file of the export: read once to hash and size it; uploaded from where it is. */
+export async function hashLocalFile(
+  path: string,
+  ctx: Pick<DownloadContext, 'maxFileBytes' | 'signal'>,
+): Promise<Fetched> {
+  const hash = createHash('sha256');
+  const counted = { bytes: 0 };
+  try {
+    const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+    await pipeline(createReadStream(path), measure(hash, ctx.maxFileBytes, counted), sink, { signal: ctx.signal });
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    if (err instanceof TooLarge) return { ok: false, reason: tooLarge(ctx.maxFileBytes) };
+    const code = (err as NodeJS.ErrnoException).code;
+    return { ok: false, reason: code === 'ENOENT' ? 'no such file in the export' : (code ?? String(err)) };
+  }
+  return { ok: true, file: { path, temp: false, size: counted.bytes, sha256: hash.digest('hex') } };
+}

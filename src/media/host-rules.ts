@@ -1,0 +1,78 @@
+/**
+ * Which attachment URLs are carried, and the header each host's downloads carry. A host is on the
+ * allow-list by its name (any port), or by a `*.domain` entry for the domain's subdomains. A header is
+ * sent only to the host it was configured for, the value read from the environment at the start.
+ */
+import type { MediaConfig } from '../config/media-schema.js';
+import { ConfigError } from '../errors.js';
+
+export interface HostHeader {
+  name: string;
+  value: string;
+}
+
+export class HostRules {
+  private readonly exact = new Map<string, HostHeader | undefined>();
+  private readonly suffixes: [string, HostHeader | undefined][] = [];
+  /** Every header value: never to be printed (the reporter's redaction list). */
+  readonly secrets: string[] = [];
+
+  /** Without `env`, only which hosts are listed (validate): no header value is read. */
+  constructor(hosts: MediaConfig['hosts'], env?: NodeJS.ProcessEnv) {
+    for (const [pattern, auth] of Object.entries(hosts)) {
+      let header: HostHeader | undefined;
+      if (env !== undefined && auth.header !== undefined && auth.valueEnv !== undefined) {
+        const value = env[auth.valueEnv];
+        if (!value)
+          throw new ConfigError(
+            'CONFIG_INVALID',
+            `media.hosts.${pattern}: the environment variable ${auth.valueEnv} is not set ` +
+              `(it holds the ${auth.header} value)`,
+          );
+        header = { name: auth.header, value: `${auth.prefix ?? ''}${value}` };
+        this.secrets.push(value);
+      }
+      const name = pattern.toLowerCase();
+      if (name.startsWith('*.')) this.suffixes.push([name.slice(1), header]);
+      else this.exact.set(name, header);
+    }
+  }
+
+  /** Whether downloads from this host are allowed. */
+  allows(hostname: string): boolean {
+    const name = hostname.toLowerCase();
+    return this.exact.has(name) || this.suffixes.some(([suffix]) => name.endsWith(suffix));
+  }
+
+  /** The header configured for exactly this host (by its own entry or its domain's), if any. */
+  headerFor(hostname: string): HostHeader | undefined {
+    const name = hostname.toLowerCase();
+    if (this.exact.has(name)) return this.exact.get(name);
+    return this.suffixes.find(([suffix]) => name.endsWith(suffix))?.[1];
+  }
+}
+
+/**
+ * Hosts whose links stop working once the old system is closed or after a while (signed, expiring or
+ * login-only URLs). `validate` counts attachments on them that `media` does not cover.
+ */
+export const EXPIRING_HOSTS: readonly { pattern: string; why: string }[] = [
+  { pattern: 'files.slack.com', why: "Slack's url_private: needs a Slack login" },
+  { pattern: 'cdn.discordapp.com', why: "Discord's CDN links expire (signed ex/is/hm parameters)" },
+  { pattern: 'media.discordapp.net', why: "Discord's CDN links expire" },
+  { pattern: '*.sendbird.com', why: 'Sendbird file URLs may need its auth and end with the app' },
+  { pattern: '*.sendbirdcdn.com', why: 'Sendbird file URLs end with the app' },
+  { pattern: '*.stream-io-cdn.com', why: "Stream's CDN URLs are signed and expire" },
+  { pattern: '*.twiliocdn.com', why: 'Twilio media URLs need the account and expire' },
+  { pattern: 'media.twiliocdn.com', why: 'Twilio media URLs need the account and expire' },
+  { pattern: 'api.twilio.com', why: 'Twilio media URLs need the account' },
+];
+
+/** The expiring-host entry a hostname falls under, if any. */
+export function expiringHostOf(hostname: string): string | undefined {
+  const name = hostname.toLowerCase();
+  for (const { pattern } of EXPIRING_HOSTS) {
+    if (pattern.startsWith('*.') ? name.endsWith(pattern.slice(1)) : name === pattern) return pattern;
+  }
+  return undefined;
+}

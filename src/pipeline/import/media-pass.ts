@@ -1,0 +1,93 @@
+/**
+ * The media pass and the rewrite it makes possible. The pass reads the message sources once ahead of
+ * the message phase (alongside users, groups and members), maps each record and offers its
+ * attachments to the carrier, holding back reading while enough files wait (memory stays flat). The
+ * message phase then rewrites each record's attachments from what the carrier answers: the bucket's
+ * URL with the size and type read, or the old URL (and a mark in `data.metadata.mediaNotCarried`).
+ */
+import type { JsonObject, MappedRecord } from '../../entities/types.js';
+import type { MediaCarrier } from '../../media/carrier.js';
+import type { MediaSources } from '../../media/media-sources.js';
+import { readInputBatches, type EntityPlan } from '../../sources/plan.js';
+import { createMapper, mapperOptionsFor } from '../map/map.js';
+import { isPlainObject } from '../map/object-paths.js';
+
+export interface MediaRun {
+  carrier: MediaCarrier;
+  sources: MediaSources;
+  /** Without a trailing slash. */
+  publicBaseUrl: string;
+}
+
+/** Where a message says which of its attachments were not carried, and why. */
+export const NOT_CARRIED_FIELD = 'mediaNotCarried';
+
+/** Files queued per concurrent slot before reading waits: enough to keep every slot busy. */
+const QUEUE_PER_SLOT = 4;
+
+/** Offers every attachment of the messages to the carrier and waits until all are carried or failed. */
+export async function carryMessageMedia(
+  plan: EntityPlan,
+  media: MediaRun,
+  run: { importSoftDeleted: boolean; sinceSec?: number; stop: AbortSignal; queueLimit: number },
+): Promise<void> {
+  for (const input of plan.inputs) {
+    const map = createMapper(mapperOptionsFor(plan.entity, plan.source, run));
+    for await (const items of readInputBatches(input, { signal: run.stop, entity: plan.entity.name })) {
+      for (const item of items) {
+        if (item.kind !== 'record') continue;
+        const record = map(item);
+        if (record.skip !== undefined) continue;
+        for (const a of attachmentsOf(record.payload)) {
+          const source = media.sources.sourceOf(a.url, input.path);
+          if (source === undefined) continue;
+          void media.carrier.offer(source, a.extension);
+          while (media.carrier.pending >= run.queueLimit * QUEUE_PER_SLOT && !run.stop.aborted)
+            await Promise.race(media.carrier.inFlightList());
+        }
+      }
+      if (run.stop.aborted) break;
+    }
+    if (run.stop.aborted) break;
+  }
+  await media.carrier.idle();
+}
+
+function attachmentsOf(payload: JsonObject): JsonObject[] {
+  const data = payload.data;
+  if (!isPlainObject(data) || !Array.isArray(data.attachments)) return [];
+  return data.attachments.filter(isPlainObject);
+}
+
+/** The record with its carried attachments pointing at the bucket; the same record when nothing changes. */
+export function rewriteMedia(record: MappedRecord, inputPath: string | undefined, media: MediaRun): MappedRecord {
+  const data = record.payload.data;
+  if (!isPlainObject(data) || !Array.isArray(data.attachments) || data.attachments.length === 0) return record;
+  let changed = false;
+  const attachments: unknown[] = [];
+  const notCarried: JsonObject[] = [];
+  for (const a of data.attachments) {
+    const source = isPlainObject(a) ? media.sources.sourceOf(a.url, inputPath) : undefined;
+    const answer = source && media.carrier.answerFor(source.source);
+    if (!isPlainObject(a) || source === undefined || answer === undefined) {
+      attachments.push(a);
+      continue;
+    }
+    changed = true;
+    if (answer.ok) {
+      const { key, size, mimeType } = answer.entry;
+      attachments.push({ ...a, url: `${media.publicBaseUrl}/${key}`, size, ...(mimeType ? { mimeType } : {}) });
+    } else {
+      notCarried.push({ url: source.display, reason: answer.reason });
+      // A placeholder URL leads nowhere: the attachment goes, its mark stays.
+      if (!source.placeholder) attachments.push(a);
+    }
+  }
+  if (!changed) return record;
+  const newData: JsonObject = { ...data, attachments };
+  if (notCarried.length > 0) {
+    const metadata = isPlainObject(data.metadata) ? data.metadata : {};
+    newData.metadata = { ...metadata, [NOT_CARRIED_FIELD]: notCarried };
+  }
+  return { ...record, payload: { ...record.payload, data: newData } };
+}

@@ -1,0 +1,72 @@
+/**
+ * Starts an import's media pass, when `media` is set and there are messages: it runs alongside the
+ * users, groups and members phases, and the message phase waits for it, then rewrites each message's
+ * attachments from its answers (run-import.ts calls `hook`).
+ */
+import type { MigrateConfig } from '../../config/schema.js';
+import type { MappedRecord } from '../../entities/types.js';
+import type { ProxySettings } from '../../http/proxy-env.js';
+import type { ExportFolder } from '../../media/media-sources.js';
+import type { EntityPlan, RecordInput } from '../../sources/plan.js';
+import type { RunEvents } from '../events.js';
+import { carryMessageMedia, rewriteMedia } from './media-pass.js';
+import { MediaSession } from './media-session.js';
+
+/** What the message phase needs of media. */
+export interface MediaHook {
+  /** Settles once every attachment of the messages is carried or failed. */
+  ready: Promise<void>;
+  rewrite(record: MappedRecord, input: RecordInput): MappedRecord;
+}
+
+export interface MediaStartOptions {
+  config: MigrateConfig;
+  plans: EntityPlan[];
+  exportFolder?: ExportFolder;
+  sinceSec?: number;
+  stop: AbortSignal;
+  hardStop: AbortSignal;
+}
+
+export async function startMediaPass(
+  options: MediaStartOptions,
+  proxy: ProxySettings,
+  events: RunEvents,
+): Promise<{ session: MediaSession; hook: MediaHook; close(): Promise<void> } | undefined> {
+  const { config } = options;
+  const media = config.media;
+  const plan = options.plans.find((p) => p.entity.name === 'messages');
+  if (media === undefined || plan === undefined) return undefined;
+  const session = await MediaSession.open({
+    config: media,
+    checkpoint: config.checkpoint,
+    exportFolder: options.exportFolder,
+    env: process.env,
+    proxy,
+    timeoutMs: config.timeoutMs,
+    hardStop: options.hardStop,
+  });
+  events.info(`media: carrying attachments into bucket ${media.bucket} (map: ${session.summary().map})`);
+  // A run that ends early (a fatal error in an earlier phase) stops the pass before its carrier closes.
+  const halt = new AbortController();
+  const stop = AbortSignal.any([options.stop, halt.signal]);
+  const run = { importSoftDeleted: config.importSoftDeleted, sinceSec: options.sinceSec, stop };
+  const ready = carryMessageMedia(plan, session.run, { ...run, queueLimit: media.concurrency }).then(() => {
+    session.finished();
+    const c = session.summary();
+    events.info(`media: ${c.files} files: ${c.uploaded} uploaded, ${c.reused} already stored, ${c.failed} not carried`);
+    if (c.failed > 0)
+      events.warning(
+        `media: ${c.failed} attachment file(s) could not be carried and keep their old URL ` +
+          `(marked in data.metadata.mediaNotCarried); listed in ${c.problems}`,
+      );
+  });
+  // Awaited by the message phase; until then a failure must not count as unhandled.
+  ready.catch(() => undefined);
+  const close = async () => {
+    halt.abort();
+    await ready.catch(() => undefined);
+    await session.close();
+  };
+  return { session, close, hook: { ready, rewrite: (record, input) => rewriteMedia(record, input.path, session.run) } };
+}

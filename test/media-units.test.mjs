@@ -1,0 +1,111 @@
+// The media module's rules on their own: which addresses are refused, which hosts are listed and get
+// a header, how `media` settings are checked, and validate's one warning about expiring hosts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { isPrivateAddress, checkHost } from '../dist/media/safe-address.js';
+import { expiringHostOf, HostRules } from '../dist/media/host-rules.js';
+import { MediaSources, EXPORT_PLACEHOLDER_BASE } from '../dist/media/media-sources.js';
+import { checkConfigLayer } from '../dist/config/schema.js';
+import { FIXTURES, runCli, tempDir, writeConfig } from './helpers.mjs';
+
+test('media: private, loopback, link-local, CGNAT and unique-local addresses are refused', async () => {
+  for (const ip of [
+    '127.0.0.1',
+    '127.0.0.2',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:169.254.169.254',
+  ])
+    assert.equal(isPrivateAddress(ip), true, ip);
+  for (const ip of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8'])
+    assert.equal(isPrivateAddress(ip), false, ip);
+  await assert.rejects(checkHost('169.254.169.254', new Set()), { code: 'EMEDIA_PRIVATE_ADDRESS' });
+  await assert.rejects(checkHost('[::1]', new Set()), { code: 'EMEDIA_PRIVATE_ADDRESS' });
+  await assert.rejects(checkHost('localhost', new Set()), { code: 'EMEDIA_PRIVATE_ADDRESS' });
+  await checkHost('localhost', new Set(['localhost']));
+});
+
+test('media: the allow-list matches names and *.domains; a header only for its own host', () => {
+  const rules = new HostRules(
+    { 'files.slack.com': { header: 'Authorization', valueEnv: 'T', prefix: 'Bearer ' }, '*.example.com': {} },
+    { T: 'secret-value' },
+  );
+  assert.equal(rules.allows('FILES.slack.com'), true);
+  assert.equal(rules.allows('slack.com'), false);
+  assert.equal(rules.allows('a.example.com'), true);
+  assert.equal(rules.allows('example.com.evil.org'), false);
+  assert.deepEqual(rules.headerFor('files.slack.com'), { name: 'Authorization', value: 'Bearer secret-value' });
+  assert.equal(rules.headerFor('a.example.com'), undefined);
+  assert.deepEqual(rules.secrets, ['secret-value']);
+  assert.throws(() => new HostRules({ 'files.slack.com': { header: 'Authorization', valueEnv: 'NOPE' } }, {}), {
+    message: /NOPE is not set/,
+  });
+  assert.equal(expiringHostOf('cdn.discordapp.com'), 'cdn.discordapp.com');
+  assert.equal(expiringHostOf('x.stream-io-cdn.com'), '*.stream-io-cdn.com');
+  assert.equal(expiringHostOf('example.org'), undefined);
+});
+
+test('media: export files stay inside the export folder', () => {
+  const sources = new MediaSources(new HostRules({}), true, { baseUrl: EXPORT_PLACEHOLDER_BASE, folder: '/exp' });
+  const ok = sources.sourceOf(`${EXPORT_PLACEHOLDER_BASE}/photos/a%20b.jpg`, undefined);
+  assert.equal(ok.file, path.resolve('/exp/photos/a b.jpg'));
+  assert.equal(ok.placeholder, true);
+  assert.match(sources.sourceOf(`${EXPORT_PLACEHOLDER_BASE}/../etc/passwd`, undefined).refused, /climbs out/);
+  assert.equal(sources.sourceOf('files/x.bin', '/data/messages.ndjson').file, path.resolve('/data/files/x.bin'));
+  assert.match(sources.sourceOf('../x.bin', '/data/messages.ndjson').refused, /climbs out/);
+  assert.equal(sources.sourceOf('/etc/passwd', '/data/messages.ndjson'), undefined);
+  assert.equal(sources.sourceOf('https://not-listed.example/x.png', undefined), undefined);
+});
+
+test('media: settings are checked field by field; no secret value has a place in them', () => {
+  const ok = checkConfigLayer({ media: { bucket: 'b1x', publicBaseUrl: 'https://m.example' } }, 'file').media;
+  assert.equal(ok.acl, 'private');
+  assert.equal(ok.maxFileBytes, 104857600);
+  assert.equal(ok.prefix, 'media/');
+  assert.throws(
+    () =>
+      checkConfigLayer(
+        {
+          media: {
+            bucket: 'b1x',
+            acl: 'public',
+            maxFileBytes: 200_000_000,
+            hosts: { 'files.slack.com': { header: 'Authorization', value: 'xoxb-1' } },
+            buckt: 1,
+          },
+        },
+        'file',
+      ),
+    (/** @type {Error} */ err) => {
+      for (const text of ['"media.publicBaseUrl" is required', '"media.acl"', '"media.maxFileBytes"', 'buckt'])
+        assert.ok(err.message.includes(text), `${text} in ${err.message}`);
+      assert.match(err.message, /needs both "header" and "valueEnv"/);
+      assert.ok(!err.message.includes('xoxb-1'));
+      return true;
+    },
+  );
+});
+
+test('validate: one warning counts attachments on expiring hosts that media does not carry', async () => {
+  const dir = await tempDir('cm-media-validate-');
+  const from = path.join(FIXTURES, 'presets', 'discord');
+  const run = await runCli(['validate', '--preset', 'discord', '--from', from], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const lines = run.stdout.split('\n').filter((l) => l.includes('stop serving them'));
+  assert.equal(lines.length, 1, run.stdout);
+  assert.match(lines[0], /3 attachments .*cdn\.discordapp\.com 2, media\.discordapp\.net 1/);
+  const media = { bucket: 'b1x', publicBaseUrl: 'https://m.example', hosts: { 'cdn.discordapp.com': {} } };
+  await writeConfig(dir, { media });
+  const covered = await runCli(['validate', '--preset', 'discord', '--from', from, '--json'], { cwd: dir });
+  assert.deepEqual(JSON.parse(covered.stdout).expiringMedia, { total: 1, byHost: { 'media.discordapp.net': 1 } });
+});
