@@ -42,6 +42,8 @@ export class RejectsWriter implements CheckpointCompanion {
   /** Flushes run one after another: two appends in flight at once may land in either order. */
   private flushing: Promise<void> = Promise.resolve();
   readonly run = randomBytes(6).toString('hex');
+  /** Lines this run wrote, by code: the run log's rejects by code. */
+  readonly writtenByCode: Record<string, number> = {};
 
   private constructor(
     readonly path: string,
@@ -92,6 +94,7 @@ export class RejectsWriter implements CheckpointCompanion {
   }
 
   write(entry: RejectEntry): void {
+    this.writtenByCode[entry.code] = (this.writtenByCode[entry.code] ?? 0) + 1;
     let line: string;
     try {
       // `run` first: a line cut short by a crash still says whose it is.

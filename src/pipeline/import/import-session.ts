@@ -13,6 +13,8 @@ import { RejectsWriter } from '../../checkpoint/rejects-file.js';
 import { runImport } from './run-import.js';
 import { BatchSender } from './send-batch.js';
 import { suspectDuplicateProblem } from '../../rules/export-index.js';
+import { openRunLog, type RunLog } from '../run-log.js';
+import { loggedEvents, sampleRun, TrafficStats } from '../run-samples.js';
 
 export interface ImportSessionOptions {
   config: MigrateConfig;
@@ -30,6 +32,8 @@ export interface ImportSessionOptions {
   hardStop: AbortSignal;
   /** Default: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   proxy?: ProxySettings;
+  /** The command the run log names (default `import`). */
+  command?: string;
 }
 
 /**
@@ -43,19 +47,29 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   // The summary lists the run's warnings too, so a CI job reading --json sees them.
   const warnings: string[] = [];
   const shown = options.events;
+  const lock = new CheckpointLock(`${config.checkpoint}.lock`);
+  await lock.acquire();
+  // Opened under the lock: two runs of one migration never interleave their lines.
+  const runLog = await openRunLog(config.checkpoint, {
+    command: options.command ?? 'import',
+    config,
+    fresh: options.fresh,
+  });
+  const logged = loggedEvents(runLog, shown);
   const events: RunEvents = {
-    phaseStarted: (entity, expected) => shown.phaseStarted(entity, expected),
-    progress: (entity, counts) => shown.progress(entity, counts),
-    phaseFinished: (entity, counts, completed) => shown.phaseFinished(entity, counts, completed),
-    retrying: (entity, notice) => shown.retrying(entity, notice),
-    info: (message) => shown.info(message),
+    ...logged,
     warning: (message) => {
       warnings.push(message);
       shown.warning(message);
     },
   };
-  const lock = new CheckpointLock(`${config.checkpoint}.lock`);
-  await lock.acquire();
+  if (runLog.problem) events.warning(runLog.problem);
+  const onStop = () => runLog.interrupted(String(options.stop.reason ?? 'stop'));
+  options.stop.addEventListener('abort', onStop, { once: true });
+  const traffic = new TrafficStats();
+  let limiter: RateLimiter | undefined;
+  let stopSampling: (() => void) | undefined;
+  let summary: ImportSummary | undefined;
   let client: ImportClient | undefined;
   let rejects: RejectsWriter | undefined;
   const counts: RunCounts = {};
@@ -97,7 +111,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     const failed = new AbortController();
     const sender = new BatchSender({
       client,
-      limiter: new RateLimiter(config.requestsPerMinute, systemClock),
+      limiter: (limiter = new RateLimiter(config.requestsPerMinute, systemClock)),
       policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
       clock: systemClock,
       hardStop: options.hardStop,
@@ -111,6 +125,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
           if (isRetry) phase.retries++;
         },
         retrying: events.retrying,
+        answered: (_entity, status, latencyMs) => traffic.answered(status, latencyMs),
       },
       judgeAlreadyExists: (record) => {
         if (!record.duplicateSuspect) return undefined;
@@ -120,6 +135,9 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       },
     });
     const resumed = checkpoint.resumed;
+    if (resumed) runLog.event('resume', { checkpointUpdatedAt: checkpoint.snapshot.updatedAt });
+    const rate = () => limiter?.currentRate;
+    stopSampling = sampleRun(runLog, counts, traffic, rate, logged.current);
     let error: unknown;
     try {
       await runImport(
@@ -143,15 +161,27 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     } catch (err) {
       error = err;
     }
-    return summarise(options, counts, started, resumed, error, warnings);
+    summary = summarise(options, counts, started, resumed, error, warnings);
+    return summary;
   } finally {
+    stopSampling?.();
+    options.stop.removeEventListener('abort', onStop);
     if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
     else await client?.close().catch(() => undefined);
     // The checkpoint first: its last write puts the rejects file's lines on disk before itself.
     await checkpoint?.flush().catch(() => undefined);
     await rejects?.close().catch(() => undefined);
+    endRunLog(runLog, summary, rejects);
     await lock.release();
   }
+}
+
+/** The run's last line: its --json summary as it is, and the rejects it wrote by code. */
+function endRunLog(runLog: RunLog, summary: ImportSummary | undefined, rejects: RejectsWriter | undefined): void {
+  // No summary: an error the CLI reports (a checkpoint of another migration, a bug) ended the run.
+  if (!summary) return runLog.end('failed', {});
+  const { status, exitCode } = summary;
+  runLog.end(status, { exitCode, summary, rejectsByCode: rejects?.writtenByCode ?? {} });
 }
 
 function summarise(

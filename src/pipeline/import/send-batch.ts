@@ -26,6 +26,8 @@ export interface SenderEvents {
    */
   requestStarted(entity: EntityName, isRetry: boolean): void;
   retrying: RunEvents['retrying'];
+  /** Each HTTP answer, with the time from sending to its whole body: the run log's 429s and latency. */
+  answered?(entity: EntityName, status: number, latencyMs: number): void;
 }
 
 export interface BatchSenderOptions {
@@ -104,6 +106,7 @@ export class BatchSender {
       this.options.events?.requestStarted(entity.name, isRetry);
       isRetry = true;
       let response;
+      const sentAt = performance.now();
       try {
         response = await client.post(entity.endpoint, body, hardStop);
       } catch (err) {
@@ -117,6 +120,7 @@ export class BatchSender {
         continue;
       }
       const { status, rate } = response;
+      this.options.events?.answered?.(entity.name, status, performance.now() - sentAt);
       limiter.observe(rate);
       if (status === 200) {
         this.okCount++;
