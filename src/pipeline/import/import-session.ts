@@ -179,9 +179,8 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
 /** The run's last line: its --json summary as it is, and the rejects it wrote by code. */
 function endRunLog(runLog: RunLog, summary: ImportSummary | undefined, rejects: RejectsWriter | undefined): void {
   // No summary: an error the CLI reports (a checkpoint of another migration, a bug) ended the run.
-  if (!summary) return runLog.end('failed', {});
-  const { status, exitCode } = summary;
-  runLog.end(status, { exitCode, summary, rejectsByCode: rejects?.writtenByCode ?? {} });
+  if (!summary) runLog.end('failed', {});
+  else runLog.end(summary.status, { exitCode: summary.exitCode, summary, rejectsByCode: rejects?.writtenByCode ?? {} });
 }
 
 function summarise(
