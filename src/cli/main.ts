@@ -6,6 +6,7 @@ import { keepHeapSmall } from './heap-budget.js';
 import { registerImportCommand } from './import-command.js';
 import { printJsonError } from './run-command.js';
 import { registerSandboxCommand } from './sandbox-command.js';
+import { registerReportCommand } from './report-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerValidateCommand } from './validate-command.js';
 
@@ -25,6 +26,7 @@ registerValidateCommand(program);
 registerStatusCommand(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
+registerReportCommand(program);
 for (const cmd of program.commands) cmd.exitOverride();
 // The memory budget is import's and validate's; the sandbox stands in for a remote service, and a
 // heap held small would only spend its CPU on GC that the tool it serves then waits for.

@@ -6,6 +6,7 @@ import { formatValidateJson, formatValidateText } from '../report/validate-repor
 import { planRun } from './plan-run.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
+import { openRunLog } from '../pipeline/run-log.js';
 
 interface ValidateOptions extends CommonOptions {
   maxErrors?: number;
@@ -25,8 +26,14 @@ async function validateAction(opts: ValidateOptions): Promise<number> {
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans } = await planRun(config, baseDir);
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
+  const runLog = await openRunLog(config.checkpoint, { command: 'validate', config });
+  if (runLog.problem) process.stderr.write(`warning: ${runLog.problem}\n`);
+  const onSignal = (signal: NodeJS.Signals) => {
+    runLog.interrupted(signal);
+    controller.abort();
+  };
   process.once('SIGINT', onSignal);
+  let status = 'failed';
   try {
     const result = await runValidate({
       plans,
@@ -37,9 +44,14 @@ async function validateAction(opts: ValidateOptions): Promise<number> {
       signal: controller.signal,
     });
     process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
+    const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly } = result;
+    runLog.event('validate-end', { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly });
+    if (controller.signal.aborted) status = 'interrupted';
+    else status = errorCount > 0 ? 'completed-with-errors' : 'completed';
     if (controller.signal.aborted) return ExitCode.interrupted;
     return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
   } finally {
+    runLog.end(status);
     process.off('SIGINT', onSignal);
   }
 }
