@@ -74,7 +74,8 @@ function totalsTable(data: ReportData): string {
   for (const [label, key] of ROWS) {
     if (key === 'fileProblems' && data.total.fileProblems === 0) continue;
     rows.push(
-      `<tr><td>${e(label)}</td>${columns.map(([name, row]) => cell(`${name}.${key}`, row[key] as number)).join('')}</tr>`,
+      `<tr><td>${e(label)}</td>${columns.map(([name, row]) => cell(`${name}.${key}`, row[key] as number)).join('')}` +
+        '</tr>',
     );
     if (key !== 'skipped') continue;
     for (const reason of reasons) {
@@ -95,7 +96,8 @@ function runsTable(data: ReportData): string {
       ? n(run.summary.totals.imported + run.summary.totals.alreadyPresent + run.summary.totals.rejected)
       : '';
     return (
-      `<tr data-run="${e(run.run)}"><td class="n">${i + 1}</td><td>${e(run.command)}</td><td>${e(utc(run.startedAt))}</td>` +
+      `<tr data-run="${e(run.run)}"><td class="n">${i + 1}</td><td>${e(run.command)}</td>` +
+      `<td>${e(utc(run.startedAt))}</td>` +
       `<td class="n">${e(formatDuration(run.endedAt - run.startedAt))}</td><td>${e(run.status)}</td>` +
       `<td>${e(notes)}</td><td class="n">${records}</td></tr>`
     );

@@ -30,8 +30,9 @@ export function renderResults(data: ReportData): string {
         `<td class="n">${n(c.errors)}</td><td class="n">${n(c.warnings)}</td><td class="n">${n(c.skipped)}</td></tr>`,
     );
     parts.push(
-      `<h3>validate</h3><p>${n(validate.recordsRead)} records read, <b data-figure="validate.errors">${n(validate.errorCount)}</b>` +
-        ` errors, ${n(validate.warningCount)} warnings${validate.stoppedEarly ? ' (stopped early at --max-errors)' : ''}.</p>` +
+      `<h3>validate</h3><p>${n(validate.recordsRead)} records read, ` +
+        `<b data-figure="validate.errors">${n(validate.errorCount)}</b> errors, ${n(validate.warningCount)} warnings` +
+        `${validate.stoppedEarly ? ' (stopped early at --max-errors)' : ''}.</p>` +
         `<table><tr><th>entity</th><th class="n">records</th><th class="n">errors</th><th class="n">warnings</th>` +
         `<th class="n">skipped</th></tr>${rows.join('')}</table>`,
     );
@@ -47,7 +48,8 @@ export function renderResults(data: ReportData): string {
         ).join('')}</tr>`,
     );
     parts.push(
-      `<h3>verify</h3><p class="muted">What the service holds, read back on ${e(new Date(verify.t).toISOString())}.</p>` +
+      '<h3>verify</h3>' +
+        `<p class="muted">What the service holds, read back on ${e(new Date(verify.t).toISOString())}.</p>` +
         `<table class="verify"><tr><th>entity</th>${head.join('')}</tr>${rows.join('')}</table>`,
     );
   }

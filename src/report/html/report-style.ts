@@ -1,10 +1,12 @@
 /** The page's only style: system fonts (no font file), colours that print, tables that break across pages. */
 export const REPORT_CSS = `
-:root { color-scheme: light; --fg: #1f2328; --muted: #57606a; --line: #d0d7de; --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; }
+:root { color-scheme: light; --fg: #1f2328; --muted: #57606a; --line: #d0d7de;
+  --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: var(--fg);
   max-width: 1000px; margin: 24px auto; padding: 0 16px; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); }
 .muted { color: var(--muted); }
 .status { font-size: 18px; font-weight: 600; padding: 10px 14px; border-radius: 6px; border: 1px solid var(--line); }
 .status.complete { border-color: var(--ok); color: var(--ok); }

@@ -71,7 +71,8 @@ export function lineChart(spec: ChartSpec): string {
     parts.push(`<text x="${sx(x)}" y="${H - PAD.bottom + 16}" text-anchor="middle" class="tick">${label}</text>`);
   }
   parts.push(
-    `<text x="${PAD.left + plotW / 2}" y="${H - PAD.bottom + 34}" text-anchor="middle" class="axis">${escapeHtml(spec.xLabel)}</text>`,
+    `<text x="${PAD.left + plotW / 2}" y="${H - PAD.bottom + 34}" text-anchor="middle" class="axis">` +
+      `${escapeHtml(spec.xLabel)}</text>`,
     `<text x="14" y="${PAD.top + plotH / 2}" text-anchor="middle" class="axis" ` +
       `transform="rotate(-90 14 ${PAD.top + plotH / 2})">${escapeHtml(spec.yLabel)}</text>`,
   );
