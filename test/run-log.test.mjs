@@ -49,7 +49,7 @@ test('downsample: 20,000 samples to at most 400, counters still exact', () => {
   assert.deepEqual(downsample(samples.slice(0, 10)), samples.slice(0, 10), 'a short run is drawn as it is');
 });
 
-test('a 6-hour run of 20,000 samples and a verify line: rendered quickly, small, every line <= 400 points', async () => {
+test('a 6-hour run of 20,000 samples and a verify line: rendered quickly, small, <= 400 points a line', async () => {
   const dir = await tempDir();
   const checkpoint = path.join(dir, 'state', 'ckpt.json');
   const log = await openRunLog(checkpoint, {
