@@ -166,3 +166,30 @@ test('run log: a line cut short by a crash is skipped on read and ended before t
     await sb.close();
   }
 });
+
+test('a run killed with SIGKILL: the report counts what its checkpoint acknowledged, and the crash', async () => {
+  const sb = await sandbox({ latencyMs: 150 });
+  try {
+    const { dir, counts } = await generatedWorkspace(sb, { users: 50, groups: 2, membersPerGroup: 5, messages: 1500 });
+    const child = spawnCli(['import', '--json'], { cwd: dir });
+    const killed = collect(child);
+    await waitFor(() => sb.stats().perEntity.messages.requests >= 6, { timeoutMs: 60_000 });
+    child.kill('SIGKILL');
+    await killed;
+    const resumed = await runCli(['import', '--json'], { cwd: dir });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const summary = JSON.parse(resumed.stdout);
+    assert.ok(summary.entities.messages.resumed > 0, 'the killed run had acknowledged some messages');
+    assert.equal((await runCli(['report'], { cwd: dir })).code, 0);
+    const figures = figuresOf(await readFile(path.join(dir, 'migration-report.html'), 'utf8'));
+    for (const [entity, n] of Object.entries(counts)) {
+      const inNow = figures[`${entity}.imported`] + figures[`${entity}.alreadyPresent`];
+      assert.equal(inNow, n, `${entity}: every record counted once, the killed run's too`);
+      assert.equal(sb.stats().perEntity[entity].stored, n);
+    }
+    assert.equal(figures.status, 'Complete: every record of the export is in.');
+    assert.equal(figures.interruptions, 1, 'the run with no end line');
+  } finally {
+    await sb.close();
+  }
+});

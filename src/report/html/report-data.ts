@@ -1,4 +1,4 @@
-import { readCheckpoint, type CheckpointData } from '../../checkpoint/store.js';
+import { readCheckpoint, type CheckpointData, type EntityTotals } from '../../checkpoint/store.js';
 import { readRunLog } from '../../checkpoint/run-log-file.js';
 import { runLogPathOf } from '../../checkpoint/state-files.js';
 import { ENTITY_ORDER, type EntityName } from '../../entities/types.js';
@@ -66,9 +66,11 @@ export async function loadReportData(sources: ReportSources): Promise<ReportData
   const rejectsPath = sources.rejects ?? checkpoint?.rejects?.path;
   const rejects = await readRejects(rejectsPath, checkpoint);
   const sending = runs.filter((r) => SENDING_COMMANDS.has(r.command));
-  const entities = entityRows(sending, checkpoint);
+  // A run with --fresh started the migration over: the runs before it are another migration's figures.
+  const current = sending.slice(Math.max(0, sending.findLastIndex((r) => r.start.fresh === true)));
+  const entities = entityRows(current, checkpoint);
   const total = sumRows(Object.values(entities));
-  const { state, statusLine } = statusOf(sending, total);
+  const { state, statusLine } = statusOf(current, total, checkpoint);
   const interruptions = runs.filter((r) => r.interrupted !== undefined || !r.ended).length;
   const wallMs = runs.length === 0 ? 0 : Math.max(...runs.map((r) => r.endedAt)) - runs[0].startedAt;
   let sendingMs = 0;
@@ -108,6 +110,8 @@ const emptyRow = (): EntityRow => ({
  * Per entity: what the sending runs' --json summaries say, added up over runs (imported, already
  * there, skipped, requests, retries); what is still rejected from the checkpoint's open rejects (the
  * last run's figure when there is no checkpoint); the export's size from the last complete reading.
+ * The checkpoint's totals are the same counters kept across runs: where they are larger (a run
+ * killed before its summary, runs before the run log existed), they win.
  */
 function entityRows(runs: RunRecord[], checkpoint?: CheckpointData): Partial<Record<EntityName, EntityRow>> {
   const rows: Partial<Record<EntityName, EntityRow>> = {};
@@ -136,6 +140,15 @@ function entityRows(runs: RunRecord[], checkpoint?: CheckpointData): Partial<Rec
     for (const row of Object.values(rows)) {
       row.rejected = 0;
       row.fileProblems = 0;
+    }
+    for (const [name, totals] of Object.entries(checkpoint.totals) as Array<[EntityName, EntityTotals]>) {
+      const row = (rows[name] ??= emptyRow());
+      if (totals.imported + totals.alreadyPresent + totals.skipped <= row.imported + row.alreadyPresent + row.skipped)
+        continue;
+      row.imported = totals.imported;
+      row.alreadyPresent = totals.alreadyPresent;
+      row.skipped = totals.skipped;
+      row.skippedBy = { ...(totals.skippedBy ?? {}) };
     }
     for (const f of Object.values(checkpoint.files)) {
       const row = (rows[f.entity] ??= emptyRow());
@@ -180,14 +193,24 @@ function sumRows(rows: EntityRow[]): EntityRow {
   return total;
 }
 
-function statusOf(runs: RunRecord[], total: EntityRow): Pick<ReportData, 'state' | 'statusLine'> {
+function statusOf(
+  runs: RunRecord[],
+  total: EntityRow,
+  checkpoint?: CheckpointData,
+): Pick<ReportData, 'state' | 'statusLine'> {
   const last = runs.at(-1);
-  if (!last) return { state: 'not-started', statusLine: 'Not started: no import has run yet.' };
   const open = total.rejected + total.fileProblems;
-  const finished = last.status === 'completed' || last.status === 'completed-with-rejects';
+  if (!last) {
+    if (!checkpoint || Object.keys(checkpoint.files).length === 0)
+      return { state: 'not-started', statusLine: 'Not started: no import has run yet.' };
+    // Runs of a version before the run log: the checkpoint alone says whether every file was read.
+    const done = Object.values(checkpoint.files).every((f) => f.complete);
+    if (!done) return { state: 'incomplete', statusLine: 'Incomplete: some files are not read to the end yet.' };
+  }
+  const finished = !last || last.status === 'completed' || last.status === 'completed-with-rejects';
   if (!finished) {
     const left = total.notYetSent ? `, ${total.notYetSent.toLocaleString('en-US')} records not yet sent` : '';
-    return { state: 'incomplete', statusLine: `Incomplete: the last import ${last.status}${left}.` };
+    return { state: 'incomplete', statusLine: `Incomplete: the last import ${last!.status}${left}.` };
   }
   if (open === 0) return { state: 'complete', statusLine: 'Complete: every record of the export is in.' };
   const n = open.toLocaleString('en-US');
