@@ -49,7 +49,20 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   const shown = options.events;
   const lock = new CheckpointLock(`${config.checkpoint}.lock`);
   await lock.acquire();
-  // Opened under the lock: two runs of one migration never interleave their lines.
+  let checkpoint: CheckpointStore;
+  try {
+    checkpoint = await CheckpointStore.open(
+      config.checkpoint,
+      { target: { baseUrl: config.baseUrl, appId: config.appId }, sourcesHash: hashSources(options.sourcesIdentity) },
+      options.fresh,
+      config.checkpointIntervalMs,
+    );
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  // Opened under the lock, once the checkpoint is this migration's: a run refused as another
+  // migration's writes nothing here, and two runs never interleave their lines.
   const runLog = await openRunLog(config.checkpoint, {
     command: options.command ?? 'import',
     config,
@@ -73,14 +86,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   let client: ImportClient | undefined;
   let rejects: RejectsWriter | undefined;
   const counts: RunCounts = {};
-  let checkpoint: CheckpointStore | undefined;
   try {
-    checkpoint = await CheckpointStore.open(
-      config.checkpoint,
-      { target: { baseUrl: config.baseUrl, appId: config.appId }, sourcesHash: hashSources(options.sourcesIdentity) },
-      options.fresh,
-      config.checkpointIntervalMs,
-    );
     rejects = await RejectsWriter.open(config.rejects, checkpoint.snapshot.rejects);
     // Before the first save, so that every checkpoint of this run carries the rejects file's mark.
     checkpoint.keepInStep(rejects);
@@ -169,7 +175,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
     else await client?.close().catch(() => undefined);
     // The checkpoint first: its last write puts the rejects file's lines on disk before itself.
-    await checkpoint?.flush().catch(() => undefined);
+    await checkpoint.flush().catch(() => undefined);
     await rejects?.close().catch(() => undefined);
     endRunLog(runLog, summary, rejects);
     await lock.release();

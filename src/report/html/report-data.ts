@@ -67,7 +67,12 @@ export async function loadReportData(sources: ReportSources): Promise<ReportData
   const rejects = await readRejects(rejectsPath, checkpoint);
   const sending = runs.filter((r) => SENDING_COMMANDS.has(r.command));
   // A run with --fresh started the migration over: the runs before it are another migration's figures.
-  const current = sending.slice(Math.max(0, sending.findLastIndex((r) => r.start.fresh === true)));
+  const current = sending.slice(
+    Math.max(
+      0,
+      sending.findLastIndex((r) => r.start.fresh === true),
+    ),
+  );
   const entities = entityRows(current, checkpoint);
   const total = sumRows(Object.values(entities));
   const { state, statusLine } = statusOf(current, total, checkpoint);
