@@ -2,7 +2,7 @@
 // requests with 429, stopped by SIGINT, resumed, with rejected records, then validate and a verify
 // line; the report's overview equals the sum of the runs' --json summaries.
 import assert from 'node:assert/strict';
-import { appendFile, readFile, stat } from 'node:fs/promises';
+import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openRunLog } from '../dist/pipeline/run-log.js';
@@ -189,6 +189,25 @@ test('a run killed with SIGKILL: the report counts what its checkpoint acknowled
     }
     assert.equal(figures.status, 'Complete: every record of the export is in.');
     assert.equal(figures.interruptions, 1, 'the run with no end line');
+  } finally {
+    await sb.close();
+  }
+});
+
+test('a run that fails before sending ends its run log line with the error; the report says incomplete', async () => {
+  const sb = await sandbox();
+  try {
+    const { dir } = await generatedWorkspace(sb, { users: 10, groups: 1, membersPerGroup: 2, messages: 5 });
+    await writeFile(path.join(dir, 'blocker'), 'a file where a folder should be');
+    const run = await runCli(['import', '--rejects', 'blocker/rejects.ndjson'], { cwd: dir });
+    assert.equal(run.code, 1, run.stderr);
+    const end = (await readNdjson(path.join(dir, '.migrate-checkpoint.runs.ndjson'))).at(-1);
+    assert.equal(end.type, 'run-end');
+    assert.equal(end.status, 'failed');
+    assert.equal(end.error.code, 'REJECTS_UNWRITABLE');
+    const report = await runCli(['report', '--json'], { cwd: dir });
+    assert.equal(JSON.parse(report.stdout).statusLine, 'Incomplete: the last import failed.');
+    assert.match(await readFile(path.join(dir, 'migration-report.html'), 'utf8'), /REJECTS_UNWRITABLE: cannot write/);
   } finally {
     await sb.close();
   }

@@ -83,6 +83,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   let limiter: RateLimiter | undefined;
   let stopSampling: (() => void) | undefined;
   let summary: ImportSummary | undefined;
+  let thrown: unknown;
   let client: ImportClient | undefined;
   let rejects: RejectsWriter | undefined;
   const counts: RunCounts = {};
@@ -169,6 +170,9 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     }
     summary = summarise(options, counts, started, resumed, error, warnings);
     return summary;
+  } catch (err) {
+    thrown = err;
+    throw err;
   } finally {
     stopSampling?.();
     options.stop.removeEventListener('abort', onStop);
@@ -177,16 +181,24 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     // The checkpoint first: its last write puts the rejects file's lines on disk before itself.
     await checkpoint.flush().catch(() => undefined);
     await rejects?.close().catch(() => undefined);
-    endRunLog(runLog, summary, rejects);
+    endRunLog(runLog, summary, rejects, thrown);
     await lock.release();
   }
 }
 
 /** The run's last line: its --json summary as it is, and the rejects it wrote by code. */
-function endRunLog(runLog: RunLog, summary: ImportSummary | undefined, rejects: RejectsWriter | undefined): void {
-  // No summary: an error the CLI reports (a checkpoint of another migration, a bug) ended the run.
-  if (!summary) runLog.end('failed', {});
-  else runLog.end(summary.status, { exitCode: summary.exitCode, summary, rejectsByCode: rejects?.writtenByCode ?? {} });
+function endRunLog(
+  runLog: RunLog,
+  summary: ImportSummary | undefined,
+  rejects?: RejectsWriter,
+  thrown?: unknown,
+): void {
+  // No summary: an error the CLI reports (a rejects file that cannot be written, a bug) ended the run.
+  if (!summary) {
+    const { code, message } = thrown instanceof MigrationError ? thrown : { code: 'UNEXPECTED', message: undefined };
+    runLog.end('failed', { error: { code, message } });
+  } else
+    runLog.end(summary.status, { exitCode: summary.exitCode, summary, rejectsByCode: rejects?.writtenByCode ?? {} });
 }
 
 function summarise(

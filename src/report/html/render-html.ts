@@ -89,7 +89,11 @@ function totalsTable(data: ReportData): string {
 function runsTable(data: ReportData): string {
   if (data.runs.length === 0) return '<p class="muted">No run is in the run log yet.</p>';
   const rows = data.runs.map((run, i) => {
-    const notes = [run.resumed ? 'resumed' : '', run.interrupted ? `stopped by ${run.interrupted}` : '']
+    const notes = [
+      run.resumed ? 'resumed' : '',
+      run.interrupted ? `stopped by ${run.interrupted}` : '',
+      run.error ? `${run.error.code}${run.error.message ? `: ${run.error.message}` : ''}` : '',
+    ]
       .filter(Boolean)
       .join(', ');
     const records = run.summary

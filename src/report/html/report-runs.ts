@@ -21,6 +21,8 @@ export interface RunRecord {
   start: RunLogLine;
   summary?: ImportSummary;
   rejectsByCode?: Record<string, number>;
+  /** What ended a failed run: its code and message. */
+  error?: { code: string; message?: string };
   phases: PhaseRecord[];
   samples: SampleLine[];
   /** Every other line by type (validate-end, verify-end, ...): the last of each. */
@@ -96,6 +98,7 @@ export function runsOf(lines: RunLogLine[]): RunRecord[] {
         run.status = String(line.status);
         run.summary = line.summary as ImportSummary | undefined;
         run.rejectsByCode = line.rejectsByCode as Record<string, number> | undefined;
+        run.error = (line.error ?? run.summary?.error) as RunRecord['error'];
         break;
       default:
         run.events[line.type] = line;
