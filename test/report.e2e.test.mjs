@@ -43,8 +43,6 @@ function figuresOf(html) {
 /** The sum over summaries of one figure of one entity. */
 const sum = (summaries, entity, key) => summaries.reduce((n, s) => n + (s.entities[entity]?.[key] ?? 0), 0);
 
-export { BAD_MESSAGES, figuresOf, sum };
-
 test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum of the --json summaries', async () => {
   const sb = await sandbox({ latencyMs: 120, seed: 7, faults: { spurious429: 0.12 } });
   try {

@@ -43,7 +43,8 @@ export interface RunLog {
   /** Any line: `log.event('verify-end', {entities})`. */
   event(type: string, fields?: Record<string, unknown>): void;
   phaseStart(entity: EntityName, expected?: number): void;
-  phaseEnd(entity: EntityName, counts: object, completed: boolean): void;
+  /** `sample`: the run's figures at the phase's end (see run-samples.ts), so a short run has points to draw. */
+  phaseEnd(entity: EntityName, counts: object, completed: boolean, sample?: Record<string, unknown>): void;
   /** Figures of the last few seconds (records, requests, 429s, retries, latency, the limiter's rate). */
   sample(figures: Record<string, unknown>): void;
   /** A stop asked for (SIGINT/SIGTERM); the run's end line follows when it has saved its progress. */
@@ -93,7 +94,7 @@ export async function openRunLog(checkpoint: string, start: RunStart): Promise<R
     },
     event: write,
     phaseStart: (entity, expected) => write('phase-start', { entity, expected }),
-    phaseEnd: (entity, counts, completed) => write('phase-end', { entity, completed, counts }),
+    phaseEnd: (entity, counts, completed, sample) => write('phase-end', { entity, completed, counts, sample }),
     sample: (figures) => write('sample', figures),
     interrupted: (signal) => write('interrupt', { signal }),
     end(status, fields) {

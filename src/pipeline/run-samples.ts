@@ -39,11 +39,19 @@ export class TrafficStats {
 /** How often a sample line is written: a few seconds, so a 6-hour run has about 10,000. */
 export const SAMPLE_EVERY_MS = 2000;
 
+/** Samples on a timer; and now, for a phase's end line. */
+export interface RunSampler {
+  /** A sample's figures now, for another line to carry; the next timed one comes `everyMs` later. */
+  figures(): Record<string, unknown>;
+  /** The last sample; no more after it. */
+  stop(): void;
+}
+
 /**
- * Writes a sample of an import-like run every `everyMs`: records done and requests, retries and 429s
- * so far (cumulative, so any two samples give a rate), latency p50/p95 of the interval, the
- * limiter's rate, and the phase under way with its records done. Returns the function that stops it
- * (writing a last sample, so a run of seconds has one too).
+ * Writes a sample of an import-like run every `everyMs`, and gives one when asked (each phase's end
+ * line carries one, so a run of seconds has a point per phase at no extra line): records done and
+ * requests, retries and 429s so far (cumulative, so any two samples give a rate), latency p50/p95 of
+ * the interval, the limiter's rate, and the phase under way with its records done.
  */
 export function sampleRun(
   log: RunLog,
@@ -52,8 +60,14 @@ export function sampleRun(
   rate: () => number | undefined,
   phase: () => EntityName | undefined,
   everyMs = SAMPLE_EVERY_MS,
-): () => void {
-  const take = () => {
+): RunSampler {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    timer = setTimeout(take, everyMs);
+    timer.unref();
+  };
+  const figures = () => {
+    clearTimeout(timer);
     let records = 0;
     let requests = 0;
     let retries = 0;
@@ -66,7 +80,8 @@ export function sampleRun(
     const p = entity ? counts[entity] : undefined;
     const phaseDone = p ? p.imported + p.alreadyPresent + p.rejected + p.skipped + p.resumed : undefined;
     const r = rate();
-    log.sample({
+    arm();
+    return {
       records,
       requests,
       retries,
@@ -75,13 +90,16 @@ export function sampleRun(
       rate: r === undefined ? undefined : Math.round(r * 10) / 10,
       phase: entity,
       phaseDone,
-    });
+    };
   };
-  const timer = setInterval(take, everyMs);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    take();
+  const take = () => log.sample(figures());
+  arm();
+  return {
+    figures,
+    stop() {
+      take();
+      clearTimeout(timer);
+    },
   };
 }
 
@@ -89,7 +107,11 @@ export function sampleRun(
  * The run's events, also told to the run log: phase starts and ends. Keeps which phase is under way
  * for the samples. Delegates method by method: a reporter's methods live on its prototype.
  */
-export function loggedEvents(log: RunLog, shown: RunEvents): RunEvents & { current(): EntityName | undefined } {
+export function loggedEvents(
+  log: RunLog,
+  shown: RunEvents,
+  sampleNow?: () => Record<string, unknown> | undefined,
+): RunEvents & { current(): EntityName | undefined } {
   let current: EntityName | undefined;
   return {
     phaseStarted(entity, expected) {
@@ -99,7 +121,7 @@ export function loggedEvents(log: RunLog, shown: RunEvents): RunEvents & { curre
     },
     progress: (entity, counts) => shown.progress(entity, counts),
     phaseFinished(entity, counts, completed) {
-      log.phaseEnd(entity, counts, completed);
+      log.phaseEnd(entity, counts, completed, sampleNow?.());
       shown.phaseFinished(entity, counts, completed);
     },
     retrying: (entity, notice) => shown.retrying(entity, notice),

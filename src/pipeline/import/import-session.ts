@@ -14,7 +14,7 @@ import { runImport } from './run-import.js';
 import { BatchSender } from './send-batch.js';
 import { suspectDuplicateProblem } from '../../rules/export-index.js';
 import { openRunLog, type RunLog } from '../run-log.js';
-import { loggedEvents, sampleRun, TrafficStats } from '../run-samples.js';
+import { loggedEvents, sampleRun, TrafficStats, type RunSampler } from '../run-samples.js';
 
 export interface ImportSessionOptions {
   config: MigrateConfig;
@@ -68,7 +68,8 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     config,
     fresh: options.fresh,
   });
-  const logged = loggedEvents(runLog, shown);
+  let sampler: RunSampler | undefined;
+  const logged = loggedEvents(runLog, shown, () => sampler?.figures());
   const events: RunEvents = {
     ...logged,
     warning: (message) => {
@@ -81,7 +82,6 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   options.stop.addEventListener('abort', onStop, { once: true });
   const traffic = new TrafficStats();
   let limiter: RateLimiter | undefined;
-  let stopSampling: (() => void) | undefined;
   let summary: ImportSummary | undefined;
   let thrown: unknown;
   let client: ImportClient | undefined;
@@ -144,7 +144,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     const resumed = checkpoint.resumed;
     if (resumed) runLog.event('resume', { checkpointUpdatedAt: checkpoint.snapshot.updatedAt });
     const rate = () => limiter?.currentRate;
-    stopSampling = sampleRun(runLog, counts, traffic, rate, logged.current);
+    sampler = sampleRun(runLog, counts, traffic, rate, logged.current);
     let error: unknown;
     try {
       await runImport(
@@ -174,7 +174,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     thrown = err;
     throw err;
   } finally {
-    stopSampling?.();
+    sampler?.stop();
     options.stop.removeEventListener('abort', onStop);
     if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
     else await client?.close().catch(() => undefined);

@@ -13,7 +13,7 @@ const cell = (figure: string, v: number | undefined) => `<td class="n" data-figu
 
 /** The whole report: one HTML file, no script, no external resource. */
 export function renderHtml(data: ReportData): string {
-  const start = data.runs.at(-1)?.start;
+  const start = startWithTarget(data);
   const target = start?.target as { host?: string; appId?: string } | undefined;
   const charts = renderCharts(data);
   const body = [
@@ -112,8 +112,11 @@ function runsTable(data: ReportData): string {
   );
 }
 
+/** The last run that named a target (verify or replay may not): what the header and environment show. */
+const startWithTarget = (data: ReportData) => (data.runs.findLast((r) => r.start.target) ?? data.runs.at(-1))?.start;
+
 function environment(data: ReportData): string {
-  const start = data.runs.at(-1)?.start;
+  const start = startWithTarget(data);
   const settings = (start?.settings ?? {}) as Record<string, unknown>;
   const target = (start?.target ?? {}) as { host?: string; appId?: string };
   const rows: Array<[string, unknown]> = [
@@ -139,5 +142,6 @@ function environment(data: ReportData): string {
     data.unreadableLines > 0
       ? `<p class="muted">${n(data.unreadableLines)} run log line(s) could not be read (cut short by a crash).</p>`
       : '';
-  return `<h2>Environment</h2><p class="muted">As the last run saw it.</p><table>${body}</table>${torn}`;
+  const seen = '<p class="muted">As the latest run that names the target saw it.</p>';
+  return `<h2>Environment</h2>${seen}<table>${body}</table>${torn}`;
 }

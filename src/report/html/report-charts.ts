@@ -2,6 +2,9 @@ import type { ReportData } from './report-data.js';
 import { SENDING_COMMANDS, type RunRecord, type SampleLine } from './report-runs.js';
 import { lineChart, type Point, type Series } from './svg-chart.js';
 
+/** A rate over less time than this is too noisy to draw (the last sample, just after a phase's end). */
+const MIN_RATE_MS = 250;
+
 /** At most this many points per chart line: a 6-hour run's 10,000+ samples draw as well as a short one's. */
 export const MAX_POINTS = 400;
 
@@ -67,13 +70,17 @@ export function renderCharts(data: ReportData): string[] {
     x: run.startedAt + offset,
     label: `run ${i + 1}${run.resumed ? ' (resumed)' : ''}${run.interrupted ? `, ${run.interrupted}` : ''}`,
   }));
-  /** Per run: a point per kept sample of `value`, from the run's start (where the counters were 0). */
-  const segments = (value: (prev: SampleLine, s: SampleLine, ms: number) => number | undefined): Point[][] =>
+  /**
+   * Per run: a point per kept sample of `value`, from the run's start (where the counters were 0). A
+   * rate over less than `minMs` (the last sample, taken just after the one before) is folded into the next.
+   */
+  const segments = (value: (prev: SampleLine, s: SampleLine, ms: number) => number | undefined, minMs = 0): Point[][] =>
     perRun.map(({ run, offset, samples }) => {
       const points: Point[] = [];
       let prev: SampleLine = { t: run.startedAt, records: 0, requests: 0, retries: 0, rateLimited: 0 };
       for (const s of samples) {
         const ms = s.t - prev.t;
+        if (ms < minMs) continue;
         const y = ms > 0 ? value(prev, s, ms) : undefined;
         if (y !== undefined && Number.isFinite(y)) points.push({ x: s.t + offset, y: Math.round(y * 10) / 10 });
         prev = s;
@@ -81,7 +88,7 @@ export function renderCharts(data: ReportData): string[] {
       return points;
     });
   const perMinute = (key: 'records' | 'requests' | 'retries' | 'rateLimited') =>
-    segments((prev, s, ms) => ((s[key] - prev[key]) / ms) * 60_000);
+    segments((prev, s, ms) => ((s[key] - prev[key]) / ms) * 60_000, MIN_RATE_MS);
   const limits: Series[] = [];
   const configured = perRun.map(({ run, offset }) => {
     const rpm = (run.start.settings as { requestsPerMinute?: unknown } | undefined)?.requestsPerMinute;

@@ -82,6 +82,7 @@ export function runsOf(lines: RunLogLine[]): RunRecord[] {
       case 'phase-end': {
         const phase = run.phases.findLast((p) => p.entity === line.entity && p.endedAt === undefined);
         if (phase) Object.assign(phase, { endedAt: line.t, completed: line.completed, counts: line.counts });
+        if (line.sample) run.samples.push({ ...(line.sample as SampleLine), t: line.t });
         break;
       }
       case 'sample':
