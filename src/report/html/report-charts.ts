@@ -2,8 +2,11 @@ import type { ReportData } from './report-data.js';
 import { SENDING_COMMANDS, type RunRecord, type SampleLine } from './report-runs.js';
 import { lineChart, type Point, type Series } from './svg-chart.js';
 
-/** A rate over less time than this is too noisy to draw (the last sample, just after a phase's end). */
-const MIN_RATE_MS = 250;
+/**
+ * A rate over less time than this is too noisy to draw (one request in the 0.3 s of a small phase is
+ * 200 a minute): it is folded into the next point.
+ */
+const MIN_RATE_MS = 1000;
 
 /** At most this many points per chart line: a 6-hour run's 10,000+ samples draw as well as a short one's. */
 export const MAX_POINTS = 400;
@@ -164,7 +167,8 @@ function phaseSeries(perRun: Array<{ run: RunRecord; offset: number; samples: Sa
   const byEntity = new Map<string, Point[][]>();
   for (const { run, offset, samples } of perRun) {
     for (const phase of run.phases) {
-      const expected = phase.expected ?? phase.counts?.read;
+      // A phase read to the end knows its size; before, the count taken at its start (lines, roughly).
+      const expected = (phase.completed && phase.counts?.read) || phase.expected || phase.counts?.read;
       if (!expected) continue;
       const end = phase.endedAt ?? run.endedAt;
       const points: Point[] = [{ x: phase.startedAt + offset, y: 0 }];
