@@ -6,7 +6,19 @@ import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openRunLog } from '../dist/pipeline/run-log.js';
-import { API_KEY, collect, generatedWorkspace, readNdjson, runCli, sandbox, spawnCli, waitFor } from './helpers.mjs';
+import {
+  API_KEY,
+  collect,
+  generatedWorkspace,
+  readNdjson,
+  runCli,
+  sandbox,
+  spawnCli,
+  tempDir,
+  waitFor,
+  writeConfig,
+  writeManyFilesExport,
+} from './helpers.mjs';
 
 /** Messages the tool's own checks refuse: empty text (twice) and a sender nobody exported. */
 const BAD_MESSAGES = [
@@ -206,6 +218,27 @@ test('a run that fails before sending ends its run log line with the error; the 
     const report = await runCli(['report', '--json'], { cwd: dir });
     assert.equal(JSON.parse(report.stdout).statusLine, 'Incomplete: the last import failed.');
     assert.match(await readFile(path.join(dir, 'migration-report.html'), 'utf8'), /REJECTS_UNWRITABLE: cannot write/);
+  } finally {
+    await sb.close();
+  }
+});
+
+test('an export of many files: the per-file table is folded, every file listed with its records', async () => {
+  const sb = await sandbox();
+  try {
+    const dir = await tempDir();
+    const { sources, counts } = await writeManyFilesExport(dir, { files: 20 });
+    await writeConfig(dir, { baseUrl: sb.url, sources, requestsPerMinute: 1e9 });
+    assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
+    assert.equal((await runCli(['report', '--out', 'r.html'], { cwd: dir })).code, 0);
+    const html = await readFile(path.join(dir, 'r.html'), 'utf8');
+    assert.match(html, /<details><summary>23 files \(click to show\)<\/summary>/);
+    const parts = [...html.matchAll(/<code>messages\/part-\d+\.ndjson<\/code><\/td><td class="n">(\d+)</g)];
+    assert.equal(parts.length, 20);
+    assert.equal(
+      parts.reduce((n, m) => n + Number(m[1]), 0),
+      counts.messages,
+    );
   } finally {
     await sb.close();
   }
