@@ -88,6 +88,14 @@ test('the report renders in Chromium: charts drawn, numbers of the summary, no c
     assert.equal(await figure('status'), 'Complete: every record of the export is in.');
     assert.equal(await number('runs'), 1);
 
+    // Printed: nothing wider than the page, and Chromium makes a PDF of it.
+    await page.emulateMedia({ media: 'print' });
+    await page.setViewportSize({ width: 794, height: 1123 });
+    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+    assert.ok(overflow <= 0, `printed, the page is ${overflow} px wider than A4`);
+    const pdf = await page.pdf({ format: 'A4' });
+    assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+
     assert.deepEqual(problems, [], 'no console error');
     assert.deepEqual(requests, [url], 'nothing loaded but the file itself');
   } finally {
