@@ -326,7 +326,8 @@ test('import --dry-run gives the same report as validate, sends nothing and writ
     assert.equal(dJson.stdout, vJson.stdout);
     assert.equal(dText.stdout, vText.stdout);
     assert.equal(sb.stats().requests, 0);
-    const files = (await readdir(dir)).filter((f) => /checkpoint|rejects/.test(f));
+    // Only the run log, which validate appends to (docs/report.md): no checkpoint, no rejects file.
+    const files = (await readdir(dir)).filter((f) => /checkpoint|rejects/.test(f) && !f.endsWith('.runs.ndjson'));
     assert.deepEqual(files, []);
     // like validate, the dry run needs no target and no key
     const offline = await runCli(['import', '--dry-run', '--json'], {

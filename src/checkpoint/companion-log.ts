@@ -48,6 +48,8 @@ export class CompanionLog<E extends object> implements CheckpointCompanion {
   /** Flushes run one after another: two appends in flight at once may land in either order. */
   private flushing: Promise<void> = Promise.resolve();
   readonly run = randomBytes(6).toString('hex');
+  /** Lines this run wrote, by their `code` (the rejects file's): the run log's rejects by code. */
+  readonly writtenByCode: Record<string, number> = {};
 
   private constructor(
     private readonly kind: CompanionKind,
@@ -119,6 +121,8 @@ export class CompanionLog<E extends object> implements CheckpointCompanion {
   }
 
   write(entry: E): void {
+    const code = (entry as { code?: unknown }).code;
+    if (typeof code === 'string') this.writtenByCode[code] = (this.writtenByCode[code] ?? 0) + 1;
     let line: string;
     try {
       // `run` first: a line cut short by a crash still says whose it is.

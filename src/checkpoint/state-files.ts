@@ -41,6 +41,15 @@ export function mediaProblemsPathOf(checkpoint: string): string {
   return idMapPathOf(checkpoint).replace(/\.ids\.ndjson$/, '.media-problems.ndjson');
 }
 
+/**
+ * The run log of the migration whose checkpoint is `checkpoint` (`state/ckpt.json` ->
+ * `state/ckpt.runs.ndjson`): every run of import, validate, verify and replay appends to it.
+ */
+export function runLogPathOf(checkpoint: string): string {
+  const base = checkpoint.endsWith('.json') ? checkpoint.slice(0, -'.json'.length) : checkpoint;
+  return `${base}.runs.ndjson`;
+}
+
 const WORDS: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',

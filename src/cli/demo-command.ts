@@ -10,6 +10,7 @@ import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import { printSummary } from './import-command.js';
 import { runCommand } from './run-command.js';
 import { installStopSignals } from './signals.js';
+import { writeReport } from './report-command.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -56,6 +57,7 @@ async function demoAction(json: boolean): Promise<number> {
       estimateTotals: true,
       stop: signals.stop,
       hardStop: signals.hardStop,
+      command: 'demo',
       // Its own sandbox on loopback: a proxy of the environment could not reach it.
       proxy: { noProxy: '' },
     });
@@ -68,6 +70,10 @@ async function demoAction(json: boolean): Promise<number> {
         .join(', ');
       process.stdout.write(`The sandbox now holds ${line}. Checkpoint and rejects file: ${work}\n`);
     }
+    const report = path.join(work, 'migration-report.html');
+    await writeReport({ checkpoint: config.checkpoint, rejects: config.rejects }, report, 'html');
+    // With --json, stdout holds the one summary document: the path goes to stderr.
+    (json ? process.stderr : process.stdout).write(`Migration report: ${report}\n`);
     return summary.exitCode;
   } finally {
     reporter.close();

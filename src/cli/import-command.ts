@@ -12,6 +12,7 @@ import { sinceTime } from './arg-parsers.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { redact, runCommand } from './run-command.js';
 import { installStopSignals } from './signals.js';
+import { appendStepSummary } from '../report/step-summary.js';
 
 interface ImportOptions extends CommonOptions {
   fresh?: boolean;
@@ -100,6 +101,9 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
     signals.dispose();
   }
   printSummary(summary, Boolean(opts.json));
+  // A GitHub Actions step shows the report's overview on its summary page (docs/report.md).
+  const problem = await appendStepSummary({ checkpoint: config.checkpoint, rejects: config.rejects });
+  if (problem) process.stderr.write(`warning: ${problem}\n`);
   return summary.exitCode;
 }
 

@@ -9,6 +9,7 @@ import { registerInitCommand } from './init-command.js';
 import { printJsonError } from './run-command.js';
 import { registerReplayCommand } from './replay-command.js';
 import { registerSandboxCommand } from './sandbox-command.js';
+import { registerReportCommand } from './report-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerUndoCommand } from './undo-command.js';
 import { registerValidateCommand } from './validate-command.js';
@@ -33,6 +34,7 @@ registerInitCommand(program);
 registerIdsCommand(program);
 registerReplayCommand(program);
 registerUndoCommand(program);
+registerReportCommand(program);
 for (const cmd of program.commands) cmd.exitOverride();
 // The memory budget is import's and validate's; the sandbox stands in for a remote service, and a
 // heap held small would only spend its CPU on GC that the tool it serves then waits for.

@@ -21,10 +21,11 @@ export function installStopSignals(onFirst: () => void, graceMs = 15_000): StopS
   setMaxListeners(0, hard.signal);
   let count = 0;
   let timer: NodeJS.Timeout | undefined;
-  const handler = () => {
+  // Node passes the signal's name: the stop's reason, which the run log records.
+  const handler = (signal: NodeJS.Signals) => {
     count++;
     if (count === 1) {
-      soft.abort();
+      soft.abort(signal);
       onFirst();
       timer = setTimeout(() => hard.abort(), graceMs);
       timer.unref();

@@ -6,6 +6,7 @@ import { formatValidateJson, formatValidateText } from '../report/validate-repor
 import { planRun } from './plan-run.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
+import { openRunLog } from '../pipeline/run-log.js';
 
 interface ValidateOptions extends CommonOptions {
   maxErrors?: number;
@@ -26,8 +27,14 @@ async function validateAction(opts: ValidateOptions): Promise<number> {
   const { plans, warnings: planWarnings } = await planRun(config, baseDir);
   for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
+  const runLog = await openRunLog(config.checkpoint, { command: 'validate', config });
+  if (runLog.problem) process.stderr.write(`warning: ${runLog.problem}\n`);
+  const onSignal = (signal: NodeJS.Signals) => {
+    runLog.interrupted(signal);
+    controller.abort();
+  };
   process.once('SIGINT', onSignal);
+  let status = 'failed';
   try {
     const result = await runValidate({
       plans,
@@ -43,9 +50,14 @@ async function validateAction(opts: ValidateOptions): Promise<number> {
       result.expiringMedia = await countExpiringAttachments(plans, config.media, run);
     }
     process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
+    const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly } = result;
+    runLog.event('validate-end', { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly });
+    if (controller.signal.aborted) status = 'interrupted';
+    else status = errorCount > 0 ? 'completed-with-errors' : 'completed';
     if (controller.signal.aborted) return ExitCode.interrupted;
     return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
   } finally {
+    runLog.end(status);
     process.off('SIGINT', onSignal);
   }
 }

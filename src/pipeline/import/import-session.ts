@@ -19,6 +19,8 @@ import type { ReplaySource } from './replay-pass.js';
 import type { ExportFolder } from '../../media/media-sources.js';
 import { readProxySettings } from '../../http/proxy-env.js';
 import { startMediaPass } from './media-start.js';
+import { openRunLog, type RunLog } from '../run-log.js';
+import { loggedEvents, sampleRun, TrafficStats, type RunSampler } from '../run-samples.js';
 
 export interface ImportSessionOptions {
   config: MigrateConfig;
@@ -40,6 +42,8 @@ export interface ImportSessionOptions {
   replay?: ReplaySource;
   /** A preset's export folder, for `media.exportFiles`. */
   exportFolder?: ExportFolder;
+  /** The command the run log names (default `import`). */
+  command?: string;
 }
 
 /**
@@ -53,25 +57,9 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   // The summary lists the run's warnings too, so a CI job reading --json sees them.
   const warnings: string[] = [];
   const shown = options.events;
-  const events: RunEvents = {
-    phaseStarted: (entity, expected) => shown.phaseStarted(entity, expected),
-    progress: (entity, counts) => shown.progress(entity, counts),
-    phaseFinished: (entity, counts, completed) => shown.phaseFinished(entity, counts, completed),
-    retrying: (entity, notice) => shown.retrying(entity, notice),
-    info: (message) => shown.info(message),
-    warning: (message) => {
-      warnings.push(message);
-      shown.warning(message);
-    },
-  };
   const lock = new CheckpointLock(`${config.checkpoint}.lock`);
   await lock.acquire();
-  let client: ImportClient | undefined;
-  let rejects: RejectsWriter | undefined;
-  let idLog: IdLog | undefined;
-  const counts: RunCounts = {};
-  let checkpoint: CheckpointStore | undefined;
-  let media: Awaited<ReturnType<typeof startMediaPass>>;
+  let checkpoint: CheckpointStore;
   try {
     checkpoint = await CheckpointStore.open(
       config.checkpoint,
@@ -79,6 +67,39 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       options.fresh,
       config.checkpointIntervalMs,
     );
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  // Opened under the lock, once the checkpoint is this migration's: a run refused as another
+  // migration's writes nothing here, and two runs never interleave their lines.
+  const runLog = await openRunLog(config.checkpoint, {
+    command: options.command ?? 'import',
+    config,
+    fresh: options.fresh,
+  });
+  let sampler: RunSampler | undefined;
+  const logged = loggedEvents(runLog, shown, () => sampler?.figures());
+  const events: RunEvents = {
+    ...logged,
+    warning: (message) => {
+      warnings.push(message);
+      shown.warning(message);
+    },
+  };
+  if (runLog.problem) events.warning(runLog.problem);
+  const onStop = () => runLog.interrupted(String(options.stop.reason ?? 'stop'));
+  options.stop.addEventListener('abort', onStop, { once: true });
+  const traffic = new TrafficStats();
+  let limiter: RateLimiter | undefined;
+  let summary: ImportSummary | undefined;
+  let thrown: unknown;
+  let client: ImportClient | undefined;
+  let rejects: RejectsWriter | undefined;
+  let idLog: IdLog | undefined;
+  let media: Awaited<ReturnType<typeof startMediaPass>>;
+  const counts: RunCounts = {};
+  try {
     const aside = options.fresh ? await rotateRejects(config.rejects) : undefined;
     if (aside) events.info(`--fresh: a new rejects file; the previous one is now ${aside}`);
     rejects = await RejectsWriter.open(config.rejects, checkpoint.snapshot.rejects);
@@ -113,7 +134,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     const failed = new AbortController();
     const sender = new BatchSender({
       client,
-      limiter: new RateLimiter(config.requestsPerMinute, systemClock),
+      limiter: (limiter = new RateLimiter(config.requestsPerMinute, systemClock)),
       policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
       clock: systemClock,
       hardStop: options.hardStop,
@@ -127,6 +148,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
           if (isRetry) phase.retries++;
         },
         retrying: events.retrying,
+        answered: (_entity, status, latencyMs) => traffic.answered(status, latencyMs),
       },
       judgeAlreadyExists: (record) => {
         if (!record.duplicateSuspect) return undefined;
@@ -136,6 +158,9 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       },
     });
     const resumed = checkpoint.resumed;
+    if (resumed) runLog.event('resume', { checkpointUpdatedAt: checkpoint.snapshot.updatedAt });
+    const rate = () => limiter?.currentRate;
+    sampler = sampleRun(runLog, counts, traffic, rate, logged.current);
     let error: unknown;
     try {
       media = await startMediaPass(options, options.proxy ?? readProxySettings(process.env), events);
@@ -163,18 +188,40 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     } catch (err) {
       error = err;
     }
-    const summary = summarise(options, counts, started, resumed, error, warnings);
-    return media ? { ...summary, media: media.session.summary() } : summary;
+    summary = summarise(options, counts, started, resumed, error, warnings);
+    if (media) summary = { ...summary, media: media.session.summary() };
+    return summary;
+  } catch (err) {
+    thrown = err;
+    throw err;
   } finally {
+    sampler?.stop();
+    options.stop.removeEventListener('abort', onStop);
     await media?.close();
     if (options.hardStop.aborted) await client?.destroy().catch(() => undefined);
     else await client?.close().catch(() => undefined);
     // The checkpoint first: its last write puts the rejects file's lines on disk before itself.
-    await checkpoint?.flush().catch(() => undefined);
+    await checkpoint.flush().catch(() => undefined);
     await rejects?.close().catch(() => undefined);
     await idLog?.close().catch(() => undefined);
+    endRunLog(runLog, summary, rejects, thrown);
     await lock.release();
   }
+}
+
+/** The run's last line: its --json summary as it is, and the rejects it wrote by code. */
+function endRunLog(
+  runLog: RunLog,
+  summary: ImportSummary | undefined,
+  rejects?: RejectsWriter,
+  thrown?: unknown,
+): void {
+  // No summary: an error the CLI reports (a rejects file that cannot be written, a bug) ended the run.
+  if (!summary) {
+    const { code, message } = thrown instanceof MigrationError ? thrown : { code: 'UNEXPECTED', message: undefined };
+    runLog.end('failed', { error: { code, message } });
+  } else
+    runLog.end(summary.status, { exitCode: summary.exitCode, summary, rejectsByCode: rejects?.writtenByCode ?? {} });
 }
 
 function summarise(

@@ -39,6 +39,8 @@ export interface SenderEvents {
    */
   requestStarted(entity: EntityName, isRetry: boolean): void;
   retrying: RunEvents['retrying'];
+  /** Each HTTP answer, with the time from sending to its whole body: the run log's 429s and latency. */
+  answered?(entity: EntityName, status: number, latencyMs: number): void;
 }
 
 export interface BatchSenderOptions {
@@ -118,6 +120,7 @@ export class BatchSender {
       const resent = isRetry;
       isRetry = true;
       let response;
+      const sentAt = performance.now();
       try {
         response = await client.post(entity.endpoint, body, hardStop);
       } catch (err) {
@@ -131,6 +134,7 @@ export class BatchSender {
         continue;
       }
       const { status, rate } = response;
+      this.options.events?.answered?.(entity.name, status, performance.now() - sentAt);
       limiter.observe(rate);
       if (status === 200) {
         this.okCount++;

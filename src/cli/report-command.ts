@@ -1,0 +1,50 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { ExitCode } from '../errors.js';
+import { loadReportData, type ReportData, type ReportSources } from '../report/html/report-data.js';
+import { renderHtml } from '../report/html/render-html.js';
+import { renderMarkdown } from '../report/report-md.js';
+import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
+import { runCommand } from './run-command.js';
+
+interface ReportOptions extends CommonOptions {
+  out?: string;
+  format: 'html' | 'md';
+}
+
+const format = (value: string): 'html' | 'md' => {
+  if (value === 'html' || value === 'md') return value;
+  throw new InvalidArgumentError('must be html or md');
+};
+
+export function registerReportCommand(program: Command): void {
+  addConfigOptions(program.command('report'))
+    .description('write the migration report: one HTML file from the run log, checkpoint and rejects file')
+    .option('--out <file>', 'where to write it (default migration-report.html, or migration-report.md)')
+    .option('--format <format>', 'html, or md for the overview and rejects as Markdown', format, 'html')
+    .action(runCommand((opts: ReportOptions) => reportAction(opts)));
+}
+
+/** Writes the report of a migration to `out`; returns its figures. */
+export async function writeReport(sources: ReportSources, out: string, kind: 'html' | 'md'): Promise<ReportData> {
+  const data = await loadReportData(sources);
+  // 0600 as every file the tool writes: it names records and files of the export.
+  await writeFile(out, kind === 'md' ? renderMarkdown(data) : renderHtml(data), { mode: 0o600 });
+  return data;
+}
+
+async function reportAction(opts: ReportOptions): Promise<number> {
+  // As status: a bare --checkpoint is enough, with no target configured.
+  const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
+    if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint, rejects: undefined } };
+    throw err;
+  });
+  const out = path.resolve(opts.out ?? (opts.format === 'md' ? 'migration-report.md' : 'migration-report.html'));
+  const data = await writeReport({ checkpoint: config.checkpoint, rejects: config.rejects }, out, opts.format);
+  if (opts.json)
+    process.stdout.write(`${JSON.stringify({ report: out, status: data.state, statusLine: data.statusLine })}\n`);
+  else process.stdout.write(`${data.statusLine}\nReport written to ${out}\n`);
+  return ExitCode.ok;
+}

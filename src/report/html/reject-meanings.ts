@@ -1,0 +1,34 @@
+import { RULES } from '../../rules/rules.js';
+import { rejectCanClear } from '../../rules/reject-classes.js';
+
+/** The service's own codes (docs/api-contract.md); the rules' codes come from the rules table. */
+const SERVICE_CODES: Record<string, string> = {
+  ERR_IMPORT_INVALID_USER_FORMAT: 'The service refused the user record: a field has a form it does not take.',
+  ERR_IMPORT_INVALID_GROUP_FORMAT: 'The service refused the group record: a field has a form it does not take.',
+  ERR_IMPORT_INVALID_MEMBER_FORMAT: 'The service refused the member record: a field has a form it does not take.',
+  ERR_IMPORT_INVALID_MESSAGE_FORMAT: 'The service refused the message record: a field has a form it does not take.',
+  ERR_IMPORT_INVALID_JOINEDAT: "The member's joinedAt is before the group was created, or in the future.",
+  ERR_EMPTY_MESSAGE_TEXT: 'A text message without text.',
+  ERR_EXCEPTION: 'The service failed this record alone with a server error, while other records went in.',
+};
+
+/** What a reject code means and what to do about it, in a sentence each. */
+export function meaningOf(code: string): { meaning: string; action: string } {
+  const rule = RULES.find((r) => r.code === code);
+  const meaning =
+    rule?.description ??
+    SERVICE_CODES[code] ??
+    (code.startsWith('HTTP_5')
+      ? 'The service failed this record alone with a server error, while other records went in.'
+      : code.startsWith('file.') || code.startsWith('input.')
+        ? 'A line or file of the export could not be read.'
+        : 'A code the service or the tool gave; the rejects file holds its message.');
+  let action: string;
+  if (code.startsWith('ref.'))
+    action =
+      'Add the missing user or group to the export (or its details object); the record is tried again every run.';
+  else if (rejectCanClear(code)) action = 'Run import again later: the record is tried again on every run.';
+  else
+    action = 'Fix the record at the file:line shown (or drop it), then run import again: a changed line is sent again.';
+  return { meaning, action };
+}
