@@ -91,6 +91,7 @@ async function replayAction(file: string | undefined, opts: ReplayOptions): Prom
       stop: signals.stop,
       hardStop: signals.hardStop,
       replay: { ...rejects, sent: () => sent++ },
+      command: 'replay',
     });
     reporter.close();
     const after = openSlotsOf(await readCheckpoint(config.checkpoint));
