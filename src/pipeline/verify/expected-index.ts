@@ -1,0 +1,143 @@
+/**
+ * What verify holds of the export: per expected record a few numbers, never the record. A million
+ * messages cost ~24 bytes each (the id's 53-bit hash, the compared fields' 32-bit digest and which
+ * fields the export set, where the record is, and what the service showed of it), plus an
+ * open-addressing table of ids: ~40 MB in all, where a Map of id strings would take ~100.
+ */
+
+/** Not seen on the service (yet). */
+export const UNSEEN = 0;
+/** On the service, with the same compared fields. */
+export const SAME = 1;
+/** On the service, with another value in a compared field. */
+export const DIFFERENT = 2;
+
+/** cyrb53 (public domain, bryc): a fast 53-bit string hash; ids colliding at 1M is ~1 in 10^10. */
+export function hash53(text: string, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  // Never 0: 0 marks an empty slot of the table.
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0) + 1;
+}
+
+/** The key verify matches on: the service lower-cases ids (read-api.md), so `Bob` and `bob` are one. */
+export const keyOf = (id: string): number => hash53(id.toLowerCase());
+
+export interface ExpectedEntry {
+  key: number;
+  digest: number;
+  /** Bit i set: the export gave compared field i. */
+  mask: number;
+  fileNo: number;
+  line: number;
+  /** A message older than the retention window: not readable, never missing. */
+  beyondRetention: boolean;
+}
+
+/** The expected records of one entity, in growable typed arrays, found by key once `seal()`ed. */
+export class ExpectedIndex {
+  size = 0;
+  /** Records offered; with a sample, more than `size`. */
+  offered = 0;
+  private keys = new Float64Array(1024);
+  private digests = new Uint32Array(1024);
+  private masks = new Uint16Array(1024);
+  private files = new Uint32Array(1024);
+  private lines = new Uint32Array(1024);
+  /** UNSEEN, SAME or DIFFERENT; bit 4: beyond retention. */
+  private states = new Uint8Array(1024);
+  private table = new Int32Array(0);
+
+  /** `sample`: keep a uniform sample of this many (reservoir sampling); 0 keeps all. */
+  constructor(
+    private readonly sample = 0,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  add(e: ExpectedEntry): void {
+    this.offered++;
+    let at = this.size;
+    if (this.sample > 0 && this.size >= this.sample) {
+      at = Math.floor(this.random() * this.offered);
+      if (at >= this.sample) return;
+    } else {
+      if (this.size === this.keys.length) this.grow();
+      this.size++;
+    }
+    this.keys[at] = e.key;
+    this.digests[at] = e.digest;
+    this.masks[at] = e.mask;
+    this.files[at] = e.fileNo;
+    this.lines[at] = e.line;
+    this.states[at] = e.beyondRetention ? 16 : 0;
+  }
+
+  /** Builds the table; a key met twice keeps its first record (the import sent that one). */
+  seal(): void {
+    let slots = 1024;
+    while (slots < this.size * 2) slots *= 2;
+    this.table = new Int32Array(slots);
+    for (let i = 0; i < this.size; i++) {
+      const slot = this.slotOf(this.keys[i]);
+      if (this.table[slot] === 0) this.table[slot] = i + 1;
+    }
+  }
+
+  /** The index of the record with this key, or -1. */
+  find(key: number): number {
+    const at = this.table[this.slotOf(key)];
+    return at === 0 ? -1 : at - 1;
+  }
+
+  digestOf(i: number): number {
+    return this.digests[i];
+  }
+  maskOf(i: number): number {
+    return this.masks[i];
+  }
+  stateOf(i: number): number {
+    return this.states[i] & 15;
+  }
+  isBeyondRetention(i: number): boolean {
+    return (this.states[i] & 16) !== 0;
+  }
+  setState(i: number, state: number): void {
+    this.states[i] = (this.states[i] & 16) | state;
+  }
+  whereOf(i: number): { fileNo: number; line: number } {
+    return { fileNo: this.files[i], line: this.lines[i] };
+  }
+
+  /** Linear probing over a power-of-two table: the slot holding `key`, or the empty one it would take. */
+  private slotOf(key: number): number {
+    const mask = this.table.length - 1;
+    let slot = (key % 4294967296 >>> 0) & mask;
+    for (;;) {
+      const at = this.table[slot];
+      if (at === 0 || this.keys[at - 1] === key) return slot;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  private grow(): void {
+    const n = this.keys.length * 2;
+    const copy = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(a: T, make: new (n: number) => T) => {
+      const b = new make(n);
+      b.set(a);
+      return b;
+    };
+    this.keys = copy(this.keys, Float64Array);
+    this.digests = copy(this.digests, Uint32Array);
+    this.masks = copy(this.masks, Uint16Array);
+    this.files = copy(this.files, Uint32Array);
+    this.lines = copy(this.lines, Uint32Array);
+    this.states = copy(this.states, Uint8Array);
+  }
+}
