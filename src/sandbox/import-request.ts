@@ -102,6 +102,8 @@ export interface ProcessContext {
   nowSeconds: number;
   responseStyle: 'flat' | 'nested';
   isPoison(key: string): boolean;
+  /** True when the record (lower-cased id) is to be answered success and not stored. */
+  isLost(entity: EntityName, id: string): boolean;
 }
 
 export interface ProcessOutcome {
@@ -139,7 +141,7 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
     if (!outcome.ok) {
       ctx.stats.record(entity, 'rejected');
       result = { success: false, error: { code: outcome.code, message: outcome.message } };
-    } else if (!ctx.store.addNew(entity, outcome.id, outcome.entity)) {
+    } else if (ctx.store.has(entity, outcome.id)) {
       ctx.stats.record(entity, 'alreadyExists');
       const code = ENTITIES[entity].alreadyExistsCodes[0];
       result = {
@@ -155,7 +157,12 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
         outcome.entity.id = id;
         outcome.answer.id = id;
       }
-      ctx.stats.record(entity, 'stored');
+      // The lost-records fault answers success without storing (once per record).
+      if (ctx.isLost(entity, outcome.id)) ctx.stats.record(entity, 'lost');
+      else {
+        ctx.store.add(entity, outcome.id, outcome.entity);
+        ctx.stats.record(entity, 'stored');
+      }
       result = { success: true, data: outcome.answer };
     }
     if (!nested) {

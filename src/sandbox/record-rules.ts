@@ -153,7 +153,8 @@ function checkMessage(key: string, r: JsonObject, ctx: RuleContext): RuleOutcome
     if (text !== undefined && typeof text !== 'string') return reject(MESSAGE_FORMAT, 'data.text must be a string');
     if (text === undefined || text === '') return reject('ERR_EMPTY_MESSAGE_TEXT', 'a text message needs data.text');
   }
-  const muid = key.toLowerCase();
+  // From the parsed record, not the key: a key may be a slice of the whole body, which a stored muid would keep alive.
+  const muid = (r.muid as string).toLowerCase();
   const sender = (r.sender as string).toLowerCase();
   const receiver = (r.receiver as string).toLowerCase();
   const conversationId = r.receiverType === 'group' ? `group_${receiver}` : [sender, receiver].sort().join('_user_');

@@ -23,6 +23,11 @@ export interface ResolvedOptions {
   /** The import paths served: `/<version>/data_import/<entity>`. */
   importPath: RegExp;
   apiVersionShown: string;
+  /** The version segments reads and deletes are served under (`v3` is always one). */
+  readPrefix: RegExp;
+  readsWithoutMuid: boolean;
+  retentionDays: number;
+  readRequestsPerMinute: number;
 }
 
 export interface ResolvedFaults {
@@ -33,6 +38,8 @@ export interface ResolvedFaults {
   slowRate: number;
   slowMs: number;
   poison?: RegExp;
+  loseShare: number;
+  losePattern?: RegExp;
 }
 
 const PROBABILITY_KEYS = [
@@ -41,6 +48,7 @@ const PROBABILITY_KEYS = [
   'dropConnection',
   'spurious429',
   'slowRate',
+  'loseShare',
 ] as const satisfies readonly (keyof SandboxFaults)[];
 
 function refuse(message: string): never {
@@ -53,6 +61,15 @@ function count(name: string, value: number | undefined, fallback: number, min: n
   return value;
 }
 
+function pattern(name: string, source: string | undefined): RegExp | undefined {
+  if (source === undefined || source === '') return undefined;
+  try {
+    return new RegExp(source);
+  } catch (cause) {
+    throw new ConfigError('SANDBOX_OPTIONS', `sandbox: faults.${name} is not a valid regular expression`, { cause });
+  }
+}
+
 function resolveFaults(faults: SandboxFaults = {}): ResolvedFaults {
   const resolved: ResolvedFaults = {
     fail500BeforeStore: 0,
@@ -60,6 +77,7 @@ function resolveFaults(faults: SandboxFaults = {}): ResolvedFaults {
     dropConnection: 0,
     spurious429: 0,
     slowRate: 0,
+    loseShare: 0,
     slowMs: count('faults.slowMs', faults.slowMs, 30_000, 0),
   };
   for (const key of PROBABILITY_KEYS) {
@@ -68,24 +86,19 @@ function resolveFaults(faults: SandboxFaults = {}): ResolvedFaults {
     if (typeof p !== 'number' || !(p >= 0 && p <= 1)) refuse(`faults.${key} must be a probability between 0 and 1`);
     resolved[key] = p;
   }
-  if (faults.poisonIdPattern !== undefined && faults.poisonIdPattern !== '') {
-    try {
-      resolved.poison = new RegExp(faults.poisonIdPattern);
-    } catch (cause) {
-      throw new ConfigError('SANDBOX_OPTIONS', 'sandbox: faults.poisonIdPattern is not a valid regular expression', {
-        cause,
-      });
-    }
-  }
+  resolved.poison = pattern('poisonIdPattern', faults.poisonIdPattern);
+  resolved.losePattern = pattern('losePattern', faults.losePattern);
   return resolved;
 }
 
 /** `v3.0` as the spec writes it and `v3` as the vendor's current pages do, unless one version is asked for. */
-function importPathFor(version: string | undefined): { importPath: RegExp; apiVersionShown: string } {
+function importPathFor(version: string | undefined): { importPath: RegExp; readPrefix: RegExp; apiVersionShown: string } {
   if (version !== undefined && !/^v\d+(\.\d+)?$/.test(version)) refuse('apiVersion must look like v3.0 or v3');
   const segment = version === undefined ? 'v3(?:\\.0)?' : version.replace('.', '\\.');
   return {
     importPath: new RegExp(`^/${segment}/data_import/(users|groups|members|messages)/?$`),
+    // Reads also answer under `v3`, as the vendor's current pages write every path.
+    readPrefix: new RegExp(`^/(?:${segment}|v3)/`),
     apiVersionShown: version ?? 'v3.0',
   };
 }
@@ -123,5 +136,8 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions 
     tls,
     rateHeaders: rateStyle,
     ...importPathFor(options.apiVersion),
+    readsWithoutMuid: options.readsWithoutMuid ?? false,
+    retentionDays: count('retentionDays', options.retentionDays, 0, 0),
+    readRequestsPerMinute: count('readRequestsPerMinute', options.readRequestsPerMinute, 0, 0),
   };
 }

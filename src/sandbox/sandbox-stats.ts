@@ -1,15 +1,16 @@
 import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 import type { EntityStats, FaultName, SandboxStats } from './types.js';
 
-export type RecordFate = 'stored' | 'alreadyExists' | 'rejected';
+export type RecordFate = 'stored' | 'alreadyExists' | 'rejected' | 'lost';
 
 function emptyStats(): SandboxStats {
   const perEntity = {} as Record<EntityName, EntityStats>;
   for (const entity of ENTITY_ORDER) {
-    perEntity[entity] = { stored: 0, alreadyExists: 0, rejected: 0, requests: 0, fullRequests: 0, recordsReceived: 0 };
+    perEntity[entity] = { stored: 0, alreadyExists: 0, rejected: 0, lost: 0, requests: 0, fullRequests: 0, recordsReceived: 0 };
   }
   return {
     requests: 0,
+    readRequests: 0,
     byStatus: {},
     faults: { drop: 0, spurious429: 0, fail500BeforeStore: 0, fail500AfterStore: 0, slow: 0, poison: 0 },
     perEntity,
@@ -33,6 +34,10 @@ export class StatsCollector {
     this.stats.requests++;
     this.stats.firstRequestAt ??= now;
     this.stats.lastRequestAt = now;
+  }
+
+  readArrived(): void {
+    this.stats.readRequests++;
   }
 
   answered(status: number): void {

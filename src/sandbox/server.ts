@@ -4,9 +4,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { EntityName } from '../entities/types.js';
+import { answerDelete } from './delete-routes.js';
 import { FaultPlan } from './fault-plan.js';
 import { Delays, errorBody, isJsonContentType, readBody, sendJson } from './http-io.js';
 import { parseImportBody, processRecords } from './import-request.js';
+import { LostRecords } from './lose-fault.js';
+import { answerRead, type RouteAnswer } from './read-routes.js';
 import { RateWindow, rateHeaders, resetHeaderName, type RateState } from './rate-window.js';
 import { RecordStore } from './record-store.js';
 import { StatsCollector } from './sandbox-stats.js';
@@ -21,7 +24,9 @@ class Sandbox {
   private readonly store: RecordStore;
   private readonly stats: StatsCollector;
   private readonly rate: RateWindow;
+  private readonly readRate: RateWindow;
   private readonly plan: FaultPlan;
+  private readonly lost: LostRecords;
   private readonly delays = new Delays();
   private readonly keyDigest: Buffer;
   private readonly server: Server;
@@ -32,7 +37,9 @@ class Sandbox {
     this.store = new RecordStore(config.keepRecords);
     this.stats = new StatsCollector(config.maxRecordsPerRequest);
     this.rate = new RateWindow(config.requestsPerMinute);
+    this.readRate = new RateWindow(config.readRequestsPerMinute);
     this.plan = new FaultPlan(config.faults, config.seed);
+    this.lost = new LostRecords(config.faults.loseShare, config.faults.losePattern, config.seed);
     // Only a digest is kept beside the handlers, so no code path can echo the key itself.
     this.keyDigest = digest(config.apiKey);
     const handler = (req: IncomingMessage, res: ServerResponse) => this.route(req, res);
@@ -58,6 +65,7 @@ class Sandbox {
           close: () => this.close(),
           stats: () => this.stats.snapshot(),
           records: () => this.store.snapshot(),
+          lost: () => this.lost.snapshot(),
         });
       });
     });
@@ -67,9 +75,12 @@ class Sandbox {
     req.on('error', () => {});
     res.on('error', () => {});
     const pathname = (req.url ?? '/').split('?')[0];
+    const { importPath, readPrefix } = this.config;
     const handling = pathname.startsWith('/__sandbox/')
       ? this.handleControl(req, res, pathname)
-      : this.handleImport(req, res, pathname);
+      : !importPath.test(pathname) && readPrefix.test(pathname) && !pathname.includes('/data_import')
+        ? this.handleRead(req, res, pathname)
+        : this.handleImport(req, res, pathname);
     handling.catch(() => {
       if (res.headersSent) res.destroy();
       else this.reply(res, 500, errorBody('ERR_EXCEPTION', 'sandbox internal error'));
@@ -82,11 +93,12 @@ class Sandbox {
     const action = `${req.method} ${pathname.replace(/\/$/, '')}`;
     if (action === 'GET /__sandbox/stats') return sendJson(res, 200, this.stats.snapshot());
     if (action === 'GET /__sandbox/records') return sendJson(res, 200, this.store.snapshot());
+    if (action === 'GET /__sandbox/lost') return sendJson(res, 200, this.lost.snapshot());
     if (action === 'POST /__sandbox/reset') {
       this.reset();
       return sendJson(res, 200, { reset: true });
     }
-    sendJson(res, 404, errorBody('ERR_NOT_FOUND', 'control endpoints: GET stats, GET records, POST reset'));
+    sendJson(res, 404, errorBody('ERR_NOT_FOUND', 'control endpoints: GET stats, GET records, GET lost, POST reset'));
   }
 
   private async handleImport(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
@@ -166,6 +178,7 @@ class Sandbox {
       nowSeconds: Math.floor(now() / 1000),
       responseStyle: this.config.responseStyle,
       isPoison: (key) => this.plan.isPoison(key),
+      isLost: (entity, id) => this.lost.loses(entity, id),
     });
     if (outcome.poisoned) return this.reply(res, 500, errorBody('ERR_EXCEPTION', 'internal error'), headers);
     if (draw.fail500AfterStore) {
@@ -173,6 +186,64 @@ class Sandbox {
       return this.reply(res, 500, errorBody('ERR_EXCEPTION', 'internal error'), headers);
     }
     this.reply(res, 200, outcome.body, headers);
+  }
+
+  /** GET and DELETE of read-api.md: the apiKey, the read rate window, then the routes; no faults. */
+  private async handleRead(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    const { now } = this.config;
+    this.stats.requestArrived(now());
+    this.stats.readArrived();
+    const read = await readBody(req);
+    if (!read.ok && read.reason === 'aborted') return;
+    if (!(await this.delays.wait(this.plan.jitter(this.config.latencyMs)))) return;
+    const peek = () => (this.readRate.enabled ? this.rateHeaders(this.readRate.peek(now())) : {});
+    const authCode = this.checkApiKey(req.headers.apikey);
+    if (authCode) return this.reply(res, 401, errorBody(authCode, 'the apiKey header is missing or not valid'), peek());
+    let headers: Record<string, string> = {};
+    if (this.readRate.enabled) {
+      const { accepted, state } = this.readRate.tryAcquire(now());
+      if (!accepted) {
+        this.stats.rateLimited();
+        const retry = { ...this.rateHeaders(state), 'Retry-After': String(state.retryAfter) };
+        return this.reply(res, 429, errorBody('ERR_TOO_MANY_REQUESTS', 'rate limit exceeded'), retry);
+      }
+      headers = this.rateHeaders(state);
+    }
+    const answer = this.answerReadOrDelete(req, pathname, read.ok ? read.body : undefined);
+    if (answer) return this.reply(res, answer.status, answer.body, headers);
+    const message = `unknown endpoint ${req.method} ${pathname}; see read-api: users, groups, messages`;
+    this.reply(res, 404, errorBody('ERR_API_NOT_FOUND', message), headers);
+  }
+
+  private answerReadOrDelete(req: IncomingMessage, pathname: string, body: Buffer | undefined): RouteAnswer | undefined {
+    const [, query = ''] = (req.url ?? '').split('?', 2);
+    let path: string[];
+    try {
+      path = pathname.replace(this.config.readPrefix, '').split('/').filter(Boolean).map(decodeURIComponent);
+    } catch {
+      return undefined;
+    }
+    // The service stores ids lower-cased, so it finds `Bob` as `bob`.
+    path = path.map((segment) => segment.toLowerCase());
+    const nowSeconds = Math.floor(this.config.now() / 1000);
+    if (req.method === 'GET') {
+      const retainedFrom = this.config.retentionDays > 0 ? nowSeconds - this.config.retentionDays * 86_400 : -Infinity;
+      const onBehalfOf = req.headers.onbehalfof;
+      return answerRead(
+        { store: this.store, readsWithoutMuid: this.config.readsWithoutMuid, retainedFrom },
+        path,
+        new URLSearchParams(query),
+        Array.isArray(onBehalfOf) ? onBehalfOf[0] : onBehalfOf,
+      );
+    }
+    if (req.method !== 'DELETE') return { status: 405, body: errorBody('ERR_METHOD_NOT_ALLOWED', 'use GET or DELETE') };
+    let parsed: unknown;
+    try {
+      parsed = body && body.length > 0 ? JSON.parse(body.toString('utf8')) : undefined;
+    } catch {
+      return { status: 400, body: errorBody('ERR_BAD_REQUEST', 'the body is not valid JSON') };
+    }
+    return answerDelete(this.store, path, parsed, nowSeconds);
   }
 
   /** Returns the auth error code, or undefined when the key is right. */
@@ -200,7 +271,9 @@ class Sandbox {
     this.store.clear();
     this.stats.reset();
     this.rate.reset();
+    this.readRate.reset();
     this.plan.reset();
+    this.lost.reset();
   }
 
   private close(): Promise<void> {

@@ -23,6 +23,13 @@ export interface SandboxFaults {
    * failing the whole request.
    */
   poisonIdPattern?: string;
+  /**
+   * Share 0..1 of accepted records answered `success` and not stored, chosen by a seeded hash of the
+   * entity and lower-cased id (not by arrival order); each record is lost the first time only.
+   */
+  loseShare?: number;
+  /** Regex source: accepted records whose lower-cased id matches are lost (the first time), as `loseShare`. */
+  losePattern?: string;
 }
 
 export interface SandboxOptions {
@@ -54,6 +61,12 @@ export interface SandboxOptions {
   rateHeaders?: 'dashed' | 'compact';
   /** Serve only this version segment (e.g. `v3`); default both `v3.0` and `v3`. */
   apiVersion?: string;
+  /** Reads answer messages without `muid` (the read contract does not promise it). */
+  readsWithoutMuid?: boolean;
+  /** Messages older than this many days (by sentAt) are accepted by imports, never returned by reads; 0 = keep all. */
+  retentionDays?: number;
+  /** Sliding 60 s window of read and delete requests; 0 or undefined = unlimited. */
+  readRequestsPerMinute?: number;
 }
 
 export type FaultName = 'drop' | 'spurious429' | 'fail500BeforeStore' | 'fail500AfterStore' | 'slow' | 'poison';
@@ -61,6 +74,8 @@ export type FaultName = 'drop' | 'spurious429' | 'fail500BeforeStore' | 'fail500
 export interface EntityStats {
   stored: number;
   alreadyExists: number;
+  /** Records answered success and not stored (the lost-records fault). */
+  lost: number;
   /** Records refused by per-record validation (already-exists not included). */
   rejected: number;
   /** Requests whose body was a well-formed import body within the record limit. */
@@ -73,6 +88,8 @@ export interface EntityStats {
 export interface SandboxStats {
   /** Every request to a non-control path, whatever its fate (dropped ones included). */
   requests: number;
+  /** Of those, the reads and deletes (GET and DELETE of read-api.md). */
+  readRequests: number;
   /** Count per HTTP status answered; dropped requests have none. */
   byStatus: Record<string, number>;
   faults: Record<FaultName, number>;
@@ -98,4 +115,6 @@ export interface SandboxHandle {
   close(): Promise<void>;
   stats(): SandboxStats;
   records(): SandboxRecords;
+  /** Ids of the records the lost-records fault answered success for and did not store, per entity. */
+  lost(): Record<EntityName, string[]>;
 }
