@@ -8,6 +8,7 @@ import { printJsonError } from './run-command.js';
 import { registerSandboxCommand } from './sandbox-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerValidateCommand } from './validate-command.js';
+import { registerVerifyCommand } from './verify-command.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -25,6 +26,7 @@ registerValidateCommand(program);
 registerStatusCommand(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
+registerVerifyCommand(program);
 for (const cmd of program.commands) cmd.exitOverride();
 // The memory budget is import's and validate's; the sandbox stands in for a remote service, and a
 // heap held small would only spend its CPU on GC that the tool it serves then waits for.

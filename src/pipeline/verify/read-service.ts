@@ -15,6 +15,8 @@ export const DIFFERENT_KEPT = 1000;
 export interface ServiceSide {
   /** Items read from the service. */
   read: number;
+  /** Of them, expected records met for the first time. */
+  matched: number;
   /** On the service, not in the export. */
   extra: number;
   extraIds: string[];
@@ -35,7 +37,7 @@ export interface ServiceReadOptions {
   loadIdLog: () => Promise<ServiceIdLookup | undefined>;
   /** With a sample, records outside it are not extras: none are counted. */
   countExtras: boolean;
-  onProgress?(entity: EntityName, read: number): void;
+  onProgress?(entity: EntityName, read: number, matched: number): void;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function readServiceSide(
   options: ServiceReadOptions,
   groupIds: () => Promise<string[]>,
 ): Promise<ServiceSide> {
-  const side: ServiceSide = { read: 0, extra: 0, extraIds: [], repeated: 0, differing: new Map() };
+  const side: ServiceSide = { read: 0, matched: 0, extra: 0, extraIds: [], repeated: 0, differing: new Map() };
   const mark = (id: string, key: number | undefined, item: Obj) => {
     side.read++;
     const i = key === undefined ? -1 : expected.find(key);
@@ -64,10 +66,11 @@ export async function readServiceSide(
     }
     const same = serviceDigest(entity, item, expected.maskOf(i)) === expected.digestOf(i);
     expected.setState(i, same ? SAME : DIFFERENT);
+    side.matched++;
     if (!same && side.differing.size < DIFFERENT_KEPT) side.differing.set(i, item);
   };
   const { client } = options;
-  const report = () => options.onProgress?.(entity, side.read);
+  const report = () => options.onProgress?.(entity, side.read, side.matched);
   if (entity === 'users' || entity === 'groups') {
     const query: Record<string, string> = { withTags: 'true' };
     if (entity === 'users') query.withDeactivated = 'true';
