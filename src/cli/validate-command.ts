@@ -35,8 +35,9 @@ async function validateAction(opts: ValidateOptions): Promise<number> {
       sinceSec: opts.since,
       maxErrors: opts.maxErrors && opts.maxErrors > 0 ? opts.maxErrors : 0,
       signal: controller.signal,
+      retentionDays: config.retentionDays,
     });
-    process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
+    process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result, config.retentionDays));
     if (controller.signal.aborted) return ExitCode.interrupted;
     return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
   } finally {

@@ -1,4 +1,5 @@
 import type { LocatedProblem, ValidateResult } from '../pipeline/validate/validate-result.js';
+import { retentionNotice } from '../pipeline/retention.js';
 import { plural } from './words.js';
 
 /** `file:line: entity id: field: message [rule]`, the shape compilers and mmctl use, so editors can jump to it. */
@@ -9,7 +10,8 @@ export function formatProblem(p: LocatedProblem): string {
   return `${p.file}:${p.line}: ${who}: ${field}${p.message} [${p.rule}]`;
 }
 
-export function formatValidateText(r: ValidateResult): string {
+/** `retentionDays`: the window the result's `beyondRetention` was counted against, for its notice. */
+export function formatValidateText(r: ValidateResult, retentionDays?: number): string {
   const out: string[] = [];
   if (r.errors.length > 0) {
     out.push(`Errors (${r.errorCount}):`);
@@ -20,6 +22,10 @@ export function formatValidateText(r: ValidateResult): string {
     for (const p of r.warnings) out.push(`  ${formatProblem(p)}`);
   }
   for (const n of r.notChecked) out.push(`note: ${n}`);
+  if (retentionDays !== undefined) {
+    const notice = retentionNotice(r.beyondRetention, retentionDays);
+    if (notice) out.push(`note: ${notice}`);
+  }
   const dropped = r.errorCount + r.warningCount - r.errors.length - r.warnings.length;
   if (dropped > 0) out.push(`(${plural(dropped, 'more problem', 'more problems')} counted but not listed)`);
   if (r.stoppedEarly) {
@@ -57,5 +63,6 @@ export function formatValidateJson(r: ValidateResult): string {
     byRule: r.byRule,
     byEntity: r.byEntity,
     notChecked: r.notChecked,
+    beyondRetention: r.beyondRetention,
   })}\n`;
 }

@@ -25,4 +25,6 @@ export interface ValidateResult {
   stoppedEarly: boolean;
   /** References that could not be checked because an entity's export is not configured. */
   notChecked: string[];
+  /** Messages older than the service's retention window (retentionDays): accepted, then never shown. */
+  beyondRetention: number;
 }
