@@ -31,6 +31,11 @@ interface SandboxFlags {
   tlsCert?: string;
   tlsKey?: string;
   json?: boolean;
+  readsWithoutMuid?: boolean;
+  retentionDays?: number;
+  readRate?: number;
+  loseShare?: number;
+  losePattern?: string;
 }
 
 const nonNegative = wholeNumber(0);
@@ -66,6 +71,11 @@ export function registerSandboxCommand(program: Command): void {
     .option('--tls-cert <pem>', 'serve HTTPS with this certificate (with --tls-key)')
     .option('--tls-key <pem>', 'the private key of --tls-cert')
     .option('--json', 'print {"url", "port"} as JSON when listening (and "ca", the certificate, with --tls)')
+    .option('--reads-without-muid', 'reads answer messages without their muid')
+    .option('--retention-days <n>', 'messages older than n days are accepted, never read back (default: keep all)', nonNegative)
+    .option('--read-rate <n>', 'answer reads and deletes 429 over n a minute (default: unlimited)', nonNegative)
+    .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
+    .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')
     .action(runCommand((flags: SandboxFlags) => sandboxAction(flags)));
 }
 
@@ -84,6 +94,9 @@ async function sandboxAction(flags: SandboxFlags): Promise<number> {
     rateHeaders: flags.rateHeaders,
     apiVersion: flags.apiVersion,
     tls: await tlsOption(flags),
+    readsWithoutMuid: flags.readsWithoutMuid,
+    retentionDays: flags.retentionDays,
+    readRequestsPerMinute: flags.readRate,
     faults: {
       fail500BeforeStore: flags.fail500Before,
       fail500AfterStore: flags.fail500After,
@@ -92,6 +105,8 @@ async function sandboxAction(flags: SandboxFlags): Promise<number> {
       slowRate: flags.slow,
       slowMs: flags.slowMs,
       poisonIdPattern: flags.poison,
+      loseShare: flags.loseShare,
+      losePattern: flags.losePattern,
     },
   };
   // Loaded here, not at start-up: the other commands never need the server.

@@ -1,12 +1,20 @@
 import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 
-/** FNV-1a, 32 bits: the same record is chosen whatever order or batch it arrives in. */
+/**
+ * FNV-1a with murmur3's final mix (ids differing in their last character must still spread over
+ * the whole range): the same record is chosen whatever order or batch it arrives in.
+ */
 function hash32(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return h >>> 0;
 }
 
@@ -36,7 +44,8 @@ export class LostRecords {
     const lost = this.lost.get(entity)!;
     if (lost.has(id)) return false;
     const chosen =
-      (this.pattern?.test(id) ?? false) || (this.share > 0 && hash32(`${this.seed}:${entity}:${id}`) / 2 ** 32 < this.share);
+      (this.pattern?.test(id) ?? false) ||
+      (this.share > 0 && hash32(`${this.seed}:${entity}:${id}`) / 2 ** 32 < this.share);
     if (chosen) lost.add(id);
     return chosen;
   }

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../entities/types.js';
+import { NumberColumn, TextArena } from './columns.js';
 
 /** The fields kept in columns; everything else of a stored message is one JSON text (`rest`). */
 const COLUMN_FIELDS = new Set(['id', 'muid', 'sender', 'receiver', 'receiverType', 'conversationId', 'sentAt']);
@@ -23,12 +24,15 @@ export interface MessageFilter {
 export class MessageStore {
   private slotOfMuid = new Map<string, number>();
   private muids: (string | undefined)[] = [];
-  private serviceIds: number[] = [];
-  private sentAts: number[] = [];
-  private senders: number[] = [];
-  private receivers: number[] = [];
-  private conversations: number[] = [];
-  private rests: (string | undefined)[] = [];
+  private serviceIds = new NumberColumn((n) => new Float64Array(n));
+  private sentAts = new NumberColumn((n) => new Float64Array(n));
+  private senders = new NumberColumn((n) => new Int32Array(n));
+  private receivers = new NumberColumn((n) => new Int32Array(n));
+  private conversations = new NumberColumn((n) => new Int32Array(n));
+  /** Where each message's other fields sit in `texts` (-1: none) and how many bytes. */
+  private restAt = new NumberColumn((n) => new Float64Array(n));
+  private restBytes = new NumberColumn((n) => new Int32Array(n));
+  private texts = new TextArena();
   /** Interned uids and guids. */
   private names: string[] = [];
   private nameIndex = new Map<string, number>();
@@ -62,15 +66,27 @@ export class MessageStore {
     this.receivers.push(record.receiverType === 'group' ? -receiver - 1 : receiver);
     this.conversations.push(conversation);
     this.conversationSlots[conversation].push(slot);
-    this.rests.push(this.keepRecords ? restText(record) : undefined);
+    this.pushRest(this.keepRecords ? restText(record) : undefined);
+  }
+
+  private pushRest(text: string | undefined): void {
+    const stored = text === undefined ? { at: -1, bytes: 0 } : this.texts.add(text);
+    this.restAt.push(stored.at);
+    this.restBytes.push(stored.bytes);
+  }
+
+  private rest(slot: number): string | undefined {
+    const at = this.restAt.at(slot);
+    return at < 0 ? undefined : this.texts.text(at, this.restBytes.at(slot));
   }
 
   /** The slot of a service id, or -1 (binary search: ids ascend with slots). */
   slotOfId(id: string): number {
     if (!/^\d{1,15}$/.test(id)) return -1;
     const wanted = Number(id);
-    const at = lowerBound(this.serviceIds, wanted, this.serviceIds.length);
-    return at < this.serviceIds.length && this.serviceIds[at] === wanted && this.muids[at] !== undefined ? at : -1;
+    const ids = this.serviceIds;
+    const at = upperBoundBy((i) => ids.at(i), wanted - 1, ids.length);
+    return at < ids.length && ids.at(at) === wanted && this.muids[at] !== undefined ? at : -1;
   }
 
   slotOfMuidOrMinus(muid: string): number {
@@ -82,11 +98,11 @@ export class MessageStore {
   }
 
   sentAt(slot: number): number {
-    return this.sentAts[slot];
+    return this.sentAts.at(slot);
   }
 
   serviceId(slot: number): string {
-    return String(this.serviceIds[slot]);
+    return String(this.serviceIds.at(slot));
   }
 
   muid(slot: number): string | undefined {
@@ -99,13 +115,17 @@ export class MessageStore {
     if (muid === undefined) return;
     this.slotOfMuid.delete(muid);
     this.muids[slot] = undefined;
-    this.rests[slot] = undefined;
+    this.restAt.set(slot, -1);
   }
 
   /** A soft delete: the message stays, with `deletedAt`. */
   markDeleted(slot: number, nowSeconds: number): void {
-    const rest = this.rests[slot];
-    this.rests[slot] = JSON.stringify({ ...(rest === undefined ? {} : JSON.parse(rest)), deletedAt: nowSeconds });
+    const rest = this.rest(slot);
+    const stored = this.texts.add(
+      JSON.stringify({ ...(rest === undefined ? {} : JSON.parse(rest)), deletedAt: nowSeconds }),
+    );
+    this.restAt.set(slot, stored.at);
+    this.restBytes.set(slot, stored.bytes);
   }
 
   /**
@@ -122,7 +142,7 @@ export class MessageStore {
     const list = all ? undefined : this.conversationSlots[filter.conversation!];
     const length = list ? list.length : this.muids.length;
     const slotAt = list ? (i: number) => list[i] : (i: number) => i;
-    const idAt = (i: number) => this.serviceIds[slotAt(i)];
+    const idAt = (i: number) => this.serviceIds.at(slotAt(i));
     const forward = from.beforeId === undefined;
     let i = forward
       ? from.afterId === undefined
@@ -137,26 +157,26 @@ export class MessageStore {
   }
 
   private passes(slot: number, f: MessageFilter): boolean {
-    if (f.receiverType !== undefined && (this.receivers[slot] < 0) !== (f.receiverType === 'group')) return false;
-    if (f.sender !== undefined && this.names[this.senders[slot]] !== f.sender) return false;
-    const sentAt = this.sentAts[slot];
+    if (f.receiverType !== undefined && this.receivers.at(slot) < 0 !== (f.receiverType === 'group')) return false;
+    if (f.sender !== undefined && this.names[this.senders.at(slot)] !== f.sender) return false;
+    const sentAt = this.sentAts.at(slot);
     if (f.fromSeconds !== undefined && sentAt < f.fromSeconds) return false;
     return !(f.toSeconds !== undefined && sentAt > f.toSeconds);
   }
 
   /** The message as a read answers it, as JSON text; `withMuid` false leaves `muid` out. */
   itemText(slot: number, withMuid: boolean): string {
-    const receiver = this.receivers[slot];
+    const receiver = this.receivers.at(slot);
     const group = receiver < 0;
-    const sentAt = this.sentAts[slot];
+    const sentAt = this.sentAts.at(slot);
     const head =
-      `{"id":"${this.serviceIds[slot]}"` +
+      `{"id":"${this.serviceIds.at(slot)}"` +
       (withMuid ? `,"muid":${JSON.stringify(this.muids[slot])}` : '') +
-      `,"conversationId":${JSON.stringify(this.conversationIds[this.conversations[slot]])}` +
-      `,"sender":${JSON.stringify(this.names[this.senders[slot]])}` +
+      `,"conversationId":${JSON.stringify(this.conversationIds[this.conversations.at(slot)])}` +
+      `,"sender":${JSON.stringify(this.names[this.senders.at(slot)])}` +
       `,"receiverType":"${group ? 'group' : 'user'}"` +
       `,"receiver":${JSON.stringify(this.names[group ? -receiver - 1 : receiver])}`;
-    const rest = this.rests[slot];
+    const rest = this.rest(slot);
     const middle = rest === undefined || rest === '{}' ? '' : `,${rest.slice(1, -1)}`;
     return `${head}${middle},"sentAt":${sentAt},"updatedAt":${sentAt}}`;
   }
@@ -197,10 +217,6 @@ function restText(record: JsonObject): string {
   const rest: JsonObject = {};
   for (const key of Object.keys(record)) if (!COLUMN_FIELDS.has(key)) rest[key] = record[key];
   return JSON.stringify(rest);
-}
-
-function lowerBound(sorted: number[], value: number, length: number): number {
-  return upperBoundBy((i) => sorted[i], value - 1, length);
 }
 
 /** The first index whose value is above `value`, in an ascending sequence. */

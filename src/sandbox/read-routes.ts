@@ -46,21 +46,24 @@ function route(ctx: ReadContext, path: string[], query: URLSearchParams, onBehal
   const [collection, id, sub] = path;
   const withTags = queryFlag(query, 'withTags');
   if (path.length > 3 || (path.length === 3 && collection === 'messages')) return undefined;
+  const subs = collection === 'users' ? ['messages'] : ['messages', 'members', 'bannedusers'];
+  if (sub !== undefined && !subs.includes(sub)) return undefined;
   if (collection === 'users') {
-    if (id === undefined) return { status: 200, body: pageOf(userIds(store, query), query, (uid) => userItem(store, uid, withTags)) };
-    if (store.get('users', id) === undefined || store.isDeactivated(id)) return notFound('ERR_UID_NOT_FOUND', `user ${id}`);
+    if (id === undefined)
+      return { status: 200, body: pageOf(userIds(store, query), query, (uid) => userItem(store, uid, withTags)) };
+    if (store.get('users', id) === undefined || store.isDeactivated(id))
+      return notFound('ERR_UID_NOT_FOUND', `user ${id}`);
     if (sub === undefined) return { status: 200, body: { data: userItem(store, id, withTags) } };
-    if (sub !== 'messages') return undefined;
     if (!onBehalfOf) return badRequest('reading a conversation needs the onBehalfOf header (the other uid)');
     const conversationId = [id, onBehalfOf.toLowerCase()].sort().join('_user_');
     return messageList(ctx, query, { conversation: conversationIndex(store, conversationId) });
   }
   if (collection === 'groups') {
-    if (id === undefined) return { status: 200, body: pageOf(groupIds(store, query), query, (g) => groupItem(store, g, withTags)) };
+    if (id === undefined)
+      return { status: 200, body: pageOf(groupIds(store, query), query, (g) => groupItem(store, g, withTags)) };
     if (store.get('groups', id) === undefined) return notFound('ERR_GUID_NOT_FOUND', `group ${id}`);
     if (sub === undefined) return { status: 200, body: { data: groupItem(store, id, withTags) } };
     if (sub === 'messages') return messageList(ctx, query, { conversation: conversationIndex(store, `group_${id}`) });
-    if (sub !== 'members' && sub !== 'bannedusers') return undefined;
     const scopes = query.get('scopes')?.toLowerCase().split(',');
     const members = store.members(id, sub === 'bannedusers').filter((m) => !scopes || scopes.includes(m.scope));
     return { status: 200, body: pageOf(members, query, (m) => memberItem(store, id, m)) };
@@ -71,7 +74,10 @@ function route(ctx: ReadContext, path: string[], query: URLSearchParams, onBehal
     if (slot < 0 || store.messages.sentAt(slot) < ctx.retainedFrom) {
       return notFound('ERR_MESSAGE_ID_NOT_FOUND', `message ${id}`);
     }
-    return { status: 200, body: new SerialisedJson(`{"data":${store.messages.itemText(slot, !ctx.readsWithoutMuid)}}`) };
+    return {
+      status: 200,
+      body: new SerialisedJson(`{"data":${store.messages.itemText(slot, !ctx.readsWithoutMuid)}}`),
+    };
   }
   const conversation = query.get('conversationId');
   const receiverType = query.get('receiverType') ?? undefined;
@@ -139,23 +145,33 @@ function messageList(ctx: ReadContext, query: URLSearchParams, filter: MessageFi
   let more = false;
   if (filter.conversation !== -1) {
     messages.scan(full, cursor, visible, (slot) => {
-      if (slots.length < cursor.limit) return slots.push(slot) > 0;
-      more = true;
-      return false;
+      if (slots.length === cursor.limit) {
+        more = true;
+        return false;
+      }
+      slots.push(slot);
+      return true;
     });
   }
   const backward = cursor.beforeId !== undefined;
   if (backward) slots.reverse();
   const exists = (where: { afterId?: number; beforeId?: number }) => {
     let found = false;
-    messages.scan(full, where, visible, () => ((found = true), false));
+    messages.scan(full, where, visible, () => {
+      found = true;
+      return false;
+    });
     return found;
   };
   const meta: Record<string, unknown> = { current: { limit: cursor.limit, count: slots.length } };
   if (slots.length > 0) {
     const first = slots[0];
     const last = slots[slots.length - 1];
-    const mark = (affix: string, slot: number) => ({ affix, sentAt: messages.sentAt(slot), id: messages.serviceId(slot) });
+    const mark = (affix: string, slot: number) => ({
+      affix,
+      sentAt: messages.sentAt(slot),
+      id: messages.serviceId(slot),
+    });
     const firstId = Number(messages.serviceId(first));
     const lastId = Number(messages.serviceId(last));
     if (backward ? exists({ afterId: lastId }) : more) meta.next = mark('append', last);

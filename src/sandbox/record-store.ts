@@ -45,7 +45,10 @@ export class RecordStore {
   }
 
   add(entity: EntityName, id: string, record: JsonObject): void {
-    if (entity === 'messages') return this.messages.add(record, record.id as string);
+    if (entity === 'messages') {
+      this.messages.add(record, record.id as string);
+      return;
+    }
     if (this.keepRecords) this.full.get(entity)!.set(id, record);
     else this.ids.get(entity)!.add(id);
     if (entity === 'groups' && typeof record.createdAt === 'number') this.groupCreated.set(id, record.createdAt);
@@ -83,7 +86,7 @@ export class RecordStore {
   members(guid: string, banned: boolean): { uid: string; scope: Scope }[] {
     const out: { uid: string; scope: Scope }[] = [];
     for (const [uid, bits] of this.membersOf.get(guid) ?? []) {
-      if ((bits & BANNED) !== 0 === banned) out.push({ uid, scope: SCOPES[bits & 3] });
+      if (((bits & BANNED) !== 0) === banned) out.push({ uid, scope: SCOPES[bits & 3] });
     }
     return out;
   }

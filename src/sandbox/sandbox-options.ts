@@ -92,7 +92,11 @@ function resolveFaults(faults: SandboxFaults = {}): ResolvedFaults {
 }
 
 /** `v3.0` as the spec writes it and `v3` as the vendor's current pages do, unless one version is asked for. */
-function importPathFor(version: string | undefined): { importPath: RegExp; readPrefix: RegExp; apiVersionShown: string } {
+function importPathFor(version: string | undefined): {
+  importPath: RegExp;
+  readPrefix: RegExp;
+  apiVersionShown: string;
+} {
   if (version !== undefined && !/^v\d+(\.\d+)?$/.test(version)) refuse('apiVersion must look like v3.0 or v3');
   const segment = version === undefined ? 'v3(?:\\.0)?' : version.replace('.', '\\.');
   return {

@@ -6,7 +6,15 @@ export type RecordFate = 'stored' | 'alreadyExists' | 'rejected' | 'lost';
 function emptyStats(): SandboxStats {
   const perEntity = {} as Record<EntityName, EntityStats>;
   for (const entity of ENTITY_ORDER) {
-    perEntity[entity] = { stored: 0, alreadyExists: 0, rejected: 0, lost: 0, requests: 0, fullRequests: 0, recordsReceived: 0 };
+    perEntity[entity] = {
+      stored: 0,
+      alreadyExists: 0,
+      rejected: 0,
+      lost: 0,
+      requests: 0,
+      fullRequests: 0,
+      recordsReceived: 0,
+    };
   }
   return {
     requests: 0,

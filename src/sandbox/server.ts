@@ -215,7 +215,11 @@ class Sandbox {
     this.reply(res, 404, errorBody('ERR_API_NOT_FOUND', message), headers);
   }
 
-  private answerReadOrDelete(req: IncomingMessage, pathname: string, body: Buffer | undefined): RouteAnswer | undefined {
+  private answerReadOrDelete(
+    req: IncomingMessage,
+    pathname: string,
+    body: Buffer | undefined,
+  ): RouteAnswer | undefined {
     const [, query = ''] = (req.url ?? '').split('?', 2);
     let path: string[];
     try {
