@@ -1,0 +1,87 @@
+// issue 15, "How it is judged": the sandbox in its own process loses records while answering success;
+// import exits 0, verify exits 3 and names exactly the lost ones with file:line, verify --repair puts
+// them in, and a last verify exits 0. The same with mixed-case ids and with messages beyond retention.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { importRun, missingLines, sandboxProcess, verify, verifyWorkspace } from './verify-helpers.mjs';
+
+/** Lost: user3, a member, two messages (ids as the service lower-cases them). */
+const LOST = '^(user3|grp1_member_user5|msg7|msg12)$';
+const LOST_LINES = [
+  'users.ndjson:4: user user3',
+  'members.ndjson:6: member grp1_member_user5',
+  'messages.ndjson:8: message msg7',
+  'messages.ndjson:13: message msg12',
+];
+
+const countStored = (records) => Object.fromEntries(Object.entries(records).map(([e, r]) => [e, Object.keys(r).length]));
+
+test('lost records: import exits 0, verify exits 3 naming them, --repair puts them in, verify exits 0', async (t) => {
+  const sb = await sandboxProcess(t, ['--lose-pattern', LOST]);
+  const ws = await verifyWorkspace(sb.url);
+  const imported = await importRun(ws.dir);
+  assert.equal(imported.code, 0, imported.stderr);
+  const lost = await sb.lost();
+  assert.deepEqual(lost.users, ['user3']);
+
+  const first = await verify(ws.dir);
+  assert.equal(first.code, 3, first.stderr);
+  assert.deepEqual(missingLines(first.stdout), LOST_LINES);
+  assert.match(first.stdout, /^FAILED: 4 missing, 0 different, of 87 records/m);
+
+  const repaired = await verify(ws.dir, ['--repair']);
+  assert.equal(repaired.code, 0, repaired.stdout + repaired.stderr);
+  assert.match(repaired.stdout, /repair: sent again users 1, members 1, messages 2 .*: 4 stored/);
+  assert.match(repaired.stdout, /^OK: all 87 records of the export are on the service/m);
+  // Every record once: 12 users, 3 groups, 12 members, 60 messages.
+  assert.deepEqual(countStored(await sb.records()), { users: 12, groups: 3, members: 12, messages: 60 });
+
+  const again = await verify(ws.dir, ['--repair']);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /repair: nothing was missing, nothing was sent/);
+  const last = await verify(ws.dir);
+  assert.equal(last.code, 0, last.stderr);
+  assert.deepEqual(missingLines(last.stdout), []);
+});
+
+test('mixed-case ids: matched as the service lower-cases them, listed as the export writes them', async (t) => {
+  const sb = await sandboxProcess(t, ['--lose-pattern', '^(user3|msg-7)$']);
+  const ws = await verifyWorkspace(sb.url, { idCase: true });
+  assert.equal((await importRun(ws.dir)).code, 0);
+  const first = await verify(ws.dir);
+  assert.equal(first.code, 3, first.stderr);
+  assert.deepEqual(missingLines(first.stdout), ['users.ndjson:4: user User3', 'messages.ndjson:8: message Msg-7']);
+  assert.doesNotMatch(first.stdout, /not in the export/);
+  assert.equal((await verify(ws.dir, ['--repair'])).code, 0);
+  const last = await verify(ws.dir, ['--json']);
+  assert.equal(last.code, 0);
+  assert.equal(JSON.parse(last.stdout).entities.users.present, 12);
+});
+
+test('two years of messages, a 183-day window: old ones reported apart, never missing', async (t) => {
+  // Message i is i * 12 days old: 0..708 days; those from 183 days on (i >= 16) are beyond the window.
+  const sb = await sandboxProcess(t, ['--retention-days', '183', '--lose-pattern', '^(msg3|msg40)$']);
+  const ws = await verifyWorkspace(sb.url, { ageDays: (i) => i * 12 });
+  const imported = await importRun(ws.dir);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.match(imported.stderr, /44 messages are older than the service's 183-day retention window/);
+  assert.match(imported.stderr, /ask the vendor to extend/i);
+  assert.equal(imported.stderr.match(/older than the service's/g).length, 1, 'said once');
+
+  const run = await verify(ws.dir, ['--json']);
+  assert.equal(run.code, 3, run.stderr);
+  const messages = JSON.parse(run.stdout).entities.messages;
+  // msg40 is old and lost: apart with the other old ones; msg3 is recent and lost: missing.
+  assert.deepEqual(
+    { missing: messages.missing, old: messages.beyondRetention, present: messages.present },
+    { missing: 1, old: 44, present: 15 },
+  );
+  assert.deepEqual(messages.missingRecords, [{ id: 'msg3', file: 'messages.ndjson', line: 4 }]);
+  const text = await verify(ws.dir);
+  assert.match(text.stdout, /note: 44 messages older than the 183-day retention window/);
+  assert.equal((await verify(ws.dir, ['--repair'])).code, 0);
+  // With the window set to unlimited, the old messages the service hides are missing after all.
+  const unlimited = await verify(ws.dir, ['--retention-days', '0', '--json']);
+  assert.equal(unlimited.code, 3);
+  assert.equal(JSON.parse(unlimited.stdout).entities.messages.missing, 44);
+});
