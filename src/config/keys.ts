@@ -9,7 +9,7 @@ import { EXAMPLE_SOURCES } from './sources-schema.js';
 /** The hosted service's documented limits (import-api.md "Limits"). */
 export const MAX_BATCH_SIZE = 50;
 export const DEFAULT_REQUESTS_PER_MINUTE = 60;
-/** Reads share the app's 20,000-a-minute standard budget with its users (read-api.md): stay well below. */
+/** Reads share the app's 20,000-a-minute standard budget with its users (docs/verify.md): stay well below. */
 export const DEFAULT_READ_REQUESTS_PER_MINUTE = 600;
 /** The hosted service's regions (the vendor's OpenAPI file, `servers[].variables.region.enum`). */
 export const KNOWN_REGIONS = ['us', 'eu', 'in'] as const;

@@ -7,7 +7,7 @@ import type { Clock, RateLimiter } from './rate-limiter.js';
 import { backoffDelay, classifyStatus, classifyTransport, type RetryPolicy } from './retry-policy.js';
 import { fatalTransportError, type TransportRoute } from './transport-errors.js';
 
-/** The most a list endpoint gives per page (`perPage`, `limit`: read-api.md). */
+/** The most a list endpoint gives per page (`perPage`, `limit`: docs/verify.md). */
 export const READ_PAGE_SIZE = 1000;
 
 type Obj = Record<string, unknown>;
@@ -16,7 +16,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 export interface ReadClientOptions {
   baseUrl: string;
   apiKey: string;
-  /** The same version segment as the import's (read-api.md "Addressing"). */
+  /** The same version segment as the import's. */
   apiVersion: string;
   connections: number;
   timeoutMs: number;
@@ -36,9 +36,9 @@ export interface ReadEvents {
 }
 
 /**
- * GETs of the service's REST API (read-api.md), through the run's one dispatcher kind, its retry
+ * GETs of the service's REST API (docs/verify.md), through the run's one dispatcher kind, its retry
  * policy and a rate limiter of their own. A GET is safe to repeat, so every retryable failure is
- * tried again; pages are walked the way read-api.md says to cope with what the vendor leaves unclear.
+ * tried again; pages are walked the way docs/verify.md says, to cope with what the vendor leaves unclear.
  */
 export class ReadClient {
   private readonly dispatcher: Dispatcher;

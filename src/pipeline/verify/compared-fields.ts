@@ -1,5 +1,5 @@
 /**
- * The fields verify compares: those the service echoes on reads (read-api.md "Items"), each read from
+ * The fields verify compares: those the service echoes on reads (docs/verify.md), each read from
  * the import's payload (after the mapping) and from the service's item the way the service stores it
  * (ids lower-cased, times in seconds). Only fields the export gave are compared: a field it left out
  * holds the service's default, which no export can be wrong about.

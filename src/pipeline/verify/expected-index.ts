@@ -27,7 +27,7 @@ export function hash53(text: string, seed = 0): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0) + 1;
 }
 
-/** The key verify matches on: the service lower-cases ids (read-api.md), so `Bob` and `bob` are one. */
+/** The key verify matches on: the service lower-cases ids (docs/verify.md), so `Bob` and `bob` are one. */
 export const keyOf = (id: string): number => hash53(id.toLowerCase());
 
 export interface ExpectedEntry {
