@@ -21,6 +21,16 @@ export function idMapPathOf(checkpoint: string): string {
   return `${base}.ids.ndjson`;
 }
 
+/**
+ * The id log of the migration whose checkpoint is `checkpoint` (`state/ckpt.json` ->
+ * `state/ckpt.imported.ndjson`): one line per record the service accepted, appended across runs
+ * (id-log.ts). Apart from the id map, which presets rewrite each run.
+ */
+export function idLogPathOf(checkpoint: string): string {
+  const base = checkpoint.endsWith('.json') ? checkpoint.slice(0, -'.json'.length) : checkpoint;
+  return `${base}.imported.ndjson`;
+}
+
 const WORDS: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',

@@ -8,7 +8,6 @@ import type { RunEvents } from '../events.js';
 import { BatchSender } from '../import/send-batch.js';
 import { runVerifySession } from '../verify/verify-session.js';
 import type { RepairOutcome, VerifyResult } from '../verify/verify-result.js';
-import { loadIdLog } from './id-log-lookup.js';
 import { RepairSender } from './repair-sender.js';
 
 export interface VerifyRunOptions {
@@ -31,10 +30,9 @@ export interface VerifyRunOptions {
  */
 export async function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyResult> {
   const { config } = options;
-  const idLog = () => loadIdLog(config.checkpoint);
   const session = { config, plans: options.plans, sample: options.sample, sinceSec: options.sinceSec };
   if (!options.repair) {
-    return runVerifySession({ ...session, entities: options.entities, events: options.events, stop: options.stop, loadIdLog: idLog });
+    return runVerifySession({ ...session, entities: options.entities, events: options.events, stop: options.stop });
   }
   const client = new ImportClient({
     baseUrl: config.baseUrl,
@@ -65,7 +63,6 @@ export async function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyR
       entities: options.entities,
       events: options.events,
       stop: options.stop,
-      loadIdLog: idLog,
       onMissing: (record) => repairs.offer(record),
     });
     await repairs.finish();
@@ -84,7 +81,6 @@ export async function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyR
     entities: repaired,
     events: options.events,
     stop: options.stop,
-    loadIdLog: idLog,
   });
   // The entities not repaired keep the first verification's findings (their differences included).
   const entities = { ...first.entities, ...second.entities };

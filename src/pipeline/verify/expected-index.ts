@@ -96,6 +96,9 @@ export class ExpectedIndex {
     return at === 0 ? -1 : at - 1;
   }
 
+  keyAt(i: number): number {
+    return this.keys[i];
+  }
   digestOf(i: number): number {
     return this.digests[i];
   }

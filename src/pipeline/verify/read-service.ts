@@ -34,7 +34,7 @@ export interface ServiceIdLookup {
 export interface ServiceReadOptions {
   client: ReadClient;
   /** Loaded only when a message comes back without a muid. */
-  loadIdLog: () => Promise<ServiceIdLookup | undefined>;
+  loadIdLog: (messages: ExpectedIndex) => Promise<ServiceIdLookup | undefined>;
   /** With a sample, records outside it are not extras: none are counted. */
   countExtras: boolean;
   onProgress?(entity: EntityName, read: number, matched: number): void;
@@ -107,7 +107,7 @@ export async function readServiceSide(
         mark(muid, keyOf(muid), item);
         continue;
       }
-      idLog ??= await options.loadIdLog();
+      idLog ??= await options.loadIdLog(expected);
       if (idLog === undefined) {
         throw new VerifyError(
           'VERIFY_NO_MUID',

@@ -21,7 +21,7 @@ export interface VerifyOptions {
   /** Compare a sample of this many records per entity (0: all). */
   sample: number;
   /** The import's id log: how messages read without a muid are matched. */
-  loadIdLog: () => Promise<ServiceIdLookup | undefined>;
+  loadIdLog: (messages: ExpectedIndex) => Promise<ServiceIdLookup | undefined>;
   events: RunEvents;
   signal: AbortSignal;
   /** Counts of the read client's requests, kept by whoever made it. */

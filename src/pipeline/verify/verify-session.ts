@@ -1,3 +1,4 @@
+import { idLogPathOf } from '../../checkpoint/state-files.js';
 import type { MigrateConfig } from '../../config/schema.js';
 import type { EntityName, MappedRecord } from '../../entities/types.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
@@ -6,7 +7,7 @@ import { ReadClient } from '../../http/read-client.js';
 import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
-import type { ServiceIdLookup } from './read-service.js';
+import { readServiceIds } from './service-id-table.js';
 import { runVerify } from './run-verify.js';
 import type { VerifyResult } from './verify-result.js';
 
@@ -19,7 +20,6 @@ export interface VerifySessionOptions {
   events: RunEvents;
   /** Soft stop: a verify only reads, so the first Ctrl+C ends the reads under way too. */
   stop: AbortSignal;
-  loadIdLog: () => Promise<ServiceIdLookup | undefined>;
   onMissing?(record: MappedRecord): Promise<void>;
   proxy?: ProxySettings;
 }
@@ -77,7 +77,8 @@ export async function runVerifySession(options: VerifySessionOptions): Promise<V
       sinceSec: options.sinceSec,
       retentionDays: config.retentionDays,
       sample: options.sample,
-      loadIdLog: options.loadIdLog,
+      // Where the import kept the service's message ids: beside its checkpoint.
+      loadIdLog: (messages) => readServiceIds(idLogPathOf(config.checkpoint), messages),
       events,
       signal: options.stop,
       requests: () => counts,
