@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runCli } from './helpers.mjs';
+import { collect, runCli, spawnCli, waitFor } from './helpers.mjs';
 import { importRun, sandboxProcess, verify, verifyWorkspace } from './verify-helpers.mjs';
 
 test('--json: one document with per-entity figures, located records and the request count', async (t) => {
@@ -92,4 +92,23 @@ test('validate counts the messages older than retentionDays and says what to do'
   assert.equal(JSON.parse(json.stdout).beyondRetention, 29);
   const none = await runCli(['validate', '--retention-days', '0'], { cwd: dir });
   assert.doesNotMatch(none.stdout, /retention/);
+});
+
+test('Ctrl+C ends a verify at once: exit 130, reads under way ended, nothing printed as a result', async (t) => {
+  const sb = await sandboxProcess(t);
+  const ws = await verifyWorkspace(sb.url, {}, { readRequestsPerMinute: 30 });
+  assert.equal((await importRun(ws.dir)).code, 0);
+  const child = spawnCli(['verify'], { cwd: ws.dir });
+  const run = collect(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  // At 30 reads a minute the service's lists take ~20 s: stop it once it reads them.
+  await waitFor(() => stderr.includes('[users] started'));
+  const stoppedAt = Date.now();
+  child.kill('SIGINT');
+  const { code, stdout } = await run;
+  assert.equal(code, 130, stderr);
+  assert.ok(Date.now() - stoppedAt < 3000, `stopped in ${Date.now() - stoppedAt} ms`);
+  assert.match(stderr, /stopping/);
+  assert.equal(stdout, '');
 });

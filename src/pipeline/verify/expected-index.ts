@@ -30,6 +30,10 @@ export function hash53(text: string, seed = 0): number {
 /** The key verify matches on: the service lower-cases ids (docs/verify.md), so `Bob` and `bob` are one. */
 export const keyOf = (id: string): number => hash53(id.toLowerCase());
 
+/** State bits beside UNSEEN/SAME/DIFFERENT: beyond retention, and a repeated id. */
+const BEYOND = 16;
+const REPEAT = 32;
+
 export interface ExpectedEntry {
   key: number;
   digest: number;
@@ -44,22 +48,37 @@ export interface ExpectedEntry {
 /** The expected records of one entity, in growable typed arrays, found by key once `seal()`ed. */
 export class ExpectedIndex {
   size = 0;
+  /** Records whose id came before in the export (see `seal`). */
+  repeats = 0;
   /** Records offered; with a sample, more than `size`. */
   offered = 0;
-  private keys = new Float64Array(1024);
-  private digests = new Uint32Array(1024);
-  private masks = new Uint16Array(1024);
-  private files = new Uint32Array(1024);
-  private lines = new Uint32Array(1024);
-  /** UNSEEN, SAME or DIFFERENT; bit 4: beyond retention. */
-  private states = new Uint8Array(1024);
+  private keys: Float64Array;
+  private digests: Uint32Array;
+  private masks: Uint16Array;
+  private files: Uint32Array;
+  private lines: Uint32Array;
+  /** UNSEEN, SAME or DIFFERENT, with the BEYOND and REPEAT bits. */
+  private states: Uint8Array;
   private table = new Int32Array(0);
 
-  /** `sample`: keep a uniform sample of this many (reservoir sampling); 0 keeps all. */
+  /**
+   * `sample`: keep a uniform sample of this many (reservoir sampling); 0 keeps all. `capacity`: the
+   * records expected, when known (a line count): sized once, the arrays never hold a copy while
+   * they grow (at a million messages that copy was a tenth of the memory budget).
+   */
   constructor(
     private readonly sample = 0,
+    capacity = 1024,
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    const n = Math.max(16, sample > 0 ? Math.min(sample, capacity) : capacity);
+    this.keys = new Float64Array(n);
+    this.digests = new Uint32Array(n);
+    this.masks = new Uint16Array(n);
+    this.files = new Uint32Array(n);
+    this.lines = new Uint32Array(n);
+    this.states = new Uint8Array(n);
+  }
 
   add(e: ExpectedEntry): void {
     this.offered++;
@@ -76,10 +95,13 @@ export class ExpectedIndex {
     this.masks[at] = e.mask;
     this.files[at] = e.fileNo;
     this.lines[at] = e.line;
-    this.states[at] = e.beyondRetention ? 16 : 0;
+    this.states[at] = e.beyondRetention ? BEYOND : 0;
   }
 
-  /** Builds the table; a key met twice keeps its first record (the import sent that one). */
+  /**
+   * Builds the table. A key met twice keeps its first record: the service stored that one and
+   * answered the later copy already-exists; the copies are `repeats`, neither expected nor missing.
+   */
   seal(): void {
     let slots = 1024;
     while (slots < this.size * 2) slots *= 2;
@@ -87,7 +109,16 @@ export class ExpectedIndex {
     for (let i = 0; i < this.size; i++) {
       const slot = this.slotOf(this.keys[i]);
       if (this.table[slot] === 0) this.table[slot] = i + 1;
+      else {
+        this.states[i] |= REPEAT;
+        this.repeats++;
+      }
     }
+  }
+
+  /** A later record of a key already held. */
+  isRepeat(i: number): boolean {
+    return (this.states[i] & REPEAT) !== 0;
   }
 
   /** The index of the record with this key, or -1. */
@@ -109,10 +140,10 @@ export class ExpectedIndex {
     return this.states[i] & 15;
   }
   isBeyondRetention(i: number): boolean {
-    return (this.states[i] & 16) !== 0;
+    return (this.states[i] & BEYOND) !== 0;
   }
   setState(i: number, state: number): void {
-    this.states[i] = (this.states[i] & 16) | state;
+    this.states[i] = (this.states[i] & ~15) | state;
   }
   whereOf(i: number): { fileNo: number; line: number } {
     return { fileNo: this.files[i], line: this.lines[i] };
@@ -130,7 +161,7 @@ export class ExpectedIndex {
   }
 
   private grow(): void {
-    const n = this.keys.length * 2;
+    const n = Math.ceil(this.keys.length * 1.5);
     const copy = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(a: T, make: new (n: number) => T) => {
       const b = new make(n);
       b.set(a);

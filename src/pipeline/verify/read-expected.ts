@@ -1,7 +1,7 @@
 import type { EntityName, SourceProblem } from '../../entities/types.js';
 import { InterruptedError } from '../../errors.js';
 import { checkRecord, hasError } from '../../rules/check-record.js';
-import { CONTENT_BLOOM_BYTES, ExportIndex } from '../../rules/index.js';
+import { ExportIndex } from '../../rules/index.js';
 import { readInputBatches, type EntityPlan } from '../../sources/plan.js';
 import { ItemSlots, RECORD } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
@@ -41,17 +41,14 @@ export interface ExpectedSide {
  */
 export async function readExpected(options: ExpectedOptions): Promise<ExpectedSide> {
   const configured = new Set(options.plans.map((p) => p.entity.name));
-  const index = new ExportIndex({
-    configured,
-    nowSec: options.nowSec,
-    messageIds: 'bloom',
-    contentBloomBytes: CONTENT_BLOOM_BYTES,
-  });
+  // Message ids are not kept there: the expected index holds them, and its first record of an id is
+  // the one the import stored (a later copy was answered already-exists).
+  const index = new ExportIndex({ configured, nowSec: options.nowSec, messageIds: 'none' });
   const side: ExpectedSide = { indexes: {}, files: [], refused: {}, skipped: {} };
   for (const plan of options.plans) {
     const name = plan.entity.name;
     const kept = options.entities.has(name);
-    const expected = kept ? new ExpectedIndex(options.sample) : undefined;
+    const expected = kept ? new ExpectedIndex(options.sample, await estimateOf(plan, options.signal)) : undefined;
     if (expected) side.indexes[name] = expected;
     let refused = 0;
     let skipped = 0;
@@ -96,4 +93,14 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
     }
   }
   return side;
+}
+
+/** The entity's record count when every input can tell it cheaply (a line count), plus a little; else a guess. */
+async function estimateOf(plan: EntityPlan, signal: AbortSignal): Promise<number> {
+  let total = 0;
+  for (const input of plan.inputs) {
+    if (!input.estimate) return 1024;
+    total += await input.estimate(signal).catch(() => 1024);
+  }
+  return total + 16;
 }

@@ -85,7 +85,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     );
     const verdict = tally(index);
     verdict.refused = side.refused[entity] ?? 0;
-    verdict.skipped = side.skipped[entity] ?? 0;
+    verdict.skipped = (side.skipped[entity] ?? 0) + index.repeats;
     verdict.extra = service.extra;
     verdict.extraIds = service.extraIds;
     verdict.repeated = service.repeated;
@@ -125,8 +125,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
 
 function tally(index: ExpectedIndex): EntityVerdict {
   const v = emptyVerdict();
-  v.expected = index.size;
+  v.expected = index.size - index.repeats;
   for (let i = 0; i < index.size; i++) {
+    if (index.isRepeat(i)) continue;
     const state = index.stateOf(i);
     if (state === SAME) v.present++;
     else if (state === DIFFERENT) v.different++;
