@@ -110,7 +110,7 @@ test('record results are read from both documented shapes, matching messages by 
     },
   };
   const r2 = parseRecordResults(JSON.stringify(nested), ['M-1', 'm-2'], 'muid');
-  assert.deepEqual(r2.get('M-1'), { success: true });
+  assert.deepEqual(r2.get('M-1'), { success: true, serviceId: '1000001' });
   assert.equal(r2.get('m-2').code, 'ERR_EMPTY_MESSAGE_TEXT');
   // The service lower-cases ids: a result keyed "bob" answers the record sent as "Bob".
   assert.deepEqual(

@@ -51,7 +51,7 @@ test('a first run into folders that do not exist yet creates them, with checkpoi
     const ids = (await readFile(path.join(dir, 'cache/state/ckpt.ids.ndjson'), 'utf8')).trim().split('\n');
     assert.ok(ids.length > 10 && ids.every((l) => 'sourceId' in JSON.parse(l)));
     const state = (await readdir(path.join(dir, 'cache/state'))).sort();
-    assert.deepEqual(state, ['ckpt.ids.ndjson', 'ckpt.json'], 'no lock, no temp file left');
+    assert.deepEqual(state, ['ckpt.ids.ndjson', 'ckpt.imported.ndjson', 'ckpt.json'], 'no lock, no temp file left');
   } finally {
     await sb.close();
   }

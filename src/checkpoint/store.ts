@@ -36,7 +36,12 @@ export interface CheckpointData {
   totals: Partial<Record<EntityName, EntityTotals>>;
   /** The rejects file's mark when this checkpoint was taken (see CheckpointCompanion). */
   rejects?: CompanionMark;
+  /** The id log's mark, likewise (id-log.ts). */
+  imported?: CompanionMark;
 }
+
+/** The companions a checkpoint keeps marks of, by the field that holds the mark. */
+export type CompanionName = 'rejects' | 'imported';
 
 /** Where a companion file stood when a checkpoint was taken; only the companion reads it. */
 export interface CompanionMark {
@@ -89,7 +94,7 @@ export class CheckpointStore {
   private lastWriteAt = Number.NEGATIVE_INFINITY;
   /** A `saveSoon` write waiting for its time; the next write of any kind covers it. */
   private deferred?: { promise: Promise<void>; timer: NodeJS.Timeout; settle: (write: Promise<void>) => void };
-  private companion?: CheckpointCompanion;
+  private companions = new Map<CompanionName, CheckpointCompanion>();
 
   private constructor(
     readonly path: string,
@@ -156,9 +161,9 @@ export class CheckpointStore {
     return (this.data.totals[entity] ??= { imported: 0, alreadyPresent: 0, rejected: 0, skipped: 0 });
   }
 
-  /** From now on every write records `companion`'s mark and puts its bytes on disk first. */
-  keepInStep(companion: CheckpointCompanion): void {
-    this.companion = companion;
+  /** From now on every write records `companion`'s mark (under `name`) and puts its bytes on disk first. */
+  keepInStep(companion: CheckpointCompanion, name: CompanionName = 'rejects'): void {
+    this.companions.set(name, companion);
   }
 
   markPhaseDone(entity: EntityName): void {
@@ -213,11 +218,11 @@ export class CheckpointStore {
         const target = this.requested;
         this.lastWriteAt = Date.now();
         this.data.updatedAt = new Date(this.lastWriteAt).toISOString();
-        const companion = this.companion;
-        if (companion) this.data.rejects = companion.mark;
+        const companions = [...this.companions];
+        for (const [name, companion] of companions) this.data[name] = companion.mark;
         const text = JSON.stringify(this.data, null, 1);
         try {
-          await companion?.persist();
+          for (const [, companion] of companions) await companion.persist();
           await writeAtomically(this.path, text, this.written === 0);
         } catch (err) {
           for (const w of this.waiters.splice(0)) w.reject(err);
@@ -321,15 +326,17 @@ export async function readCheckpoint(filePath: string): Promise<CheckpointData |
     if (!Number.isInteger(f.watermark) || f.watermark < 0 || !Array.isArray(f.acked))
       throw corrupt(`bad progress for ${key}`);
   }
-  const mark = data.rejects;
-  const badMark =
-    typeof mark?.path !== 'string' ||
-    !Number.isInteger(mark.bytes) ||
-    mark.bytes < 0 ||
-    typeof mark.run !== 'string' ||
-    typeof mark.before !== 'string';
-  // Without a whole mark a resume only leaves the rejects file as it is (a mark from an older build).
-  if (mark !== undefined && badMark) delete data.rejects;
+  for (const name of ['rejects', 'imported'] as const) {
+    const mark = data[name];
+    const badMark =
+      typeof mark?.path !== 'string' ||
+      !Number.isInteger(mark.bytes) ||
+      mark.bytes < 0 ||
+      typeof mark.run !== 'string' ||
+      typeof mark.before !== 'string';
+    // Without a whole mark a resume only leaves the file as it is (a mark from an older build).
+    if (mark !== undefined && badMark) delete data[name];
+  }
   data.totals ??= {};
   return data;
 }

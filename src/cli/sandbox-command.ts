@@ -72,7 +72,11 @@ export function registerSandboxCommand(program: Command): void {
     .option('--tls-key <pem>', 'the private key of --tls-cert')
     .option('--json', 'print {"url", "port"} as JSON when listening (and "ca", the certificate, with --tls)')
     .option('--reads-without-muid', 'reads answer messages without their muid')
-    .option('--retention-days <n>', 'messages older than n days are accepted, never read back (default: keep all)', nonNegative)
+    .option(
+      '--retention-days <n>',
+      'messages older than n days are accepted, never read back (default: keep all)',
+      nonNegative,
+    )
     .option('--read-rate <n>', 'answer reads and deletes 429 over n a minute (default: unlimited)', nonNegative)
     .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
     .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')

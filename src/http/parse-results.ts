@@ -11,6 +11,8 @@ export interface RecordResult {
   success: boolean;
   code?: string;
   message?: string;
+  /** On a success, the service's own id of the record when the answer gives one (messages: `data.id`). */
+  serviceId?: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -32,7 +34,9 @@ export function parseRecordResults(
 ): Map<string, RecordResult> {
   // The answer's map, found once: both fast readings start from it.
   const ranges = innerObjectEntries(text, 'data');
-  const inOrder = ranges && resultsInOrder(text, ranges, sentIds);
+  // Only messages get an id of the service's own beside the one sent.
+  const withServiceId = idField === 'muid';
+  const inOrder = ranges && resultsInOrder(text, ranges, sentIds, withServiceId);
   if (inOrder !== undefined) return inOrder;
   const results = new Map<string, RecordResult>();
   // The service lower-cases ids, so match without case as well.
@@ -43,12 +47,57 @@ export function parseRecordResults(
     (ranges && resultEntries(text, ranges, sentIds, byLower)) ?? resultEntriesOf(parseJson(text), sentIds);
 
   for (const [key, entry] of entries) {
-    const result = toResult(entry);
+    let result = toResult(entry);
     if (result === undefined) continue;
     const id = matchId(key, entry as Obj, idField, byLower);
-    if (id !== undefined) results.set(id, result);
+    if (id === undefined) continue;
+    if (withServiceId && result.success) {
+      // Keyed by the new id (the vendor's examples), or carrying it in `data.id`.
+      const serviceId = entry instanceof FastSuccess ? serviceIdAt(text, entry.start, entry.end) : idInData(entry);
+      const keyed = key.toLowerCase() === id.toLowerCase() ? undefined : key;
+      result = { success: true, serviceId: serviceId ?? keyed };
+    }
+    results.set(id, result);
   }
   return results;
+}
+
+/** A success read from its first bytes, with where its text is, should its id be wanted. */
+class FastSuccess {
+  readonly success = true;
+  constructor(
+    readonly start: number,
+    readonly end: number,
+  ) {}
+}
+
+/** `data.id` of a parsed result (or `data.data.id`, as one vendor page nests it), as a string. */
+function idInData(entry: unknown): string | undefined {
+  let data = isObj(entry) ? entry.data : undefined;
+  if (isObj(data) && data.id === undefined && isObj(data.data)) data = data.data;
+  const id = isObj(data) ? data.id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}
+
+/**
+ * `data.id` of the result whose text is `text[start, end)`, found by the same structural scan as the
+ * map (no parse of the echoed record); undefined when the answer has none.
+ */
+function serviceIdAt(text: string, start: number, end: number): string | undefined {
+  const result = objectEntries(text, start, end);
+  const data = result && memberNamed(result, 'data');
+  if (!data || !text.startsWith('{', data.start)) return undefined;
+  const inner = objectEntries(text, data.start, data.end);
+  const id = inner && memberNamed(inner, 'id');
+  if (!id) {
+    const deeper = inner && memberNamed(inner, 'data');
+    return deeper ? idInData(parseJson(`{"data":${text.slice(deeper.start, deeper.end)}}`)) : undefined;
+  }
+  const value = text.slice(id.start, id.end);
+  // Digits, quoted or not (examples show both), are the usual case: no parse.
+  const digits = /^"?(\d{1,30})"?$/.exec(value);
+  if (digits) return digits[1];
+  return idInData({ data: { id: parseJson(value) } });
 }
 
 const SUCCESS: RecordResult = Object.freeze({ success: true });
@@ -85,13 +134,20 @@ function resultsInOrder(
   text: string,
   entries: readonly EntryRange[],
   sentIds: readonly string[],
+  withServiceId: boolean,
 ): Map<string, RecordResult> | undefined {
   if (entries.length !== sentIds.length) return undefined;
   const results = new Map<string, RecordResult>();
   for (let i = 0; i < entries.length; i++) {
     const { key, start, end } = entries[i];
     if (key !== sentIds[i]) return undefined;
-    const result = isSuccessAt(text, start) ? SUCCESS : toResult(parseJson(text.slice(start, end)));
+    const success = isSuccessAt(text, start);
+    const result =
+      success && withServiceId
+        ? { success: true, serviceId: serviceIdAt(text, start, end) }
+        : success
+          ? SUCCESS
+          : toResult(parseJson(text.slice(start, end)));
     if (result === undefined) return undefined;
     results.set(key, result);
   }
@@ -139,7 +195,7 @@ function resultEntries(
     return map.map((entry) => [
       entry.key,
       byLower.has(entry.key.toLowerCase()) && isSuccessAt(text, entry.start)
-        ? SUCCESS
+        ? new FastSuccess(entry.start, entry.end)
         : (JSON.parse(text.slice(entry.start, entry.end)) as unknown),
     ]);
   } catch {

@@ -4,12 +4,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { EntityName } from '../entities/types.js';
-import { answerDelete } from './delete-routes.js';
 import { FaultPlan } from './fault-plan.js';
 import { Delays, errorBody, isJsonContentType, readBody, sendJson } from './http-io.js';
 import { parseImportBody, processRecords } from './import-request.js';
 import { LostRecords } from './lose-fault.js';
-import { answerRead, type RouteAnswer } from './read-routes.js';
+import { answerReadOrDelete } from './read-dispatch.js';
 import { RateWindow, rateHeaders, resetHeaderName, type RateState } from './rate-window.js';
 import { RecordStore } from './record-store.js';
 import { StatsCollector } from './sandbox-stats.js';
@@ -209,45 +208,10 @@ class Sandbox {
       }
       headers = this.rateHeaders(state);
     }
-    const answer = this.answerReadOrDelete(req, pathname, read.ok ? read.body : undefined);
+    const answer = answerReadOrDelete(this.store, this.config, req, pathname, read.ok ? read.body : undefined);
     if (answer) return this.reply(res, answer.status, answer.body, headers);
     const message = `unknown endpoint ${req.method} ${pathname}; see read-api: users, groups, messages`;
     this.reply(res, 404, errorBody('ERR_API_NOT_FOUND', message), headers);
-  }
-
-  private answerReadOrDelete(
-    req: IncomingMessage,
-    pathname: string,
-    body: Buffer | undefined,
-  ): RouteAnswer | undefined {
-    const [, query = ''] = (req.url ?? '').split('?', 2);
-    let path: string[];
-    try {
-      path = pathname.replace(this.config.readPrefix, '').split('/').filter(Boolean).map(decodeURIComponent);
-    } catch {
-      return undefined;
-    }
-    // The service stores ids lower-cased, so it finds `Bob` as `bob`.
-    path = path.map((segment) => segment.toLowerCase());
-    const nowSeconds = Math.floor(this.config.now() / 1000);
-    if (req.method === 'GET') {
-      const retainedFrom = this.config.retentionDays > 0 ? nowSeconds - this.config.retentionDays * 86_400 : -Infinity;
-      const onBehalfOf = req.headers.onbehalfof;
-      return answerRead(
-        { store: this.store, readsWithoutMuid: this.config.readsWithoutMuid, retainedFrom },
-        path,
-        new URLSearchParams(query),
-        Array.isArray(onBehalfOf) ? onBehalfOf[0] : onBehalfOf,
-      );
-    }
-    if (req.method !== 'DELETE') return { status: 405, body: errorBody('ERR_METHOD_NOT_ALLOWED', 'use GET or DELETE') };
-    let parsed: unknown;
-    try {
-      parsed = body && body.length > 0 ? JSON.parse(body.toString('utf8')) : undefined;
-    } catch {
-      return { status: 400, body: errorBody('ERR_BAD_REQUEST', 'the body is not valid JSON') };
-    }
-    return answerDelete(this.store, path, parsed, nowSeconds);
   }
 
   /** Returns the auth error code, or undefined when the key is right. */

@@ -10,6 +10,8 @@ import { sumCounts, type ImportSummary } from './summary.js';
 import type { RunCounts, RunEvents } from '../events.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { RejectsWriter } from '../../checkpoint/rejects-file.js';
+import { IdLog } from '../../checkpoint/id-log.js';
+import { idLogPathOf } from '../../checkpoint/state-files.js';
 import { runImport } from './run-import.js';
 import { BatchSender } from './send-batch.js';
 import { suspectDuplicateProblem } from '../../rules/export-index.js';
@@ -58,6 +60,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
   await lock.acquire();
   let client: ImportClient | undefined;
   let rejects: RejectsWriter | undefined;
+  let idLog: IdLog | undefined;
   const counts: RunCounts = {};
   let checkpoint: CheckpointStore | undefined;
   try {
@@ -68,8 +71,10 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       config.checkpointIntervalMs,
     );
     rejects = await RejectsWriter.open(config.rejects, checkpoint.snapshot.rejects);
-    // Before the first save, so that every checkpoint of this run carries the rejects file's mark.
+    idLog = await IdLog.open(idLogPathOf(config.checkpoint), checkpoint.snapshot.imported);
+    // Before the first save, so that every checkpoint of this run carries both files' marks.
     checkpoint.keepInStep(rejects);
+    checkpoint.keepInStep(idLog.companion, 'imported');
     await checkpoint.save();
     // Here the checkpoint is locked, writable and this migration's: the id map becomes this run's.
     await options.idMap?.commit();
@@ -127,6 +132,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
           plans: options.plans,
           checkpoint,
           rejects,
+          idLog,
           sender,
           events,
           batchSize: config.batchSize,
@@ -150,6 +156,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
     // The checkpoint first: its last write puts the rejects file's lines on disk before itself.
     await checkpoint?.flush().catch(() => undefined);
     await rejects?.close().catch(() => undefined);
+    await idLog?.close().catch(() => undefined);
     await lock.release();
   }
 }

@@ -1,8 +1,10 @@
+import type { IdLog, IdLogLine } from '../../checkpoint/id-log.js';
 import type { RejectEntry, RejectsWriter } from '../../checkpoint/rejects-file.js';
 import type { EntityTotals } from '../../checkpoint/store.js';
 import type { MappedRecord } from '../../entities/types.js';
 import type { EntityCounts } from '../events.js';
 import type { AnsweredBatch, HeldReject } from './batcher.js';
+import type { AcceptedRecord } from './send-batch.js';
 import { slotHash } from './open-rejects.js';
 
 /**
@@ -15,6 +17,7 @@ export class PhaseTally {
     private readonly counts: EntityCounts,
     private readonly totals: EntityTotals,
     private readonly rejects: RejectsWriter,
+    private readonly idLog?: IdLog,
   ) {}
 
   /** An acknowledged slot whose reject still stands: counted, nothing written. */
@@ -42,6 +45,7 @@ export class PhaseTally {
         this.reject({ entry, slot: { progress, ordinal: r.record.ordinal, hash: hashOfRecord(r.record) } });
       }
       if (outcome.skipped > 0) this.addSkips({ duplicate: outcome.skipped });
+      if (this.idLog) for (const accepted of outcome.accepted) this.idLog.write(idLogLine(accepted));
       this.counts.imported += outcome.imported;
       this.counts.alreadyPresent += outcome.alreadyPresent;
       this.totals.imported += outcome.imported;
@@ -87,6 +91,20 @@ export class PhaseTally {
 export function rejectOfRecord(record: MappedRecord, code: string, message: string): RejectEntry {
   const { entity, file, line, id, source } = record;
   return { entity, file, line, id, code, message, record: source };
+}
+
+/** Fields in the order a person reads them: what, which, the service's id, then how it got there. */
+function idLogLine({ record, created, serviceId, resent }: AcceptedRecord): IdLogLine {
+  const member = record.entity === 'members';
+  return {
+    entity: record.entity,
+    id: record.id,
+    serviceId,
+    guid: member ? (record.payload.guid as string) : undefined,
+    uid: member ? (record.payload.uid as string) : undefined,
+    state: created ? 'created' : 'existing',
+    resent: resent && !created ? true : undefined,
+  };
 }
 
 /** The hash `slotHash` gives the record's source item. */

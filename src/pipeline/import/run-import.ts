@@ -11,6 +11,7 @@ import { EMPTY_FILE_RULE } from '../../sources/source-items.js';
 import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
+import type { IdLog } from '../../checkpoint/id-log.js';
 import type { RejectEntry, RejectsWriter } from '../../checkpoint/rejects-file.js';
 import { Batcher, type AnsweredBatch } from './batcher.js';
 import { fateOfAcked, slotHash, type RejectedSlot } from './open-rejects.js';
@@ -21,6 +22,8 @@ export interface ImportRun {
   plans: EntityPlan[];
   checkpoint: CheckpointStore;
   rejects: RejectsWriter;
+  /** Where every accepted record is logged, as its range is acknowledged (absent: not logged). */
+  idLog?: IdLog;
   sender: BatchSender;
   events: RunEvents;
   batchSize: number;
@@ -80,7 +83,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
    * (rejects-file.ts). The save is not waited for: writes are spaced out, and a failed one stops the
    * run all the same.
    */
-  const tally = new PhaseTally(counts, run.checkpoint.totals(entity.name), run.rejects);
+  const tally = new PhaseTally(counts, run.checkpoint.totals(entity.name), run.rejects, run.idLog);
   const settle = (answer: AnsweredBatch) => {
     tally.answered(answer);
     run.checkpoint.saveSoon().catch((err: unknown) => batcher.fail(err));

@@ -16,6 +16,19 @@ export interface BatchOutcome {
   rejected: Array<{ record: MappedRecord; code: string; message: string }>;
   /** Exact copies of an earlier record of the export, found by the service's already-exists answer. */
   skipped: number;
+  /** Every record the service holds now (imported or already present), for the id log. */
+  accepted: AcceptedRecord[];
+}
+
+/** A record the service answered success or already-exists for. */
+export interface AcceptedRecord {
+  record: MappedRecord;
+  /** False: the service answered that it existed already (ERR_*_ALREADY_EXISTS). */
+  created: boolean;
+  /** The service's own id, when the answer gave one (messages). */
+  serviceId?: string;
+  /** The answer came to a request sent again: an earlier try may have stored the record unanswered. */
+  resent: boolean;
 }
 
 /** What the sender tells as it goes: each request as it starts, each pause before a retry. */
@@ -67,7 +80,7 @@ export class BatchSender {
   constructor(private readonly options: BatchSenderOptions) {}
 
   async send(entity: EntityDef, records: MappedRecord[]): Promise<BatchOutcome> {
-    const outcome: BatchOutcome = { imported: 0, alreadyPresent: 0, rejected: [], skipped: 0 };
+    const outcome: BatchOutcome = { imported: 0, alreadyPresent: 0, rejected: [], skipped: 0, accepted: [] };
     await this.sendGroup(entity, records, outcome);
     return outcome;
   }
@@ -102,6 +115,7 @@ export class BatchSender {
       await limiter.acquire(hardStop);
       if (hardStop.aborted) throw new InterruptedError();
       this.options.events?.requestStarted(entity.name, isRetry);
+      const resent = isRetry;
       isRetry = true;
       let response;
       try {
@@ -129,6 +143,7 @@ export class BatchSender {
             entity.idField,
           ),
           outcome,
+          resent,
         );
         if (pending.length === 0) return;
         body = serialiseBatch(entity, pending);
@@ -212,17 +227,23 @@ export class BatchSender {
     pending: MappedRecord[],
     results: Map<string, RecordResult>,
     outcome: BatchOutcome,
+    resent: boolean,
   ): MappedRecord[] {
     const missing: MappedRecord[] = [];
     for (const record of pending) {
       const result = results.get(record.id);
       if (!result) missing.push(record);
-      else if (result.success) outcome.imported++;
-      else if (entity.alreadyExistsCodes.includes(result.code!)) {
+      else if (result.success) {
+        outcome.imported++;
+        outcome.accepted.push({ record, created: true, serviceId: result.serviceId, resent });
+      } else if (entity.alreadyExistsCodes.includes(result.code!)) {
         const duplicate = this.options.judgeAlreadyExists?.(record);
         if (duplicate === 'duplicate') outcome.skipped++;
         else if (duplicate) outcome.rejected.push({ record, ...duplicate });
-        else outcome.alreadyPresent++;
+        else {
+          outcome.alreadyPresent++;
+          outcome.accepted.push({ record, created: false, resent });
+        }
       } else outcome.rejected.push({ record, code: result.code!, message: result.message! });
     }
     if (missing.length < pending.length) this.poisonInARow = 0;
