@@ -36,7 +36,9 @@ export async function measureVerify({ ds, concurrency, log, row }) {
     log('verify: importing the main export into a sandbox that keeps records ...');
     const imported = await runNode(BIN, ['import', '--json', '--fresh', '-c', config], { env });
     const summary = lastJson(imported, 'import for verify');
-    log(`verify: imported ${num(summary.totals.imported)} records in ${(imported.ms / 1000).toFixed(1)} s; verifying ...`);
+    log(
+      `verify: imported ${num(summary.totals.imported)} records in ${(imported.ms / 1000).toFixed(1)} s; verifying ...`,
+    );
     const run = await runNode(BIN, ['verify', '--json', '-c', config], { env });
     const result = lastJson(run, 'verify');
     const records = ENTITIES.reduce((n, e) => n + (result.entities[e]?.expected ?? 0), 0);
@@ -58,7 +60,13 @@ export async function measureVerify({ ds, concurrency, log, row }) {
       '-',
       null,
     );
-    row('memory', `verify peak RSS at ${num(result.entities.messages?.expected ?? 0)} messages`, mb(rss), '<= 150 MB', rss <= MEMORY_LIMIT);
+    row(
+      'memory',
+      `verify peak RSS at ${num(result.entities.messages?.expected ?? 0)} messages`,
+      mb(rss),
+      '<= 150 MB',
+      rss <= MEMORY_LIMIT,
+    );
     return { ms: run.ms, perSec, requests: result.requests, rss: run.rss, importMs: imported.ms, exit: run.code };
   } finally {
     await sb.stop();

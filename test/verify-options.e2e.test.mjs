@@ -17,10 +17,7 @@ test('--json: one document with per-entity figures, located records and the requ
   assert.equal(result.ok, false);
   assert.deepEqual(Object.keys(result.entities), ['users', 'groups', 'members', 'messages']);
   const { users, messages } = result.entities;
-  assert.deepEqual(
-    [users.expected, users.present, users.missing, users.different, users.extra],
-    [12, 11, 1, 0, 0],
-  );
+  assert.deepEqual([users.expected, users.present, users.missing, users.different, users.extra], [12, 11, 1, 0, 0]);
   assert.deepEqual(users.missingRecords, [{ id: 'user2', file: 'users.ndjson', line: 3 }]);
   assert.deepEqual(messages.missingRecords, [{ id: 'msg5', file: 'messages.ndjson', line: 6 }]);
   assert.equal(result.retentionDays, 183);

@@ -3,6 +3,8 @@
 // them in, and a last verify exits 0. The same with mixed-case ids and with messages beyond retention.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { importRun, missingLines, sandboxProcess, verify, verifyWorkspace } from './verify-helpers.mjs';
 
 /** Lost: user3, a member, two messages (ids as the service lower-cases them). */
@@ -14,7 +16,8 @@ const LOST_LINES = [
   'messages.ndjson:13: message msg12',
 ];
 
-const countStored = (records) => Object.fromEntries(Object.entries(records).map(([e, r]) => [e, Object.keys(r).length]));
+const countStored = (records) =>
+  Object.fromEntries(Object.entries(records).map(([e, r]) => [e, Object.keys(r).length]));
 
 test('lost records: import exits 0, verify exits 3 naming them, --repair puts them in, verify exits 0', async (t) => {
   const sb = await sandboxProcess(t, ['--lose-pattern', LOST]);
@@ -84,4 +87,29 @@ test('two years of messages, a 183-day window: old ones reported apart, never mi
   const unlimited = await verify(ws.dir, ['--retention-days', '0', '--json']);
   assert.equal(unlimited.code, 3);
   assert.equal(JSON.parse(unlimited.stdout).entities.messages.missing, 44);
+});
+
+test('reads without muid: messages matched by the service ids of the import id log, repair logged too', async (t) => {
+  const sb = await sandboxProcess(t, ['--reads-without-muid', '--lose-pattern', '^(msg7|msg12)$']);
+  const ws = await verifyWorkspace(sb.url);
+  assert.equal((await importRun(ws.dir)).code, 0);
+  const first = await verify(ws.dir);
+  assert.equal(first.code, 3, first.stderr);
+  assert.deepEqual(missingLines(first.stdout), [
+    'messages.ndjson:8: message msg7',
+    'messages.ndjson:13: message msg12',
+  ]);
+  assert.doesNotMatch(first.stdout, /not in the export/);
+
+  const repaired = await verify(ws.dir, ['--repair']);
+  assert.equal(repaired.code, 0, repaired.stdout + repaired.stderr);
+  assert.equal(countStored(await sb.records()).messages, 60);
+  const last = await verify(ws.dir);
+  assert.equal(last.code, 0, last.stdout);
+
+  // Without the id log the reads cannot be matched: verify says so and cannot finish.
+  await rm(path.join(ws.dir, '.migrate-checkpoint.imported.ndjson'));
+  const blind = await verify(ws.dir);
+  assert.equal(blind.code, 1);
+  assert.match(blind.stderr, /carry no muid, and no id log .*\[VERIFY_NO_MUID\]/);
 });

@@ -87,7 +87,11 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
     const cutoff = retentionCutoff(nowSec, config.retentionDays);
     if (cutoff !== undefined && beyondRetention === undefined && !(opts.since !== undefined && opts.since >= cutoff)) {
       const { importSoftDeleted } = config;
-      beyondRetention = await countBeyondRetention(plans, { cutoffSec: cutoff, importSoftDeleted, sinceSec: opts.since });
+      beyondRetention = await countBeyondRetention(plans, {
+        cutoffSec: cutoff,
+        importSoftDeleted,
+        sinceSec: opts.since,
+      });
     }
     const notice = retentionNotice(beyondRetention ?? 0, config.retentionDays);
     if (notice) reporter.warning(notice);

@@ -227,8 +227,7 @@ export const CONFIG_KEYS = {
     commands: ['verify'],
     default: DEFAULT_READ_REQUESTS_PER_MINUTE,
     flag: '--read-requests-per-minute <n>',
-    help:
-      'client-side rate limit of the reads verify makes, or "auto" (learnt from X-Rate-Limit); lowered on 429s',
+    help: 'client-side rate limit of the reads verify makes, or "auto" (learnt from X-Rate-Limit); lowered on 429s',
     doc:
       "Reads count against the app's standard budget (20,000 a minute, 500 on the free plan), which the " +
       "app's own users share: keep it well below. See [Verify](verify.md).",

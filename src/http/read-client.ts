@@ -68,7 +68,9 @@ export class ReadClient {
     headers: Record<string, string> = {},
   ): Promise<Obj | undefined> {
     const { limiter, policy, stop, events } = this.options;
-    const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
+    const search = new URLSearchParams(
+      Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString();
     const target = `${this.prefix}${path}${search ? `?${search}` : ''}`;
     for (let attempt = 0; ; attempt++) {
       await limiter.acquire(stop);
@@ -159,7 +161,11 @@ export class ReadClient {
     const host = this.route.host;
     const seconds = `${this.options.timeoutMs / 1000} s`;
     if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-      return new TransportError('timeout', `no answer from ${host} within ${seconds} (timeoutMs)`, `timeout ${seconds}`);
+      return new TransportError(
+        'timeout',
+        `no answer from ${host} within ${seconds} (timeoutMs)`,
+        `timeout ${seconds}`,
+      );
     }
     if (err instanceof TransportError) return err;
     return transportErrorOf(err, host, this.route);

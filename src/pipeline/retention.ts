@@ -18,7 +18,7 @@ export function retentionNotice(count: number, retentionDays: number): string | 
   const what = count === 1 ? '1 message is' : `${count} messages are`;
   return (
     `${what} older than the service's ${retentionDays}-day retention window (retentionDays): the service ` +
-    'accepts them but never shows them. Ask the vendor to extend the app\'s message retention before ' +
-    'importing, or leave them out with --since <date>; set retentionDays to your app\'s window (0: unlimited)'
+    "accepts them but never shows them. Ask the vendor to extend the app's message retention before " +
+    "importing, or leave them out with --since <date>; set retentionDays to your app's window (0: unlimited)"
   );
 }

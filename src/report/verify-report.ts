@@ -28,7 +28,9 @@ export function formatVerifyText(r: VerifyResult): string {
     for (const [entity, v] of entries(r)) {
       for (const d of v.differentRecords.slice(0, SHOWN_AT_MOST)) {
         const fields = d.fields.map((f) => `${f.field}: ${f.expected} in the export, ${f.actual} on the service`);
-        out.push(`  ${d.file}:${d.line}: ${singular(entity)} ${d.id}: ${fields.join('; ') || 'compared fields differ'}`);
+        out.push(
+          `  ${d.file}:${d.line}: ${singular(entity)} ${d.id}: ${fields.join('; ') || 'compared fields differ'}`,
+        );
       }
       const more = v.different - Math.min(v.differentRecords.length, SHOWN_AT_MOST);
       if (more > 0) out.push(`  (${more} more different ${entity})`);
@@ -59,9 +61,13 @@ export function formatVerifyText(r: VerifyResult): string {
   if (r.repair !== undefined) out.push(...repairLines(r));
   if (r.sample !== undefined) out.push(`note: a sample of at most ${r.sample} records per entity was compared`);
   out.push('', 'By entity:');
-  out.push(`  ${'entity'.padEnd(9)} ${['expected', 'present', 'different', 'missing', 'old', 'extra'].map(pad).join(' ')}`);
+  out.push(
+    `  ${'entity'.padEnd(9)} ${['expected', 'present', 'different', 'missing', 'old', 'extra'].map(pad).join(' ')}`,
+  );
   for (const [entity, v] of entries(r)) {
-    const cells = [v.expected, v.present, v.different, v.missing, v.beyondRetention, v.extra].map((n) => pad(String(n)));
+    const cells = [v.expected, v.present, v.different, v.missing, v.beyondRetention, v.extra].map((n) =>
+      pad(String(n)),
+    );
     out.push(`  ${entity.padEnd(9)} ${cells.join(' ')}`);
   }
   const expected = entries(r).reduce((n, [, v]) => n + v.expected, 0);

@@ -18,7 +18,8 @@ export async function countBeyondRetention(
     const slots = new ItemSlots(createMapper(mapperOptionsFor(plan.entity, plan.source, options)));
     for await (const items of readInputBatches(input, { signal: options.signal, entity: 'messages' })) {
       for (const item of items) {
-        if (slots.kindOf(item) === RECORD && isBeyondRetention(slots.record!.payload.sentAt, options.cutoffSec)) count++;
+        if (slots.kindOf(item) === RECORD && isBeyondRetention(slots.record!.payload.sentAt, options.cutoffSec))
+          count++;
       }
     }
   }

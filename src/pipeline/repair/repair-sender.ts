@@ -1,6 +1,6 @@
 import { ENTITIES } from '../../entities/index.js';
 import type { EntityName, MappedRecord } from '../../entities/types.js';
-import type { BatchSender } from '../import/send-batch.js';
+import type { AcceptedRecord, BatchSender } from '../import/send-batch.js';
 import type { RepairOutcome } from '../verify/verify-result.js';
 
 /**
@@ -19,6 +19,8 @@ export class RepairSender {
     private readonly batchSize: number,
     private readonly concurrency: number,
     readonly outcome: RepairOutcome,
+    /** Each record the service now holds, for the id log (a message with the service's id). */
+    private readonly onAccepted: (accepted: AcceptedRecord) => void = () => {},
   ) {}
 
   async offer(record: MappedRecord): Promise<void> {
@@ -47,6 +49,7 @@ export class RepairSender {
       (answer) => {
         this.outcome.imported += answer.imported;
         this.outcome.alreadyPresent += answer.alreadyPresent + answer.skipped;
+        for (const accepted of answer.accepted) this.onAccepted(accepted);
         for (const { record, code, message } of answer.rejected) {
           this.outcome.rejected.push({ id: record.id, file: record.file, line: record.line, code, message });
         }

@@ -9,6 +9,10 @@ import { BatchSender } from '../import/send-batch.js';
 import { runVerifySession } from '../verify/verify-session.js';
 import type { RepairOutcome, VerifyResult } from '../verify/verify-result.js';
 import { RepairSender } from './repair-sender.js';
+import { CheckpointLock } from '../../checkpoint/lock.js';
+import { IdLog } from '../../checkpoint/id-log.js';
+import { idLogPathOf } from '../../checkpoint/state-files.js';
+import { idLogLine } from '../import/phase-tally.js';
 
 export interface VerifyRunOptions {
   config: MigrateConfig;
@@ -34,6 +38,9 @@ export async function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyR
   if (!options.repair) {
     return runVerifySession({ ...session, entities: options.entities, events: options.events, stop: options.stop });
   }
+  // The migration's lock: no import writes the id log while the repair appends to it.
+  const lock = new CheckpointLock(`${config.checkpoint}.lock`);
+  await lock.acquire();
   const client = new ImportClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey!,
@@ -55,9 +62,15 @@ export async function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyR
     },
   });
   const outcome: RepairOutcome = { sent: {}, imported: 0, alreadyPresent: 0, rejected: [], requests: 0 };
-  const repairs = new RepairSender(sender, config.batchSize, config.concurrency, outcome);
+  let idLog: IdLog | undefined;
   let first: VerifyResult;
   try {
+    // What the repair stores is logged as the import logs it: a later verify without muids finds it.
+    idLog = await IdLog.open(idLogPathOf(config.checkpoint));
+    const log = idLog;
+    const repairs = new RepairSender(sender, config.batchSize, config.concurrency, outcome, (accepted) =>
+      log.write(idLogLine(accepted)),
+    );
     first = await runVerifySession({
       ...session,
       entities: options.entities,
@@ -71,6 +84,8 @@ export async function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyR
     throw err;
   } finally {
     await client.close().catch(() => undefined);
+    await idLog?.close().catch(() => undefined);
+    await lock.release();
   }
   const repaired = new Set(Object.keys(outcome.sent) as EntityName[]);
   if (repaired.size === 0) return { ...first, repair: outcome };

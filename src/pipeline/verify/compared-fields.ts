@@ -26,8 +26,7 @@ type Read = (record: Obj) => string | undefined;
 const plain = (v: unknown): string | undefined =>
   v === undefined || v === null || v === '' ? undefined : typeof v === 'string' ? v : canonical(v);
 const lower = (v: unknown): string | undefined => plain(v)?.toLowerCase();
-const object = (v: unknown): string | undefined =>
-  isObj(v) && Object.keys(v).length > 0 ? canonical(v) : undefined;
+const object = (v: unknown): string | undefined => (isObj(v) && Object.keys(v).length > 0 ? canonical(v) : undefined);
 /** Tags as a set: the order they are listed in says nothing. */
 const tags = (v: unknown): string | undefined =>
   Array.isArray(v) && v.length > 0 ? canonical(v.map(String).sort()) : undefined;
@@ -105,7 +104,7 @@ export function exportDigest(entity: EntityName, payload: JsonObject): { mask: n
     mask |= 1 << i;
     text += `${i}\u0000${value}\u0001`;
   }
-  return { mask, digest: hash53(text) % 4294967296 >>> 0 };
+  return { mask, digest: (hash53(text) % 4294967296) >>> 0 };
 }
 
 /** The service's side, over the fields the export gave (`mask`): equal to the export's when they agree. */
@@ -116,7 +115,7 @@ export function serviceDigest(entity: EntityName, item: Obj, mask: number): numb
     if ((mask & (1 << i)) === 0) continue;
     text += `${i}\u0000${fields[i].fromService(item) ?? '\u0002'}\u0001`;
   }
-  return hash53(text) % 4294967296 >>> 0;
+  return (hash53(text) % 4294967296) >>> 0;
 }
 
 /** The names of the fields that differ, with both values, for the report. */

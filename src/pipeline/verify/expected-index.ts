@@ -1,8 +1,8 @@
 /**
  * What verify holds of the export: per expected record a few numbers, never the record. A million
- * messages cost ~24 bytes each (the id's 53-bit hash, the compared fields' 32-bit digest and which
- * fields the export set, where the record is, and what the service showed of it), plus an
- * open-addressing table of ids: ~40 MB in all, where a Map of id strings would take ~100.
+ * messages cost 15 bytes each (the id's 53-bit hash, the compared fields' 32-bit digest and which
+ * fields the export set, and what the service showed of it), plus an open-addressing table of ids:
+ * ~23 MB in all, where a Map of id strings would take ~100.
  */
 
 /** Not seen on the service (yet). */
@@ -30,17 +30,16 @@ export function hash53(text: string, seed = 0): number {
 /** The key verify matches on: the service lower-cases ids (docs/verify.md), so `Bob` and `bob` are one. */
 export const keyOf = (id: string): number => hash53(id.toLowerCase());
 
-/** State bits beside UNSEEN/SAME/DIFFERENT: beyond retention, and a repeated id. */
+/** State bits beside UNSEEN/SAME/DIFFERENT: beyond retention, a repeated id, met by the second reading. */
 const BEYOND = 16;
 const REPEAT = 32;
+const VISITED = 64;
 
 export interface ExpectedEntry {
   key: number;
   digest: number;
   /** Bit i set: the export gave compared field i. */
   mask: number;
-  fileNo: number;
-  line: number;
   /** A message older than the retention window: not readable, never missing. */
   beyondRetention: boolean;
 }
@@ -55,8 +54,6 @@ export class ExpectedIndex {
   private keys: Float64Array;
   private digests: Uint32Array;
   private masks: Uint16Array;
-  private files: Uint32Array;
-  private lines: Uint32Array;
   /** UNSEEN, SAME or DIFFERENT, with the BEYOND and REPEAT bits. */
   private states: Uint8Array;
   private table = new Int32Array(0);
@@ -75,8 +72,6 @@ export class ExpectedIndex {
     this.keys = new Float64Array(n);
     this.digests = new Uint32Array(n);
     this.masks = new Uint16Array(n);
-    this.files = new Uint32Array(n);
-    this.lines = new Uint32Array(n);
     this.states = new Uint8Array(n);
   }
 
@@ -93,8 +88,6 @@ export class ExpectedIndex {
     this.keys[at] = e.key;
     this.digests[at] = e.digest;
     this.masks[at] = e.mask;
-    this.files[at] = e.fileNo;
-    this.lines[at] = e.line;
     this.states[at] = e.beyondRetention ? BEYOND : 0;
   }
 
@@ -145,14 +138,21 @@ export class ExpectedIndex {
   setState(i: number, state: number): void {
     this.states[i] = (this.states[i] & ~15) | state;
   }
-  whereOf(i: number): { fileNo: number; line: number } {
-    return { fileNo: this.files[i], line: this.lines[i] };
+  /**
+   * True the first time it is asked of `i`: the second reading of the export meets records in the
+   * first's order, so the first record it meets with a key is the one the index holds (no file and
+   * line need to be kept for that: 8 bytes a record less).
+   */
+  firstVisit(i: number): boolean {
+    if ((this.states[i] & VISITED) !== 0) return false;
+    this.states[i] |= VISITED;
+    return true;
   }
 
   /** Linear probing over a power-of-two table: the slot holding `key`, or the empty one it would take. */
   private slotOf(key: number): number {
     const mask = this.table.length - 1;
-    let slot = (key % 4294967296 >>> 0) & mask;
+    let slot = ((key % 4294967296) >>> 0) & mask;
     for (;;) {
       const at = this.table[slot];
       if (at === 0 || this.keys[at - 1] === key) return slot;
@@ -162,7 +162,10 @@ export class ExpectedIndex {
 
   private grow(): void {
     const n = Math.ceil(this.keys.length * 1.5);
-    const copy = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(a: T, make: new (n: number) => T) => {
+    const copy = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(
+      a: T,
+      make: new (n: number) => T,
+    ) => {
       const b = new make(n);
       b.set(a);
       return b;
@@ -170,8 +173,6 @@ export class ExpectedIndex {
     this.keys = copy(this.keys, Float64Array);
     this.digests = copy(this.digests, Uint32Array);
     this.masks = copy(this.masks, Uint16Array);
-    this.files = copy(this.files, Uint32Array);
-    this.lines = copy(this.lines, Uint32Array);
     this.states = copy(this.states, Uint8Array);
   }
 }

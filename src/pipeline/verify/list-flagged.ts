@@ -22,23 +22,18 @@ export interface FlaggedOptions {
 
 /**
  * The second reading of the export, only of entities where something is missing or different: the
- * expected index holds no ids, so this names them, with file:line, the way the first reading found
- * them (the same input numbering, the same record at the same line).
+ * expected index holds no ids, so this names them, with file:line: the first record of each key
+ * met, as the first reading kept the first.
  */
 export async function listFlagged(options: FlaggedOptions): Promise<void> {
-  let fileNo = -1;
   for (const plan of options.plans) {
     const name = plan.entity.name;
     const index = options.indexes[name];
     const verdict = options.verdicts[name];
     const flagged = index !== undefined && verdict !== undefined && verdict.missing + verdict.different > 0;
-    if (!flagged) {
-      fileNo += plan.inputs.length;
-      continue;
-    }
+    if (!flagged) continue;
     const differing = options.differing[name] ?? new Map();
     for (const input of plan.inputs) {
-      fileNo++;
       const slots = new ItemSlots(createMapper(mapperOptionsFor(plan.entity, plan.source, options)));
       for await (const items of readInputBatches(input, { signal: options.signal, entity: name })) {
         for (const item of items) {
@@ -47,8 +42,7 @@ export async function listFlagged(options: FlaggedOptions): Promise<void> {
           const record = slots.record!;
           const i = index.find(keyOf(record.id));
           if (i < 0) continue;
-          const where = index.whereOf(i);
-          if (where.fileNo !== fileNo || where.line !== record.line) continue;
+          if (!index.firstVisit(i)) continue;
           const state = index.stateOf(i);
           const located = { id: record.id, file: record.file, line: record.line };
           if (state === UNSEEN && !index.isBeyondRetention(i)) {

@@ -26,8 +26,6 @@ export interface ExpectedOptions {
 /** What the export holds, per entity: the records the import sends, and what it does not. */
 export interface ExpectedSide {
   indexes: Partial<Record<EntityName, ExpectedIndex>>;
-  /** Each input's display name, by the number the indexes keep. */
-  files: string[];
   /** Records the import does not send: the checks refuse them (they are in the rejects file), or a file problem. */
   refused: Partial<Record<EntityName, number>>;
   /** Records skipped on purpose (deleted, before --since, exact copies). */
@@ -44,7 +42,7 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
   // Message ids are not kept there: the expected index holds them, and its first record of an id is
   // the one the import stored (a later copy was answered already-exists).
   const index = new ExportIndex({ configured, nowSec: options.nowSec, messageIds: 'none' });
-  const side: ExpectedSide = { indexes: {}, files: [], refused: {}, skipped: {} };
+  const side: ExpectedSide = { indexes: {}, refused: {}, skipped: {} };
   for (const plan of options.plans) {
     const name = plan.entity.name;
     const kept = options.entities.has(name);
@@ -54,7 +52,6 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
     let skipped = 0;
     let read = 0;
     for (const input of plan.inputs) {
-      const fileNo = side.files.push(input.display) - 1;
       const slots = new ItemSlots(createMapper(mapperOptionsFor(plan.entity, plan.source, options)));
       for await (const items of readInputBatches(input, { signal: options.signal, entity: name })) {
         for (const item of items) {
@@ -81,7 +78,7 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
           const sentAt = record.payload.sentAt;
           const cutoff = options.retentionCutoffSec;
           const beyondRetention = cutoff !== undefined && typeof sentAt === 'number' && sentAt < cutoff;
-          expected.add({ key: keyOf(record.id), digest, mask, fileNo, line: record.line, beyondRetention });
+          expected.add({ key: keyOf(record.id), digest, mask, beyondRetention });
         }
         options.onProgress?.(name, read);
       }

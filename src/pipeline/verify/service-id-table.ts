@@ -36,7 +36,7 @@ class ServiceIdTable implements ServiceIdLookup {
 
   private slotOf(n: number): number {
     const mask = this.ids.length - 1;
-    let slot = (n % 4294967296 >>> 0) & mask;
+    let slot = ((n % 4294967296) >>> 0) & mask;
     while (this.ids[slot] !== 0 && this.ids[slot] !== n) slot = (slot + 1) & mask;
     return slot;
   }
