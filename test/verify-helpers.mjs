@@ -18,17 +18,20 @@ export async function sandboxProcess(t, args = []) {
 const DAY = 86_400;
 
 /**
- * An export of 12 users, 3 groups, their members and `messages` messages, one NDJSON file each; message
+ * An export of 12 users (or `users`), 3 groups, their members and `messages` messages, one NDJSON file each; message
  * i is sent `ageDays(i)` days ago. `idCase` turns ids to mixed case (`User3`, `GRP1`, `Msg-7`), which
  * the service lower-cases.
  */
-export async function writeVerifyExport(dir, { messages = 60, ageDays = (i) => i / 10, idCase = false } = {}) {
+export async function writeVerifyExport(
+  dir,
+  { messages = 60, users: userCount = 12, ageDays = (i) => i / 10, idCase = false } = {},
+) {
   const now = Math.floor(Date.now() / 1000);
   const uid = (i) => (idCase ? `User${i}` : `user${i}`);
   const guid = (i) => (idCase ? `GRP${i}` : `grp${i}`);
   const muid = (i) => (idCase ? `Msg-${i}` : `msg${i}`);
   const lines = (records) => records.map((r) => `${JSON.stringify(r)}\n`).join('');
-  const users = Array.from({ length: 12 }, (_, i) => ({ uid: uid(i), name: `User ${i}`, tags: ['t'] }));
+  const users = Array.from({ length: userCount }, (_, i) => ({ uid: uid(i), name: `User ${i}`, tags: ['t'] }));
   const groups = Array.from({ length: 3 }, (_, i) => ({ guid: guid(i), name: `Group ${i}`, type: 'public' }));
   const members = [];
   for (let g = 0; g < 3; g++) for (let k = 0; k < 4; k++) members.push({ guid: guid(g), uid: uid(g * 4 + k) });

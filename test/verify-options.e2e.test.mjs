@@ -109,3 +109,18 @@ test('Ctrl+C ends a verify at once: exit 130, reads under way ended, nothing pri
   assert.match(stderr, /stopping/);
   assert.equal(stdout, '');
 });
+
+test('pages: 2,500 messages over three cursor pages, 1,200 users over two pages (total is 0)', async (t) => {
+  const sb = await sandboxProcess(t, ['--lose-pattern', '^(msg1999|msg2400)$']);
+  const ws = await verifyWorkspace(sb.url, { messages: 2500, users: 1200, ageDays: (i) => i / 100 });
+  assert.equal((await importRun(ws.dir)).code, 0);
+  const run = await verify(ws.dir, ['--json']);
+  assert.equal(run.code, 3, run.stderr);
+  const { users, messages } = JSON.parse(run.stdout).entities;
+  assert.deepEqual([users.expected, users.present, users.extra], [1200, 1200, 0]);
+  assert.deepEqual([messages.expected, messages.present, messages.extra], [2500, 2498, 0]);
+  assert.deepEqual(
+    messages.missingRecords.map((m) => m.id),
+    ['msg1999', 'msg2400'],
+  );
+});
