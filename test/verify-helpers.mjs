@@ -11,6 +11,7 @@ export async function sandboxProcess(t, args = []) {
   t.after(() => child.kill('SIGTERM'));
   const [line] = await once(child.stdout, 'data');
   const { url } = JSON.parse(String(line));
+  /** The sandbox's control answers, read field by field by the tests. @returns {Promise<any>} */
   const get = async (what) => (await fetch(`${url}/__sandbox/${what}`)).json();
   return { url, stats: () => get('stats'), records: () => get('records'), lost: () => get('lost') };
 }
