@@ -5,6 +5,7 @@ import { chooseReporterMode, createReporter } from '../report/create-reporter.js
 import { formatVerifyJson, formatVerifyText } from '../report/verify-report.js';
 import type { VerifyResult } from '../pipeline/verify/verify-result.js';
 import { sinceTime, wholeNumber } from './arg-parsers.js';
+import { keepWasmCompileSmall } from './heap-budget.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { planRun } from './plan-run.js';
 import { redact, runCommand } from './run-command.js';
@@ -47,6 +48,7 @@ async function verifyAction(opts: VerifyOptions): Promise<number> {
   let result: VerifyResult;
   try {
     // The HTTP stack loads only here, as import's does.
+    keepWasmCompileSmall();
     const { verifyOrRepair } = await import('../pipeline/repair/run-repair.js');
     result = await verifyOrRepair({
       config,

@@ -40,7 +40,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const entities = new Set(configured.filter((e) => options.entities?.has(e) ?? true));
   const cutoff = options.retentionDays > 0 ? options.nowSec - options.retentionDays * 86_400 : undefined;
   // One read first: a wrong key or an unreachable service stops verify before a long reading of the
-  // export; and undici's first request (its HTTP parser compiled) briefly takes ~30 MB, better spent
+  // export; and undici's first request (its HTTP parser compiled) briefly takes memory, better spent
   // before the export's digests are held than on top of them.
   await options.client.get('users', { perPage: 1, page: 1 });
   options.events.info('reading the export ...');
