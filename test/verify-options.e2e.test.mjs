@@ -83,12 +83,12 @@ test('validate counts the messages older than retentionDays and says what to do'
   const { dir } = await verifyWorkspace('http://127.0.0.1:9', { ageDays: (i) => i * 12 });
   const run = await runCli(['validate'], { cwd: dir });
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stdout, /note: 44 messages are older than the service's 183-day retention window/);
-  assert.match(run.stdout, /--since/);
+  assert.match(run.stderr, /warning: 44 messages are older than the service's 183-day retention window/);
+  assert.match(run.stderr, /--since/);
   const json = await runCli(['validate', '--json', '--retention-days', '365'], { cwd: dir });
   assert.equal(JSON.parse(json.stdout).beyondRetention, 29);
   const none = await runCli(['validate', '--retention-days', '0'], { cwd: dir });
-  assert.doesNotMatch(none.stdout, /retention/);
+  assert.doesNotMatch(none.stderr + none.stdout, /retention/);
 });
 
 test('Ctrl+C ends a verify at once: exit 130, reads under way ended, nothing printed as a result', async (t) => {

@@ -65,7 +65,9 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
     });
     beyondRetention = result.beyondRetention;
     if (opts.dryRun) {
-      process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result, config.retentionDays));
+      const notice = retentionNotice(beyondRetention, config.retentionDays);
+      if (notice) process.stderr.write(`warning: ${notice}\n`);
+      process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
       return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
     }
     if (result.errorCount > 0) {

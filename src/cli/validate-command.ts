@@ -4,6 +4,7 @@ import { ExitCode } from '../errors.js';
 import { runValidate } from '../pipeline/validate/run-validate.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
 import { planRun } from './plan-run.js';
+import { retentionNotice } from '../pipeline/retention.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
 
@@ -37,7 +38,10 @@ async function validateAction(opts: ValidateOptions): Promise<number> {
       signal: controller.signal,
       retentionDays: config.retentionDays,
     });
-    process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result, config.retentionDays));
+    // On stderr, as a warning: the report on stdout stays the list of problems.
+    const notice = retentionNotice(result.beyondRetention, config.retentionDays);
+    if (notice) process.stderr.write(`warning: ${notice}\n`);
+    process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
     if (controller.signal.aborted) return ExitCode.interrupted;
     return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
   } finally {

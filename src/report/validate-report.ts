@@ -1,5 +1,4 @@
 import type { LocatedProblem, ValidateResult } from '../pipeline/validate/validate-result.js';
-import { retentionNotice } from '../pipeline/retention.js';
 import { plural } from './words.js';
 
 /** `file:line: entity id: field: message [rule]`, the shape compilers and mmctl use, so editors can jump to it. */
@@ -10,8 +9,7 @@ export function formatProblem(p: LocatedProblem): string {
   return `${p.file}:${p.line}: ${who}: ${field}${p.message} [${p.rule}]`;
 }
 
-/** `retentionDays`: the window the result's `beyondRetention` was counted against, for its notice. */
-export function formatValidateText(r: ValidateResult, retentionDays?: number): string {
+export function formatValidateText(r: ValidateResult): string {
   const out: string[] = [];
   if (r.errors.length > 0) {
     out.push(`Errors (${r.errorCount}):`);
@@ -22,10 +20,6 @@ export function formatValidateText(r: ValidateResult, retentionDays?: number): s
     for (const p of r.warnings) out.push(`  ${formatProblem(p)}`);
   }
   for (const n of r.notChecked) out.push(`note: ${n}`);
-  if (retentionDays !== undefined) {
-    const notice = retentionNotice(r.beyondRetention, retentionDays);
-    if (notice) out.push(`note: ${notice}`);
-  }
   const dropped = r.errorCount + r.warningCount - r.errors.length - r.warnings.length;
   if (dropped > 0) out.push(`(${plural(dropped, 'more problem', 'more problems')} counted but not listed)`);
   if (r.stoppedEarly) {
