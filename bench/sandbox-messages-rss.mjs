@@ -61,7 +61,7 @@ let read = 0;
 let cursor = '';
 for (;;) {
   const res = await fetch(`${url}/v3/messages?limit=1000${cursor}`, { headers: { apikey: SANDBOX_KEY } });
-  const page = await res.json();
+  const page = /** @type {any} */ (await res.json());
   read += page.data.length;
   if (!page.meta.next || page.data.length < 1000) break;
   cursor = `&id=${page.meta.next.id}&affix=append`;

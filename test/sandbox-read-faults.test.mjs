@@ -13,7 +13,7 @@ test('lost records: answered success, not stored, listed, stored when sent again
   const listed = (await call(s, 'users?perPage=1000')).json.data.map((u) => u.uid);
   assert.equal(listed.length, 200 - lost.length);
   for (const uid of lost) assert.ok(!listed.includes(uid) && !(uid in s.records().users));
-  const control = await fetch(`${s.url}/__sandbox/lost`).then((r) => r.json());
+  const control = /** @type {any} */ (await fetch(`${s.url}/__sandbox/lost`).then((r) => r.json()));
   assert.deepEqual(control.users, lost);
   assert.equal(s.stats().perEntity.users.lost, lost.length);
 

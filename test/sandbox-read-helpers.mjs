@@ -15,7 +15,10 @@ export async function readSandbox(t, options = {}) {
   return s;
 }
 
-/** Imports `records` (keyed by `idOf`) in requests of 50; returns every per-record answer by key. */
+/**
+ * Imports `records` (keyed by `idOf`) in requests of 50; returns every per-record answer by key.
+ * @returns {Promise<any>}
+ */
 export async function importAll(s, entity, records, idOf) {
   const answers = {};
   for (let i = 0; i < records.length; i += 50) {
@@ -26,7 +29,7 @@ export async function importAll(s, entity, records, idOf) {
       body: JSON.stringify(body),
     });
     assert.equal(res.status, 200);
-    Object.assign(answers, (await res.json()).data);
+    Object.assign(answers, /** @type {any} */ (await res.json()).data);
   }
   return answers;
 }
@@ -34,7 +37,9 @@ export async function importAll(s, entity, records, idOf) {
 /**
  * @param {{ url: string }} s
  * @param {string} path after the version, with its query
- * @param {{ method?: string, body?: unknown, headers?: Record<string, string>, version?: string, key?: string | null }} [o]
+ * @param {{ method?: string, body?: unknown, headers?: Record<string, string>, version?: string,
+ *   key?: string | null }} [o]
+ * @returns {Promise<{ status: number, headers: Headers, json: any }>}
  */
 export async function call(s, path, { method = 'GET', body, headers = {}, version = 'v3', key = KEY } = {}) {
   const res = await fetch(`${s.url}/${version}/${path}`, {
@@ -49,7 +54,13 @@ export async function call(s, path, { method = 'GET', body, headers = {}, versio
   return { status: res.status, headers: res.headers, json: await res.json() };
 }
 
-/** Pages a message list by `id` + `affix=append` from `meta.next`, deduping by id, as read-api.md says. */
+/**
+ * Pages a message list by `id` + `affix=append` from `meta.next`, deduping by id, as read-api.md says.
+ * @param {{ url: string }} s
+ * @param {string} path
+ * @param {{ limit?: number, headers?: Record<string, string> }} [options]
+ * @returns {Promise<{ messages: any[], pages: number }>}
+ */
 export async function readAllMessages(s, path, { limit = 1000, headers } = {}) {
   const seen = new Map();
   let pages = 0;

@@ -163,3 +163,31 @@ test('retention: old messages are accepted by the import and never read; reads w
   assert.equal(old.json.error.code, 'ERR_MESSAGE_ID_NOT_FOUND');
   assert.equal(Object.keys(s.records().messages).length, 5);
 });
+
+test('keepRecords false: reads list ids, scopes and message ids without content', async (t) => {
+  const s = await readSandbox(t, { keepRecords: false });
+  await importAll(s, 'users', [user('Ann'), user('bob')], (u) => u.uid);
+  await importAll(s, 'groups', [{ guid: 'g1', name: 'G', type: 'public' }], (g) => g.guid);
+  await importAll(s, 'members', [{ guid: 'g1', uid: 'ann', scope: 'admin' }], (m) => `${m.guid}_member_${m.uid}`);
+  const sent = await importAll(
+    s,
+    'messages',
+    [message('m1'), message('m2', { receiverType: 'group', receiver: 'g1' })],
+    (m) => m.muid,
+  );
+  assert.deepEqual((await call(s, 'users')).json.data, [{ uid: 'ann' }, { uid: 'bob' }]);
+  assert.deepEqual((await call(s, 'groups/g1')).json.data, { guid: 'g1', membersCount: 1 });
+  assert.deepEqual((await call(s, 'groups/g1/members')).json.data, [{ uid: 'ann', scope: 'admin' }]);
+  const { messages } = await readAllMessages(s, 'messages');
+  assert.deepEqual(messages[1], {
+    id: sent.m2.data.id,
+    muid: 'm2',
+    conversationId: 'group_g1',
+    sender: 'u1',
+    receiverType: 'group',
+    receiver: 'g1',
+    sentAt: T0 + 100,
+    updatedAt: T0 + 100,
+  });
+  assert.equal(s.records().messages.m1, true);
+});

@@ -98,8 +98,24 @@ export class CompanionLog<E extends object> implements CheckpointCompanion {
     }
   }
 
+  /** Set: checkpoints keep this mark instead of the file's end (`holdMark`). */
+  private held?: CompanionMark;
+
   get mark(): CompanionMark {
+    if (this.held) return this.held;
     return { path: this.path, bytes: this.flushedBytes + this.pendingBytes, run: this.run, before: hashOf(this.tail) };
+  }
+
+  /**
+   * Checkpoints record `mark` (the one resumed from) until `releaseMark`: with `pastMark: 'keep'`, the
+   * lines past it stay unacknowledged, so a second crash finds them again.
+   */
+  holdMark(mark: CompanionMark): void {
+    this.held = mark;
+  }
+
+  releaseMark(): void {
+    this.held = undefined;
   }
 
   write(entry: E): void {
@@ -116,13 +132,22 @@ export class CompanionLog<E extends object> implements CheckpointCompanion {
         recordOmitted: 'nested too deeply to write as JSON',
       });
     }
-    const bytes = Buffer.from(`${line}\n`, 'utf8');
-    this.buffer += `${line}\n`;
-    this.pendingBytes += bytes.length;
+    this.writeLines(`${line}\n`);
+  }
+
+  /**
+   * Whole lines already made, each starting `{"run":"<run>"` (see `run`): a batch's lines in one
+   * call, so a busy log costs one byte count and one tail update per batch, not per line.
+   */
+  writeLines(text: string): void {
+    this.buffer += text;
+    this.pendingBytes += Buffer.byteLength(text, 'utf8');
+    // The last BEFORE_BYTES characters hold at least BEFORE_BYTES bytes.
+    const last = Buffer.from(text.length > BEFORE_BYTES ? text.slice(-BEFORE_BYTES) : text, 'utf8');
     this.tail =
-      bytes.length >= BEFORE_BYTES
-        ? bytes.subarray(bytes.length - BEFORE_BYTES)
-        : Buffer.concat([this.tail, bytes]).subarray(-BEFORE_BYTES);
+      last.length >= BEFORE_BYTES
+        ? last.subarray(last.length - BEFORE_BYTES)
+        : Buffer.concat([this.tail, last]).subarray(-BEFORE_BYTES);
   }
 
   flush(): Promise<void> {
@@ -167,11 +192,11 @@ function unwritable(kind: CompanionKind, path: string, err: unknown): Checkpoint
 const hashOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
 
 /**
- * Takes out the lines the marked run wrote past its mark (`drop`) or hands them over (`keep`), and
- * takes out a last line cut short (unreadable, whoever wrote it), keeping every other line after the mark. Left whole (and said why) when the
- * bytes before the mark are not those marked: the file was edited or replaced since, and cutting at
- * that offset could take out lines that are not those. A file shorter than the mark was emptied or
- * rotated: nothing of the run is in it to take out.
+ * Takes out the lines the marked run wrote past its mark (`drop`), or hands over every line past it
+ * (`keep`); takes out a last line cut short (unreadable, whoever wrote it); keeps every other line
+ * after the mark. Left whole (and said why) when the bytes before the mark are not those marked: the
+ * file was edited or replaced since, and cutting at that offset could take out lines that are not
+ * those. A file shorter than the mark was emptied or rotated: nothing of the run is in it to take out.
  */
 async function takeUnacknowledged(
   path: string,
@@ -188,8 +213,9 @@ async function takeUnacknowledged(
   const lines = (await readRange(path, mark.bytes, size)).toString('utf8').split('\n');
   const torn = lines.pop() !== '';
   const own = `{"run":"${mark.run}"`;
-  const ownLines = lines.filter((line) => line.startsWith(own));
   const keep = pastMark === 'keep';
+  // Kept lines past the mark are all this migration's (the file is named after its checkpoint), whatever run.
+  const ownLines = lines.filter((line) => line !== '' && (keep || line.startsWith(own)));
   const kept = lines.filter((line) => line !== '' && (keep || !line.startsWith(own)));
   const dropped = keep ? 0 : ownLines.length;
   const resumed: ResumedTail = keep ? { dropped, kept: ownLines } : { dropped };

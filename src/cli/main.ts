@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../errors.js';
 import { registerDemoCommand } from './demo-command.js';
+import { registerIdsCommand } from './ids-command.js';
 import { keepHeapSmall } from './heap-budget.js';
 import { registerImportCommand } from './import-command.js';
 import { printJsonError } from './run-command.js';
@@ -27,6 +28,7 @@ registerStatusCommand(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
 registerVerifyCommand(program);
+registerIdsCommand(program);
 for (const cmd of program.commands) cmd.exitOverride();
 // The memory budget is import's and validate's; the sandbox stands in for a remote service, and a
 // heap held small would only spend its CPU on GC that the tool it serves then waits for.

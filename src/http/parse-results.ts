@@ -79,11 +79,21 @@ function idInData(entry: unknown): string | undefined {
   return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }
 
+const WS = '[ \\t\\r\\n]*';
+const ID_FIRST = new RegExp(
+  `\\{${WS}"success"${WS}:${WS}true${WS},${WS}"data"${WS}:${WS}\\{${WS}"id"${WS}:${WS}"?(\\d{1,30})"?${WS}[,}]`,
+  'y',
+);
+
 /**
  * `data.id` of the result whose text is `text[start, end)`, found by the same structural scan as the
  * map (no parse of the echoed record); undefined when the answer has none.
  */
 function serviceIdAt(text: string, start: number, end: number): string | undefined {
+  // The usual answer puts `success`, then `data` with `id` first: read in place, no scan.
+  ID_FIRST.lastIndex = start;
+  const first = ID_FIRST.exec(text);
+  if (first !== null && ID_FIRST.lastIndex <= end) return first[1];
   const result = objectEntries(text, start, end);
   const data = result && memberNamed(result, 'data');
   if (!data || !text.startsWith('{', data.start)) return undefined;

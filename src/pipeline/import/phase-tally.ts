@@ -45,7 +45,7 @@ export class PhaseTally {
         this.reject({ entry, slot: { progress, ordinal: r.record.ordinal, hash: hashOfRecord(r.record) } });
       }
       if (outcome.skipped > 0) this.addSkips({ duplicate: outcome.skipped });
-      if (this.idLog) for (const accepted of outcome.accepted) this.idLog.write(idLogLine(accepted));
+      if (this.idLog && outcome.accepted.length > 0) this.idLog.write(outcome.accepted.map(idLogLine));
       this.counts.imported += outcome.imported;
       this.counts.alreadyPresent += outcome.alreadyPresent;
       this.totals.imported += outcome.imported;

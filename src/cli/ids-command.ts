@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { findIdLines } from '../checkpoint/find-ids.js';
+import { idLogPathOf, idMapPathOf } from '../checkpoint/state-files.js';
+import { ExitCode } from '../errors.js';
+import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
+import { runCommand } from './run-command.js';
+
+export function registerIdsCommand(program: Command): void {
+  const ids = program.command('ids').description("look up records in the migration's id map and id log");
+  addConfigOptions(ids.command('find <id>'))
+    .description('print every line about a source id, muid, uid, guid or service message id (exit 1: none)')
+    .action(runCommand((id: string, opts: CommonOptions) => findAction(id, opts)));
+}
+
+async function findAction(id: string, opts: CommonOptions): Promise<number> {
+  const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
+    // Like status: a bare --checkpoint is enough, no target needed.
+    if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint } as { checkpoint: string } };
+    throw err;
+  });
+  const found = await findIdLines(config.checkpoint, id);
+  if (opts.json) {
+    const doc = { id, files: [idMapPathOf(config.checkpoint), idLogPathOf(config.checkpoint)], lines: found };
+    process.stdout.write(`${JSON.stringify(doc)}\n`);
+  } else if (found.length === 0) {
+    process.stderr.write(
+      `nothing about ${id} in ${idMapPathOf(config.checkpoint)} or ${idLogPathOf(config.checkpoint)}\n`,
+    );
+  } else {
+    // As grep -n prints: file, line, the line itself.
+    for (const f of found) process.stdout.write(`${f.file}:${f.line}: ${JSON.stringify(f.entry)}\n`);
+  }
+  return found.length > 0 ? ExitCode.ok : ExitCode.fatal;
+}
