@@ -19,8 +19,8 @@ export class RepairSender {
     private readonly batchSize: number,
     private readonly concurrency: number,
     readonly outcome: RepairOutcome,
-    /** Each record the service now holds, for the id log (a message with the service's id). */
-    private readonly onAccepted: (accepted: AcceptedRecord) => void = () => {},
+    /** Each batch's records the service now holds, for the id log (a message with the service's id). */
+    private readonly onAccepted: (accepted: readonly AcceptedRecord[]) => void = () => {},
   ) {}
 
   async offer(record: MappedRecord): Promise<void> {
@@ -49,7 +49,7 @@ export class RepairSender {
       (answer) => {
         this.outcome.imported += answer.imported;
         this.outcome.alreadyPresent += answer.alreadyPresent + answer.skipped;
-        for (const accepted of answer.accepted) this.onAccepted(accepted);
+        if (answer.accepted.length > 0) this.onAccepted(answer.accepted);
         for (const { record, code, message } of answer.rejected) {
           this.outcome.rejected.push({ id: record.id, file: record.file, line: record.line, code, message });
         }

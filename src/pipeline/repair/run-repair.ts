@@ -11,8 +11,8 @@ import type { RepairOutcome, VerifyResult } from '../verify/verify-result.js';
 import { RepairSender } from './repair-sender.js';
 import { CheckpointLock } from '../../checkpoint/lock.js';
 import { IdLog } from '../../checkpoint/id-log.js';
-import { idLogPathOf } from '../../checkpoint/state-files.js';
 import { idLogLine } from '../import/phase-tally.js';
+import { idLogPathOf } from '../../checkpoint/state-files.js';
 
 export interface VerifyRunOptions {
   config: MigrateConfig;
@@ -69,7 +69,7 @@ export async function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyR
     idLog = await IdLog.open(idLogPathOf(config.checkpoint));
     const log = idLog;
     const repairs = new RepairSender(sender, config.batchSize, config.concurrency, outcome, (accepted) =>
-      log.write(idLogLine(accepted)),
+      log.write(accepted.map(idLogLine)),
     );
     first = await runVerifySession({
       ...session,
