@@ -71,11 +71,18 @@ export function formatVerifyText(r: VerifyResult): string {
     out.push(`  ${entity.padEnd(9)} ${cells.join(' ')}`);
   }
   const expected = entries(r).reduce((n, [, v]) => n + v.expected, 0);
+  const old = entries(r).reduce((n, [, v]) => n + v.beyondRetention, 0);
+  // Old messages the service hides are not "on the service": the OK line says so rather than count them in.
+  const shown =
+    old === 0
+      ? `all ${plural(expected, 'record')} of the export are on the service`
+      : `all ${expected - old} records of the export the service shows are on it; ` +
+        `${plural(old, 'message')} older than the ${r.retentionDays}-day window are not shown`;
   const requests = `${plural(r.requests, 'read request')}, ${(r.elapsedMs / 1000).toFixed(1)} s`;
   out.push(
     '',
     r.ok
-      ? `OK: all ${plural(expected, 'record')} of the export are on the service (${requests})`
+      ? `OK: ${shown} (${requests})`
       : `FAILED: ${missing} missing, ${different} different, of ${plural(expected, 'record')} (${requests})`,
   );
   return `${out.join('\n')}\n`;
