@@ -82,7 +82,9 @@ test('two years of messages, a 183-day window: old ones reported apart, never mi
   assert.deepEqual(messages.missingRecords, [{ id: 'msg3', file: 'messages.ndjson', line: 4 }]);
   const text = await verify(ws.dir);
   assert.match(text.stdout, /note: 44 messages older than the 183-day retention window/);
-  assert.equal((await verify(ws.dir, ['--repair'])).code, 0);
+  const repaired = await verify(ws.dir, ['--repair']);
+  assert.equal(repaired.code, 0, repaired.stdout);
+  assert.match(repaired.stdout, /^OK: all 43 records of the export the service shows .*44 messages older than/m);
   // With the window set to unlimited, the old messages the service hides are missing after all.
   const unlimited = await verify(ws.dir, ['--retention-days', '0', '--json']);
   assert.equal(unlimited.code, 3);
