@@ -70,12 +70,14 @@ export function lastJson(result, what) {
 /**
  * Starts `chat-migrate sandbox` in its own process and resolves once it listens.
  * Returns { url, stats(), stop() }; stop() resolves with the sandbox process's peak RSS report.
- * @param {{ requestsPerMinute?: number, latencyMs?: number, nodeFlags?: string[] }} [options]
+ * @param {{ requestsPerMinute?: number, latencyMs?: number, nodeFlags?: string[], keepRecords?: boolean }} [options]
  */
-export async function startSandboxChild({ requestsPerMinute, latencyMs, nodeFlags = [] } = {}) {
+export async function startSandboxChild({ requestsPerMinute, latencyMs, nodeFlags = [], keepRecords = false } = {}) {
   mkdirSync(RUN_DIR, { recursive: true });
   const rssFile = path.join(RUN_DIR, `rss-sandbox-${process.pid}-${++serial}.json`);
-  const args = [BIN, 'sandbox', '--port', '0', '--json', '--no-keep-records', '--api-key', SANDBOX_KEY];
+  // Records are kept only where they are read back (verify): ids alone keep a million-record sandbox small.
+  const keep = keepRecords ? [] : ['--no-keep-records'];
+  const args = [BIN, 'sandbox', '--port', '0', '--json', ...keep, '--api-key', SANDBOX_KEY];
   if (requestsPerMinute) args.push('--requests-per-minute', String(requestsPerMinute));
   if (latencyMs) args.push('--latency-ms', String(latencyMs));
   const child = spawn(process.execPath, [...nodeFlags, '--import', REPORT_RSS, ...args], {

@@ -12,13 +12,14 @@ import { formatProfile, summariseProfile } from './cpu-profile.mjs';
 import { ensureDataset } from './generate.mjs';
 import { measureManyFiles } from './files-section.mjs';
 import { measureMedia } from './media-section.mjs';
+import { measureVerify } from './verify-section.mjs';
 import { measureFormats } from './format-runs.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
 import { formatTable, mb, num, pct } from './table.mjs';
 import { renderPerformanceDoc } from './performance-doc.mjs';
 
 const FORMATS = ['ndjson', 'csv', 'json'];
-const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files', 'media'];
+const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files', 'media', 'verify'];
 
 const { values: opts } = parseArgs({
   options: {
@@ -136,7 +137,7 @@ log(
 );
 
 // The main export (620 MB at scale 1) only for the sections that read it: `--only files` stays quick.
-const readsMain = ['floor', 'validate', 'import', 'naive'].some((s) => only.has(s));
+const readsMain = ['floor', 'validate', 'import', 'naive', 'verify'].some((s) => only.has(s));
 const needsMain = readsMain || opts['messages-3m'] || opts.profile;
 const ds = needsMain ? ensureDataset({ ...main, formats: FORMATS }, log) : undefined;
 // Per format: a floor, validate (--repeat times, a floor after each), import, a floor (format-runs.mjs).
@@ -362,6 +363,7 @@ if (only.has('naive')) {
 
 // Exports of many small files: requests against ceil(N/50) per phase, not time (issue 14).
 if (only.has('files')) details.files = await measureManyFiles({ concurrency, log, row });
+if (only.has('verify')) details.verify = await measureVerify({ ds, concurrency, log, row });
 
 // Attachments re-hosted into an S3-compatible bucket during the import (issue 18).
 if (only.has('media')) details.media = await measureMedia({ concurrency, log, row });

@@ -59,3 +59,6 @@ export class InterruptedError extends MigrationError {
     super('INTERRUPTED', message, { exitCode: ExitCode.interrupted });
   }
 }
+
+/** verify could not finish its comparison (the service's reads cannot be matched to the export). */
+export class VerifyError extends MigrationError {}

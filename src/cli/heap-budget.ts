@@ -37,3 +37,13 @@ export function keepHeapSmall(): void {
   });
   observer.observe({ entryTypes: ['gc'] });
 }
+
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly at the first request, and V8's optimising
+ * compiler took ~35 MB for that for a moment (measured: a lone GET peaked at 99 MB RSS, 64 MB with
+ * this). Its baseline compiler is enough for parsing answers' headers. For verify, whose budget at a
+ * million messages is held by its digests: set before the first request, which is when it compiles.
+ */
+export function keepWasmCompileSmall(): void {
+  v8.setFlagsFromString('--liftoff-only');
+}

@@ -8,6 +8,8 @@ import { plural } from '../report/words.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { planRun, type RunPlan } from './plan-run.js';
+import { countBeyondRetention } from '../pipeline/import/count-beyond-retention.js';
+import { retentionCutoff, retentionNotice } from '../pipeline/retention.js';
 import { sinceTime } from './arg-parsers.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { redact, runCommand } from './run-command.js';
@@ -52,6 +54,7 @@ async function importAction(opts: ImportOptions): Promise<number> {
 async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunPlan): Promise<number> {
   const { plans, sourcesIdentity, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
+  let beyondRetention: number | undefined;
 
   if (opts.dryRun || opts.strict) {
     const result = await runValidate({
@@ -60,8 +63,12 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
       importSoftDeleted: config.importSoftDeleted,
       sinceSec: opts.since,
       maxErrors: 0,
+      retentionDays: config.retentionDays,
     });
+    beyondRetention = result.beyondRetention;
     if (opts.dryRun) {
+      const notice = retentionNotice(beyondRetention, config.retentionDays);
+      if (notice) process.stderr.write(`warning: ${notice}\n`);
       process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
       return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
     }
@@ -80,6 +87,18 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
   const signals = installStopSignals(() => reporter.info(STOPPING_NOTICE));
   let summary: ImportSummary;
   try {
+    // Said once, before anything is sent: the service would take these messages and never show them.
+    const cutoff = retentionCutoff(nowSec, config.retentionDays);
+    if (cutoff !== undefined && beyondRetention === undefined && !(opts.since !== undefined && opts.since >= cutoff)) {
+      const { importSoftDeleted } = config;
+      beyondRetention = await countBeyondRetention(plans, {
+        cutoffSec: cutoff,
+        importSoftDeleted,
+        sinceSec: opts.since,
+      });
+    }
+    const notice = retentionNotice(beyondRetention ?? 0, config.retentionDays);
+    if (notice) reporter.warning(notice);
     // The HTTP stack loads only for a run that sends.
     const { runImportSession } = await import('../pipeline/import/import-session.js');
     summary = await runImportSession({

@@ -13,6 +13,7 @@ import { registerReportCommand } from './report-command.js';
 import { registerStatusCommand } from './status-command.js';
 import { registerUndoCommand } from './undo-command.js';
 import { registerValidateCommand } from './validate-command.js';
+import { registerVerifyCommand } from './verify-command.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -31,6 +32,7 @@ registerStatusCommand(program);
 registerSandboxCommand(program);
 registerDemoCommand(program);
 registerInitCommand(program);
+registerVerifyCommand(program);
 registerIdsCommand(program);
 registerReplayCommand(program);
 registerUndoCommand(program);

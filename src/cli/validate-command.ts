@@ -4,6 +4,7 @@ import { ExitCode } from '../errors.js';
 import { runValidate } from '../pipeline/validate/run-validate.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
 import { planRun } from './plan-run.js';
+import { retentionNotice } from '../pipeline/retention.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
 import { openRunLog } from '../pipeline/run-log.js';
@@ -43,15 +44,20 @@ async function validateAction(opts: ValidateOptions): Promise<number> {
       sinceSec: opts.since,
       maxErrors: opts.maxErrors && opts.maxErrors > 0 ? opts.maxErrors : 0,
       signal: controller.signal,
+      retentionDays: config.retentionDays,
     });
     if (!controller.signal.aborted && !result.stoppedEarly) {
       const { countExpiringAttachments } = await import('../pipeline/validate/expiring-media.js');
       const run = { importSoftDeleted: config.importSoftDeleted, sinceSec: opts.since, signal: controller.signal };
       result.expiringMedia = await countExpiringAttachments(plans, config.media, run);
     }
+    // On stderr, as a warning: the report on stdout stays the list of problems.
+    const notice = retentionNotice(result.beyondRetention, config.retentionDays);
+    if (notice) process.stderr.write(`warning: ${notice}\n`);
     process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
-    const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly } = result;
-    runLog.event('validate-end', { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly });
+    const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention } = result;
+    const ended = { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention };
+    runLog.event('validate-end', ended);
     if (controller.signal.aborted) status = 'interrupted';
     else status = errorCount > 0 ? 'completed-with-errors' : 'completed';
     if (controller.signal.aborted) return ExitCode.interrupted;

@@ -10,13 +10,15 @@ import { EXAMPLE_MEDIA, type MediaConfig } from './media-schema.js';
 /** The hosted service's documented limits (import-api.md "Limits"). */
 export const MAX_BATCH_SIZE = 50;
 export const DEFAULT_REQUESTS_PER_MINUTE = 60;
+/** Reads share the app's 20,000-a-minute standard budget with its users (docs/verify.md): stay well below. */
+export const DEFAULT_READ_REQUESTS_PER_MINUTE = 600;
 /** The hosted service's regions (the vendor's OpenAPI file, `servers[].variables.region.enum`). */
 export const KNOWN_REGIONS = ['us', 'eu', 'in'] as const;
 
 /** How a value is checked; string, path and url are all non-empty strings (URLs are checked when used). */
 export type KeyKind = 'string' | 'path' | 'url' | 'int' | 'bool' | 'rate' | 'sources' | 'media';
 /** The commands that read the config; each accepts every key, and uses the ones its entries name. */
-export type CommandName = 'import' | 'validate' | 'status';
+export type CommandName = 'import' | 'validate' | 'status' | 'verify';
 
 /** The sections of the reference page, in its order. */
 export const KEY_GROUPS = {
@@ -71,8 +73,8 @@ export interface KeySpec {
   pattern?: { regex: RegExp; what: string };
 }
 
-const IMPORT = ['import'] as const;
-const READ = ['import', 'validate'] as const;
+const IMPORT = ['import', 'verify'] as const;
+const READ = ['import', 'validate', 'verify'] as const;
 
 export const CONFIG_KEYS = {
   appId: {
@@ -150,7 +152,7 @@ export const CONFIG_KEYS = {
   checkpoint: {
     kind: 'path',
     group: 'checkpoint',
-    commands: ['import', 'status'],
+    commands: ['import', 'status', 'verify'],
     default: '.migrate-checkpoint.json',
     flag: '--checkpoint <file>',
     help: 'checkpoint file: the progress of the run',
@@ -171,7 +173,7 @@ export const CONFIG_KEYS = {
     kind: 'int',
     min: 0,
     group: 'checkpoint',
-    commands: IMPORT,
+    commands: ['import'],
     default: 200,
     flag: '--checkpoint-interval-ms <n>',
     help: 'shortest time between checkpoint writes while batches are answered; 0: after every batch',
@@ -223,6 +225,29 @@ export const CONFIG_KEYS = {
     default: 30_000,
     flag: '--timeout-ms <n>',
     help: 'request timeout, in milliseconds',
+  },
+  readRequestsPerMinute: {
+    kind: 'rate',
+    group: 'sending',
+    commands: ['verify'],
+    default: DEFAULT_READ_REQUESTS_PER_MINUTE,
+    flag: '--read-requests-per-minute <n>',
+    help: 'client-side rate limit of the reads verify makes, or "auto" (learnt from X-Rate-Limit); lowered on 429s',
+    doc:
+      "Reads count against the app's standard budget (20,000 a minute, 500 on the free plan), which the " +
+      "app's own users share: keep it well below. See [Verify](verify.md).",
+  },
+  retentionDays: {
+    kind: 'int',
+    min: 0,
+    group: 'sending',
+    commands: ['import', 'validate', 'verify'],
+    default: 183,
+    flag: '--retention-days <n>',
+    help: "days of messages the service keeps (the vendor's default: 6 months); 0: unlimited",
+    doc:
+      'Older messages are accepted by the import and then never shown. import and validate count them ' +
+      'before sending; verify reports them apart, never as missing. See [Verify](verify.md).',
   },
   preset: {
     kind: 'string',

@@ -104,6 +104,18 @@ const num = (v: string | string[] | undefined): number | undefined => {
 const rateHeader = (h: Record<string, string | string[] | undefined>, compact: string, dashed: string) =>
   num(h[compact]) ?? num(h[dashed]);
 
+/** What an answer's status and rate headers say, for the limiter: imports and reads read them alike. */
+export function rateSignalsOf(status: number, h: Record<string, string | string[] | undefined>): RateSignals {
+  const reset = rateHeader(h, 'x-ratelimit-reset', 'x-rate-limit-reset');
+  return {
+    status,
+    limit: rateHeader(h, 'x-ratelimit-limit', 'x-rate-limit'),
+    remaining: rateHeader(h, 'x-ratelimit-remaining', 'x-rate-limit-remaining'),
+    resetAt: reset === undefined ? undefined : reset * 1000,
+    retryAfterMs: parseRetryAfter(h['retry-after'] as string | undefined, Date.now()),
+  };
+}
+
 /**
  * One keep-alive dispatcher (dispatcher.ts: proxies, TLS) for every request of the run. Retries live a
  * level up, in the batch sender, which knows a POST of already-imported records is safe to repeat
@@ -144,19 +156,7 @@ export class ImportClient {
         signal,
       });
       const text = await res.body.text();
-      const h = res.headers;
-      const reset = rateHeader(h, 'x-ratelimit-reset', 'x-rate-limit-reset');
-      return {
-        status: res.statusCode,
-        text,
-        rate: {
-          status: res.statusCode,
-          limit: rateHeader(h, 'x-ratelimit-limit', 'x-rate-limit'),
-          remaining: rateHeader(h, 'x-ratelimit-remaining', 'x-rate-limit-remaining'),
-          resetAt: reset === undefined ? undefined : reset * 1000,
-          retryAfterMs: parseRetryAfter(h['retry-after'] as string | undefined, Date.now()),
-        },
-      };
+      return { status: res.statusCode, text, rate: rateSignalsOf(res.statusCode, res.headers) };
     } catch (err) {
       const seconds = `${this.options.timeoutMs / 1000} s`;
       if (err instanceof undiciErrors.HeadersTimeoutError) {

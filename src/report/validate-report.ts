@@ -59,6 +59,7 @@ export function formatValidateJson(r: ValidateResult): string {
     byEntity: r.byEntity,
     notChecked: r.notChecked,
     ...(r.expiringMedia ? { expiringMedia: r.expiringMedia } : {}),
+    beyondRetention: r.beyondRetention,
   })}\n`;
 }
 

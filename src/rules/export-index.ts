@@ -53,8 +53,10 @@ export interface ExportIndexOptions {
    *   no message duplicate: it marks a message whose muid may have come before with
    *   `duplicateSuspect` and keeps the muid's hash. Validate then reads the messages again through
    *   `recheckMessageId`; import lets the service's already-exists answer decide.
+   * - `none` (verify, which keeps every message's id hashed itself): messages' references are checked,
+   *   their ids not kept.
    */
-  messageIds?: 'exact' | 'bloom';
+  messageIds?: 'exact' | 'bloom' | 'none';
   /** Bytes of the Bloom filter (a power of two); tests make it tiny to force false positives. */
   bloomBytes?: number;
   /**
@@ -118,9 +120,11 @@ export class ExportIndex {
   /** Groups past the limit, with the member record that passed it (a fallback location). */
   private readonly largeGroups = new Map<string, LargeGroup>();
   private readonly unchecked = new Set<RefKind>();
+  private readonly keepsMessageIds: boolean;
 
   constructor(options: ExportIndexOptions) {
     this.configured = options.configured;
+    this.keepsMessageIds = options.messageIds !== 'none';
     this.nowSec = options.nowSec;
     for (const name of this.configured) this.targets[name] = this.ids[name];
     for (const name of ['users', 'groups'] as const) {
@@ -274,6 +278,7 @@ export class ExportIndex {
     } else if (record.id === '') {
       return false;
     }
+    if (entity === 'messages' && !this.keepsMessageIds) return true;
     if (entity === 'messages' && this.messageBloom !== undefined) {
       hashId(record.id);
       const seen = this.messageBloom.add();

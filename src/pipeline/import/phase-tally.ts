@@ -97,7 +97,7 @@ export function rejectOfRecord(record: MappedRecord, code: string, message: stri
 }
 
 /** Fields in the order a person reads them: what, which, the service's id, then how it got there. */
-function idLogLine({ record, created, serviceId, resent }: AcceptedRecord): IdLogLine {
+export function idLogLine({ record, created, serviceId, resent }: AcceptedRecord): IdLogLine {
   const member = record.entity === 'members';
   return {
     entity: record.entity,

@@ -16,6 +16,8 @@ export interface MessageCheckTask {
   importSoftDeleted: boolean;
   sinceSec?: number;
   nowSec: number;
+  /** Messages sent before this UNIX second are counted as beyond the service's retention. */
+  retentionCutoffSec?: number;
 }
 
 /**
@@ -50,6 +52,8 @@ export interface CheckedColumns {
   extras: Array<{ at: number; details?: JsonObject; before?: Problem[] }>;
   problems: Array<Extract<SourceItem, { kind: 'problem' }>>;
   sawContent: boolean;
+  /** Messages of the block older than the task's retention cutoff (set by the worker). */
+  beyondRetention?: number;
   /** The block's memory, handed back for the next block. */
   carrier: ArrayBuffer;
 }

@@ -34,8 +34,11 @@ const LOOKAHEAD = 4;
 export function readMessagesWithWorker(
   task: MessageCheckTask,
   signal?: AbortSignal,
+  /** Told how many messages of each worker block are older than the task's retention cutoff. */
+  onBeyondRetention?: (count: number) => void,
 ): AsyncGenerator<Array<SourceItem | CheckedSlot>> {
-  return readFileItems(fileBytes(task.file), new SharedReader(task), { signal, ahead: LOOKAHEAD });
+  const reader = new SharedReader(task, onBeyondRetention);
+  return readFileItems(fileBytes(task.file), reader, { signal, ahead: LOOKAHEAD });
 }
 
 class SharedReader implements BlockReader<SourceItem | CheckedSlot> {
@@ -50,7 +53,10 @@ class SharedReader implements BlockReader<SourceItem | CheckedSlot> {
   // run (peak RSS at 3M messages varied by ~10 MB).
   private readonly carriers: ArrayBuffer[] = [];
 
-  constructor(task: MessageCheckTask) {
+  constructor(
+    task: MessageCheckTask,
+    private readonly onBeyondRetention?: (count: number) => void,
+  ) {
     this.display = task.file.display;
     const job = new URL('./validate-worker.js', import.meta.url);
     this.thread = new WorkerThread(job, { name: 'message checking', data: task });
@@ -74,6 +80,7 @@ class SharedReader implements BlockReader<SourceItem | CheckedSlot> {
     return this.thread.send(message, [carrier]).then((columns) => {
       if (columns.carrier.byteLength <= MAX_KEPT_CARRIER) this.carriers.push(columns.carrier);
       this.sawContent ||= columns.sawContent;
+      if (columns.beyondRetention) this.onBeyondRetention?.(columns.beyondRetention);
       return fromColumns(columns);
     });
   }

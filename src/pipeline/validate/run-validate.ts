@@ -12,6 +12,7 @@ import { recheckDuplicates } from './recheck-duplicates.js';
 import { isFileAtLeast, WORKER_MIN_BYTES } from '../../sources/worker-threshold.js';
 import { EMPTY_FILE_RULE } from '../../sources/source-items.js';
 import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
+import { isBeyondRetention, retentionCutoff } from '../retention.js';
 
 export interface ValidateOptions {
   plans: EntityPlan[];
@@ -21,6 +22,8 @@ export interface ValidateOptions {
   /** Stop after this many errors (0: never). */
   maxErrors: number;
   signal?: AbortSignal;
+  /** The service's retention window: older messages are counted apart (retention.ts); 0 or absent: unlimited. */
+  retentionDays?: number;
   /** Bytes of the message ids' Bloom filter (tests make it tiny to force false positives); see IdBloomFilter. */
   bloomBytes?: number;
   /** NDJSON message files from this size on are read with a worker (checked-messages.ts); tests set 0 or Infinity. */
@@ -53,8 +56,10 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     warningCount: 0,
     stoppedEarly: false,
     notChecked: index.uncheckedReferences(),
+    beyondRetention: 0,
   };
   const tally = new ProblemTally(result, options.maxErrors);
+  const cutoff = retentionCutoff(options.nowSec, options.retentionDays ?? 0);
   // Items read so far over all entities: the order key the second reading shares.
   let seq = -1;
   let messagesFirstSeq = -1;
@@ -71,7 +76,9 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
       // Two mappers (one a thread) each warn of an unknown field once: the first in file order is kept.
       const warnedUnknown = shared ? new Set<string>() : undefined;
       const batches = shared
-        ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal)
+        ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal, (n) => {
+            result.beyondRetention += n;
+          })
         : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES });
       for await (const items of batches) {
         for (const item of items) {
@@ -101,6 +108,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
           } else {
             record = slots.record!;
             problems = checkRecord(record, index, options.nowSec);
+            if (isBeyondRetention(record.payload.sentAt, cutoff)) result.beyondRetention++;
           }
           if (record.duplicateSuspect) lastSuspectSeq = seq;
           // An exact copy of an earlier record (ExportIndex marked it) is skipped, as import skips it.
@@ -159,6 +167,7 @@ function workerTask(file: ResolvedFile, plan: EntityPlan, options: ValidateOptio
     importSoftDeleted: options.importSoftDeleted,
     sinceSec: options.sinceSec,
     nowSec: options.nowSec,
+    retentionCutoffSec: retentionCutoff(options.nowSec, options.retentionDays ?? 0),
   };
 }
 

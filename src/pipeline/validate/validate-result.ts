@@ -28,4 +28,6 @@ export interface ValidateResult {
   notChecked: string[];
   /** Attachments on hosts whose links end with the old system, not covered by `media` (set by the caller). */
   expiringMedia?: ExpiringMedia;
+  /** Messages older than the service's retention window (retentionDays): accepted, then never shown. */
+  beyondRetention: number;
 }

@@ -6,6 +6,7 @@ import type { WorkerJob } from '../../sources/worker-job.js';
 import { ownProblems } from '../../rules/check-record.js';
 import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
+import { isBeyondRetention } from '../retention.js';
 import { messageRefs, toColumns } from './checked-columns.js';
 import type { BlockMessage, CheckedColumns, CheckedSlot, MessageCheckTask } from './checked-columns.js';
 
@@ -13,6 +14,7 @@ export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns>
   const task = data as MessageCheckTask;
   const slots = new ItemSlots(createMapper(mapperOptionsFor(ENTITIES.messages, task.source, task)));
   let ordinal = 0;
+  let beyondRetention = 0;
 
   /** What run-validate does with an item read in its own thread, up to the cross-record checks. */
   const check = (item: SourceItem): CheckedSlot => {
@@ -20,6 +22,7 @@ export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns>
     if (kind === FILE_PROBLEM || kind === BAD_SLOT) return item as Extract<SourceItem, { kind: 'problem' }>;
     if (kind === SKIP) return { kind: 'skipped' };
     const record = slots.record!;
+    if (isBeyondRetention(record.payload.sentAt, task.retentionCutoffSec)) beyondRetention++;
     const own = ownProblems(record, task.nowSec);
     const slot: CheckedSlot = { kind: 'checked', line: record.line, id: record.id, refs: messageRefs(record.payload) };
     if (own.length > 0) slot.before = own;
@@ -32,7 +35,10 @@ export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns>
       const block = { bytes, firstLine: message.firstLine, badLines: message.badLines };
       const parsed = ndjsonBlockItems(block, task.file.display, ordinal);
       ordinal = parsed.nextOrdinal;
-      return toColumns(parsed.items.map(check), parsed.sawContent, message.carrier);
+      beyondRetention = 0;
+      const columns = toColumns(parsed.items.map(check), parsed.sawContent, message.carrier);
+      columns.beyondRetention = beyondRetention;
+      return columns;
     },
     transferOf: (c) => [c.kinds.buffer as ArrayBuffer, c.lines.buffer as ArrayBuffer, c.carrier],
   };

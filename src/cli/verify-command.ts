@@ -1,0 +1,93 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
+import { ExitCode } from '../errors.js';
+import { chooseReporterMode, createReporter } from '../report/create-reporter.js';
+import { formatVerifyJson, formatVerifyText } from '../report/verify-report.js';
+import type { VerifyResult } from '../pipeline/verify/verify-result.js';
+import { sinceTime, wholeNumber } from './arg-parsers.js';
+import { keepWasmCompileSmall } from './heap-budget.js';
+import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
+import { planRun } from './plan-run.js';
+import { redact, runCommand } from './run-command.js';
+import { installStopSignals } from './signals.js';
+import { openRunLog, type RunLog } from '../pipeline/run-log.js';
+import { appendStepSummary } from '../report/step-summary.js';
+
+interface VerifyOptions extends CommonOptions {
+  entities?: Set<EntityName>;
+  sample?: number;
+  since?: number;
+  repair?: boolean;
+}
+
+const entityList = (value: string): Set<EntityName> => {
+  const names = value.split(',').map((s) => s.trim().toLowerCase());
+  for (const name of names) {
+    if (!(ENTITY_ORDER as readonly string[]).includes(name)) {
+      throw new InvalidArgumentError(`${name} is not an entity (${ENTITY_ORDER.join(', ')})`);
+    }
+  }
+  return new Set(names as EntityName[]);
+};
+
+export function registerVerifyCommand(program: Command): void {
+  addConfigOptions(program.command('verify'))
+    .description('read the service back and report, per record of the export, what is missing or different')
+    .option('--entities <list>', `check only these, comma-separated (${ENTITY_ORDER.join(',')})`, entityList)
+    .option('--sample <n>', 'compare a random sample of N records per entity (extras are not counted)', wholeNumber(1))
+    .option('--since <time>', 'as given to import: messages sent before it are not expected', sinceTime)
+    .option('--repair', 'send the missing records again (as import does), then check them again')
+    .action(runCommand((opts: VerifyOptions) => verifyAction(opts)));
+}
+
+async function verifyAction(opts: VerifyOptions): Promise<number> {
+  const { config, baseDir, warnings } = await loadCommandConfig(opts, true);
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  const { plans } = await planRun(config, baseDir);
+  const mode = opts.json ? 'lines' : chooseReporterMode(process.stderr, process.env);
+  const reporter = await createReporter(mode, process.stderr);
+  const signals = installStopSignals(() => reporter.info('stopping: the reads under way are ended.'));
+  const runLog = await openRunLog(config.checkpoint, { command: opts.repair ? 'verify --repair' : 'verify', config });
+  if (runLog.problem) reporter.warning(runLog.problem);
+  signals.stop.addEventListener('abort', () => runLog.interrupted(String(signals.stop.reason ?? 'stop')));
+  let result: VerifyResult | undefined;
+  try {
+    // The HTTP stack loads only here, as import's does.
+    keepWasmCompileSmall();
+    const { verifyOrRepair } = await import('../pipeline/repair/run-repair.js');
+    result = await verifyOrRepair({
+      config,
+      plans,
+      entities: opts.entities,
+      sample: opts.sample ?? 0,
+      sinceSec: opts.since,
+      repair: Boolean(opts.repair),
+      events: reporter,
+      stop: signals.stop,
+      hardStop: signals.hardStop,
+    });
+  } finally {
+    reporter.close();
+    signals.dispose();
+    endRunLog(runLog, result);
+  }
+  process.stdout.write(redact(opts.json ? formatVerifyJson(result) : formatVerifyText(result)));
+  const problem = await appendStepSummary({ checkpoint: config.checkpoint, rejects: config.rejects });
+  if (problem) process.stderr.write(`warning: ${problem}\n`);
+  return result.ok ? ExitCode.ok : ExitCode.rejected;
+}
+
+/** The figures per entity (not the lists) for the report's verify table; a run that threw ends as failed. */
+function endRunLog(runLog: RunLog, result: VerifyResult | undefined): void {
+  if (!result) {
+    runLog.end('failed');
+    return;
+  }
+  const entities: Record<string, Record<string, number>> = {};
+  for (const [entity, v] of Object.entries(result.entities)) {
+    const { expected, present, missing, different, extra, beyondRetention } = v;
+    entities[entity] = { expected, present, missing, different, extra, beyondRetention };
+  }
+  runLog.event('verify-end', { entities, requests: result.requests, repair: result.repair });
+  runLog.end(result.ok ? 'completed' : 'completed-with-differences', { exitCode: result.ok ? 0 : 3 });
+}

@@ -1,0 +1,103 @@
+import type { EntityName, SourceProblem } from '../../entities/types.js';
+import { InterruptedError } from '../../errors.js';
+import { checkRecord, hasError } from '../../rules/check-record.js';
+import { ExportIndex } from '../../rules/index.js';
+import { readInputBatches, type EntityPlan } from '../../sources/plan.js';
+import { ItemSlots, RECORD } from '../item-slots.js';
+import { createMapper, mapperOptionsFor } from '../map/map.js';
+import { exportDigest } from './compared-fields.js';
+import { ExpectedIndex, keyOf } from './expected-index.js';
+
+export interface ExpectedOptions {
+  plans: EntityPlan[];
+  /** The entities to verify; the others are still read, for the checks that look across entities. */
+  entities: ReadonlySet<EntityName>;
+  nowSec: number;
+  importSoftDeleted: boolean;
+  sinceSec?: number;
+  /** Messages sent before this UNIX second are beyond the service's retention (undefined: no window). */
+  retentionCutoffSec?: number;
+  /** Keep a sample of this many records per entity (0: all). */
+  sample: number;
+  signal: AbortSignal;
+  onProgress?(entity: EntityName, read: number): void;
+}
+
+/** What the export holds, per entity: the records the import sends, and what it does not. */
+export interface ExpectedSide {
+  indexes: Partial<Record<EntityName, ExpectedIndex>>;
+  /** Records the import does not send: the checks refuse them (they are in the rejects file), or a file problem. */
+  refused: Partial<Record<EntityName, number>>;
+  /** Records skipped on purpose (deleted, before --since, exact copies). */
+  skipped: Partial<Record<EntityName, number>>;
+}
+
+/**
+ * Reads the export as import does (same plans, mapping and checks, in import order) and keeps a
+ * digest of each record the import would send. Records the checks refuse are counted apart: the
+ * import never sent them, and the rejects file lists them.
+ */
+export async function readExpected(options: ExpectedOptions): Promise<ExpectedSide> {
+  const configured = new Set(options.plans.map((p) => p.entity.name));
+  // Message ids are not kept there: the expected index holds them, and its first record of an id is
+  // the one the import stored (a later copy was answered already-exists).
+  const index = new ExportIndex({ configured, nowSec: options.nowSec, messageIds: 'none' });
+  const side: ExpectedSide = { indexes: {}, refused: {}, skipped: {} };
+  for (const plan of options.plans) {
+    const name = plan.entity.name;
+    const kept = options.entities.has(name);
+    const expected = kept ? new ExpectedIndex(options.sample, await estimateOf(plan, options.signal)) : undefined;
+    if (expected) side.indexes[name] = expected;
+    let refused = 0;
+    let skipped = 0;
+    let read = 0;
+    for (const input of plan.inputs) {
+      const slots = new ItemSlots(createMapper(mapperOptionsFor(plan.entity, plan.source, options)));
+      for await (const items of readInputBatches(input, { signal: options.signal, entity: name })) {
+        for (const item of items) {
+          if (options.signal.aborted) throw new InterruptedError();
+          const kind = slots.kindOf(item);
+          if (kind !== RECORD) {
+            if (slots.record?.skip !== undefined) skipped++;
+            else if ((item as SourceProblem).ordinal !== undefined) refused++;
+            continue;
+          }
+          const record = slots.record!;
+          read++;
+          const problems = checkRecord(record, index, options.nowSec);
+          if (hasError(problems)) {
+            refused++;
+            continue;
+          }
+          if (record.skip !== undefined) {
+            skipped++;
+            continue;
+          }
+          if (!expected) continue;
+          const { mask, digest } = exportDigest(name, record.payload);
+          const sentAt = record.payload.sentAt;
+          const cutoff = options.retentionCutoffSec;
+          const beyondRetention = cutoff !== undefined && typeof sentAt === 'number' && sentAt < cutoff;
+          expected.add({ key: keyOf(record.id), digest, mask, beyondRetention });
+        }
+        options.onProgress?.(name, read);
+      }
+    }
+    expected?.seal();
+    if (kept) {
+      side.refused[name] = refused;
+      side.skipped[name] = skipped;
+    }
+  }
+  return side;
+}
+
+/** The entity's record count when every input can tell it cheaply (a line count), plus a little; else a guess. */
+async function estimateOf(plan: EntityPlan, signal: AbortSignal): Promise<number> {
+  let total = 0;
+  for (const input of plan.inputs) {
+    if (!input.estimate) return 1024;
+    total += await input.estimate(signal).catch(() => 1024);
+  }
+  return total + 16;
+}

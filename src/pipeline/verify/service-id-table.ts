@@ -1,0 +1,93 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { type ExpectedIndex, hash53, keyOf } from './expected-index.js';
+import type { ServiceIdLookup } from './read-service.js';
+
+/**
+ * The service's message ids -> the expected messages they stand for, from the import's id log (one
+ * NDJSON line per record the service accepted; messages carry `serviceId`). Used only when the
+ * service's reads leave `muid` out. Held as numbers: a service id (digits) as itself, the message
+ * as its index among the expected ones: 12 bytes a slot, not a Map of strings.
+ */
+class ServiceIdTable implements ServiceIdLookup {
+  private ids: Float64Array;
+  private at: Int32Array;
+  private used = 0;
+
+  constructor(private readonly expected: ExpectedIndex) {
+    let slots = 1024;
+    while (slots < expected.size * 2) slots *= 2;
+    this.ids = new Float64Array(slots);
+    this.at = new Int32Array(slots);
+  }
+
+  add(serviceId: string, index: number): void {
+    if (this.used * 2 >= this.ids.length) this.grow();
+    const slot = this.slotOf(numberOf(serviceId));
+    if (this.ids[slot] === 0) this.used++;
+    this.ids[slot] = numberOf(serviceId);
+    this.at[slot] = index;
+  }
+
+  keyOfServiceId(id: string): number | undefined {
+    const slot = this.slotOf(numberOf(id));
+    return this.ids[slot] === 0 ? undefined : this.expected.keyAt(this.at[slot]);
+  }
+
+  private slotOf(n: number): number {
+    const mask = this.ids.length - 1;
+    let slot = ((n % 4294967296) >>> 0) & mask;
+    while (this.ids[slot] !== 0 && this.ids[slot] !== n) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  private grow(): void {
+    const { ids, at } = this;
+    this.ids = new Float64Array(ids.length * 2);
+    this.at = new Int32Array(ids.length * 2);
+    this.used = 0;
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i] === 0) continue;
+      const slot = this.slotOf(ids[i]);
+      this.ids[slot] = ids[i];
+      this.at[slot] = at[i];
+      this.used++;
+    }
+  }
+}
+
+/** A service id of digits is its own number (never 0: ids start at 1); anything else its hash. */
+const numberOf = (id: string): number => (/^[1-9]\d{0,14}$/.test(id) ? Number(id) : hash53(id));
+
+/**
+ * Reads the id log at `file` into a table over the expected messages; undefined when there is no
+ * log. A message the export does not expect (refused, or not in this run's sample) is left out.
+ */
+export async function readServiceIds(file: string, expected: ExpectedIndex): Promise<ServiceIdLookup | undefined> {
+  const table = new ServiceIdTable(expected);
+  let stream: ReturnType<typeof createReadStream>;
+  try {
+    stream = createReadStream(file, { encoding: 'utf8' });
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+    // Cheap test first: most lines of a big log are messages, and only those carry a service id.
+    if (!line.includes('"serviceId"')) continue;
+    let entry: { entity?: unknown; id?: unknown; serviceId?: unknown };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    if (entry.entity !== 'messages' || typeof entry.id !== 'string' || entry.serviceId === undefined) continue;
+    const index = expected.find(keyOf(entry.id));
+    if (index >= 0) table.add(String(entry.serviceId), index);
+  }
+  return table;
+}
