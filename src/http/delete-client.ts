@@ -1,20 +1,10 @@
-import type { Dispatcher } from 'undici';
 import { InterruptedError, RemoteError } from '../errors.js';
-import { createDispatcher } from './dispatcher.js';
+import { type EndpointOptions, openEndpoint, type ServiceEndpoint } from './service-endpoint.js';
 import { TransportError, transportErrorOf } from './import-client.js';
-import { proxyFor, readProxySettings, type ProxySettings } from './proxy-env.js';
 import type { Clock, RateLimiter } from './rate-limiter.js';
 import { backoffDelay, classifyStatus, classifyTransport, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
-import type { TransportRoute } from './transport-errors.js';
 
-export interface DeleteClientOptions {
-  baseUrl: string;
-  apiKey: string;
-  /** The version segment, as for imports (`v3.0`). */
-  apiVersion: string;
-  connections: number;
-  timeoutMs: number;
-  proxy?: ProxySettings;
+export interface DeleteClientOptions extends EndpointOptions {
   limiter: RateLimiter;
   policy: RetryPolicy;
   clock: Clock;
@@ -40,22 +30,10 @@ const NOT_FOUND_CODES = new Set([
  * (`*_NOT_FOUND`) counts as deleted, so a resumed undo may ask again safely.
  */
 export class DeleteClient {
-  private readonly dispatcher: Dispatcher;
-  private readonly origin: string;
-  private readonly prefix: string;
-  private readonly host: string;
-  private readonly route: TransportRoute;
-  private readonly headers: Record<string, string>;
+  private readonly at: ServiceEndpoint;
 
   constructor(private readonly options: DeleteClientOptions) {
-    const url = new URL(options.baseUrl);
-    const proxy = options.proxy ?? readProxySettings(process.env);
-    this.dispatcher = createDispatcher({ connections: options.connections, timeoutMs: options.timeoutMs, proxy });
-    this.origin = url.origin;
-    this.prefix = `${url.pathname.replace(/\/+$/, '')}/${options.apiVersion}/`;
-    this.host = url.host;
-    this.route = { host: url.host, proxy: proxyFor(url, proxy) };
-    this.headers = { 'content-type': 'application/json', accept: 'application/json', apikey: options.apiKey };
+    this.at = openEndpoint(options);
   }
 
   /** Deletes `path` (`users/u1`, `groups/g1/members/u1`, `messages/1029`), trying again as the policy says. */
@@ -67,11 +45,11 @@ export class DeleteClient {
       let reason: string;
       let askedMs = 0;
       try {
-        const res = await this.dispatcher.request({
-          origin: this.origin,
-          path: this.prefix + path.split('/').map(encodeURIComponent).join('/'),
+        const res = await this.at.dispatcher.request({
+          origin: this.at.origin,
+          path: this.at.prefix + path.split('/').map(encodeURIComponent).join('/'),
           method: 'DELETE',
-          headers: this.headers,
+          headers: this.at.headers,
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: hardStop,
         });
@@ -91,7 +69,7 @@ export class DeleteClient {
         askedMs = retryAfter ?? 0;
       } catch (err) {
         if (err instanceof RemoteError || hardStop?.aborted) throw err;
-        const failure = err instanceof TransportError ? err : transportErrorOf(err, this.host, this.route);
+        const failure = err instanceof TransportError ? err : transportErrorOf(err, this.at.host, this.at.route);
         if (classifyTransport(policy, failure.failure) === 'fatal') {
           throw new RemoteError('REMOTE_UNREACHABLE', failure.message);
         }
@@ -113,7 +91,7 @@ export class DeleteClient {
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    await this.at.dispatcher.close();
   }
 }
 

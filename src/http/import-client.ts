@@ -1,6 +1,5 @@
-import { errors as undiciErrors, type Dispatcher } from 'undici';
-import { createDispatcher } from './dispatcher.js';
-import { proxyFor, readProxySettings, type ProxySettings } from './proxy-env.js';
+import { errors as undiciErrors } from 'undici';
+import { type EndpointOptions, openEndpoint, type ServiceEndpoint } from './service-endpoint.js';
 import { parseRetryAfter } from './retry-policy.js';
 import type { RateSignals } from './rate-limiter.js';
 import {
@@ -84,16 +83,7 @@ export function transportErrorOf(err: unknown, host: string, route?: TransportRo
   return new TransportError('network', message, `${code} ${where}`, failure, route);
 }
 
-export interface ImportClientOptions {
-  baseUrl: string;
-  apiKey: string;
-  connections: number;
-  timeoutMs: number;
-  /** The path segment before `data_import/`: `v3.0` as the spec writes it, or `v3`. */
-  apiVersion: string;
-  /** Default: read from the environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
-  proxy?: ProxySettings;
-}
+export type ImportClientOptions = EndpointOptions;
 
 const num = (v: string | string[] | undefined): number | undefined => {
   const n = Number(Array.isArray(v) ? v[0] : v);
@@ -122,23 +112,10 @@ export function rateSignalsOf(status: number, h: Record<string, string | string[
  * (undici's own retry skips POST).
  */
 export class ImportClient {
-  private readonly dispatcher: Dispatcher;
-  private readonly origin: string;
-  private readonly route: TransportRoute;
-  private readonly prefix: string;
-  /** host[:port], as errors name it. */
-  private readonly host: string;
-  private readonly headers: Record<string, string>;
+  private readonly at: ServiceEndpoint;
 
   constructor(private readonly options: ImportClientOptions) {
-    const url = new URL(options.baseUrl);
-    const proxy = options.proxy ?? readProxySettings(process.env);
-    this.dispatcher = createDispatcher({ connections: options.connections, timeoutMs: options.timeoutMs, proxy });
-    this.origin = url.origin;
-    this.route = { host: url.host, proxy: proxyFor(url, proxy) };
-    this.prefix = `${url.pathname.replace(/\/+$/, '')}/${options.apiVersion}/data_import/`;
-    this.host = url.host;
-    this.headers = { 'content-type': 'application/json', accept: 'application/json', apikey: options.apiKey };
+    this.at = openEndpoint(options);
   }
 
   /** POSTs a serialised body to `data_import/<endpoint>`. Throws TransportError when no answer came. */
@@ -147,11 +124,11 @@ export class ImportClient {
       // The pool's headersTimeout (until the answer's headers) and bodyTimeout (between its chunks)
       // end a stalled request: a per-request timeout signal cost more than the rest of the client's
       // work at thousands of requests a second.
-      const res = await this.dispatcher.request({
-        origin: this.origin,
-        path: this.prefix + endpoint,
+      const res = await this.at.dispatcher.request({
+        origin: this.at.origin,
+        path: `${this.at.prefix}data_import/${endpoint}`,
         method: 'POST',
-        headers: this.headers,
+        headers: this.at.headers,
         body,
         signal,
       });
@@ -160,24 +137,24 @@ export class ImportClient {
     } catch (err) {
       const seconds = `${this.options.timeoutMs / 1000} s`;
       if (err instanceof undiciErrors.HeadersTimeoutError) {
-        const message = `no answer from ${this.host} within ${seconds} (timeoutMs)`;
+        const message = `no answer from ${this.at.host} within ${seconds} (timeoutMs)`;
         throw new TransportError('timeout', message, `no answer in ${seconds}`);
       }
       if (err instanceof undiciErrors.BodyTimeoutError) {
-        const message = `the answer from ${this.host} stalled for ${seconds} (timeoutMs)`;
+        const message = `the answer from ${this.at.host} stalled for ${seconds} (timeoutMs)`;
         throw new TransportError('timeout', message, `answer stalled ${seconds}`);
       }
       if (signal?.aborted) throw err;
-      throw transportErrorOf(err, this.host, this.route);
+      throw transportErrorOf(err, this.at.host, this.at.route);
     }
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    await this.at.dispatcher.close();
   }
 
   /** Drops connections at once (second Ctrl+C). */
   async destroy(): Promise<void> {
-    await this.dispatcher.destroy();
+    await this.at.dispatcher.destroy();
   }
 }

@@ -1,11 +1,10 @@
-import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { errors as undiciErrors } from 'undici';
 import { InterruptedError, RemoteError } from '../errors.js';
-import { createDispatcher } from './dispatcher.js';
+import { type EndpointOptions, openEndpoint, type ServiceEndpoint } from './service-endpoint.js';
 import { rateSignalsOf, transportErrorOf, TransportError } from './import-client.js';
-import { proxyFor, readProxySettings, type ProxySettings } from './proxy-env.js';
 import type { Clock, RateLimiter } from './rate-limiter.js';
 import { backoffDelay, classifyStatus, classifyTransport, type RetryPolicy } from './retry-policy.js';
-import { fatalTransportError, type TransportRoute } from './transport-errors.js';
+import { fatalTransportError } from './transport-errors.js';
 
 /** The most a list endpoint gives per page (`perPage`, `limit`: docs/verify.md). */
 export const READ_PAGE_SIZE = 1000;
@@ -13,20 +12,13 @@ export const READ_PAGE_SIZE = 1000;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export interface ReadClientOptions {
-  baseUrl: string;
-  apiKey: string;
-  /** The same version segment as the import's. */
-  apiVersion: string;
-  connections: number;
-  timeoutMs: number;
+export interface ReadClientOptions extends EndpointOptions {
   /** The reads' own limiter: reads share the app's standard budget, imports have theirs. */
   limiter: RateLimiter;
   policy: RetryPolicy;
   clock: Clock;
   /** Aborts requests under way and every wait (Ctrl+C). */
   stop: AbortSignal;
-  proxy?: ProxySettings;
   events?: ReadEvents;
 }
 
@@ -41,20 +33,10 @@ export interface ReadEvents {
  * tried again; pages are walked the way docs/verify.md says, to cope with what the vendor leaves unclear.
  */
 export class ReadClient {
-  private readonly dispatcher: Dispatcher;
-  private readonly origin: string;
-  private readonly prefix: string;
-  private readonly route: TransportRoute;
-  private readonly headers: Record<string, string>;
+  private readonly at: ServiceEndpoint;
 
   constructor(private readonly options: ReadClientOptions) {
-    const url = new URL(options.baseUrl);
-    const proxy = options.proxy ?? readProxySettings(process.env);
-    this.dispatcher = createDispatcher({ connections: options.connections, timeoutMs: options.timeoutMs, proxy });
-    this.origin = url.origin;
-    this.prefix = `${url.pathname.replace(/\/+$/, '')}/${options.apiVersion}/`;
-    this.route = { host: url.host, proxy: proxyFor(url, proxy) };
-    this.headers = { accept: 'application/json', apikey: options.apiKey };
+    this.at = openEndpoint(options);
   }
 
   /**
@@ -71,7 +53,7 @@ export class ReadClient {
     const search = new URLSearchParams(
       Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
     ).toString();
-    const target = `${this.prefix}${path}${search ? `?${search}` : ''}`;
+    const target = `${this.at.prefix}${path}${search ? `?${search}` : ''}`;
     for (let attempt = 0; ; attempt++) {
       await limiter.acquire(stop);
       if (stop.aborted) throw new InterruptedError();
@@ -79,11 +61,11 @@ export class ReadClient {
       let status: number;
       let text: string;
       try {
-        const res = await this.dispatcher.request({
-          origin: this.origin,
+        const res = await this.at.dispatcher.request({
+          origin: this.at.origin,
           path: target,
           method: 'GET',
-          headers: { ...this.headers, ...headers },
+          headers: { ...this.at.headers, ...headers },
           signal: stop,
         });
         text = await res.body.text();
@@ -107,7 +89,7 @@ export class ReadClient {
         if (err instanceof RemoteError || err instanceof InterruptedError) throw err;
         const failure = this.transportFailureOf(err);
         if (classifyTransport(policy, failure.failure) === 'fatal') {
-          throw fatalTransportError(failure.failure, failure.route ?? this.route);
+          throw fatalTransportError(failure.failure, failure.route ?? this.at.route);
         }
         await this.pause(attempt, 0, failure.message, failure.reason);
       }
@@ -158,7 +140,7 @@ export class ReadClient {
   }
 
   private transportFailureOf(err: unknown): TransportError {
-    const host = this.route.host;
+    const host = this.at.route.host;
     const seconds = `${this.options.timeoutMs / 1000} s`;
     if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
       return new TransportError(
@@ -168,7 +150,7 @@ export class ReadClient {
       );
     }
     if (err instanceof TransportError) return err;
-    return transportErrorOf(err, host, this.route);
+    return transportErrorOf(err, host, this.at.route);
   }
 
   private async pause(attempt: number, askedMs: number | undefined, what: string, reason = what): Promise<void> {
@@ -186,11 +168,11 @@ export class ReadClient {
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    await this.at.dispatcher.close();
   }
 
   async destroy(): Promise<void> {
-    await this.dispatcher.destroy();
+    await this.at.dispatcher.destroy();
   }
 }
 

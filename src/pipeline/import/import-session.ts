@@ -21,6 +21,7 @@ import { readProxySettings } from '../../http/proxy-env.js';
 import { startMediaPass } from './media-start.js';
 import { openRunLog, type RunLog } from '../run-log.js';
 import { loggedEvents, sampleRun, TrafficStats, type RunSampler } from '../run-samples.js';
+import { endpointOptionsOf } from '../../http/service-endpoint.js';
 
 export interface ImportSessionOptions {
   config: MigrateConfig;
@@ -122,14 +123,7 @@ export async function runImportSession(options: ImportSessionOptions): Promise<I
       events.warning(
         `${config.rejects} is left as it is (${leftWhole}): records the interrupted run rejected may be listed again`,
       );
-    client = new ImportClient({
-      baseUrl: config.baseUrl,
-      apiKey: config.apiKey!,
-      apiVersion: config.apiVersion,
-      connections: config.concurrency,
-      timeoutMs: config.timeoutMs,
-      proxy: options.proxy,
-    });
+    client = new ImportClient(endpointOptionsOf(config, options.proxy));
     // A fatal failure ends the sends still retrying too: their batches are read again on resume.
     const failed = new AbortController();
     const sender = new BatchSender({

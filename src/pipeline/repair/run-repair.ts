@@ -13,6 +13,7 @@ import { CheckpointLock } from '../../checkpoint/lock.js';
 import { IdLog } from '../../checkpoint/id-log.js';
 import { idLogLine } from '../import/phase-tally.js';
 import { idLogPathOf } from '../../checkpoint/state-files.js';
+import { endpointOptionsOf } from '../../http/service-endpoint.js';
 
 export interface VerifyRunOptions {
   config: MigrateConfig;
@@ -41,13 +42,7 @@ export async function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyR
   // The migration's lock: no import writes the id log while the repair appends to it.
   const lock = new CheckpointLock(`${config.checkpoint}.lock`);
   await lock.acquire();
-  const client = new ImportClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey!,
-    apiVersion: config.apiVersion,
-    connections: config.concurrency,
-    timeoutMs: config.timeoutMs,
-  });
+  const client = new ImportClient(endpointOptionsOf(config));
   const failed = new AbortController();
   const sender = new BatchSender({
     client,

@@ -10,6 +10,7 @@ import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
 import { idLogOf, readCreatedRecords } from './created-records.js';
 import { runUndo, type UndoState } from './run-undo.js';
 import { planUndo, type UndoPlan } from './undo-steps.js';
+import { endpointOptionsOf } from '../../http/service-endpoint.js';
 
 /** The undo's progress file: beside the checkpoint, named after it. */
 export const undoStatePathOf = (checkpoint: string): string =>
@@ -66,11 +67,7 @@ export async function runUndoSession(options: UndoSessionOptions): Promise<UndoO
   const lock = new CheckpointLock(`${config.checkpoint}.lock`);
   await lock.acquire();
   const client = new DeleteClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey!,
-    apiVersion: config.apiVersion,
-    connections: config.concurrency,
-    timeoutMs: config.timeoutMs,
+    ...endpointOptionsOf(config),
     limiter: new RateLimiter(config.requestsPerMinute, systemClock),
     policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
     clock: systemClock,

@@ -10,6 +10,7 @@ import type { RunEvents } from '../events.js';
 import { readServiceIds } from './service-id-table.js';
 import { runVerify } from './run-verify.js';
 import type { VerifyResult } from './verify-result.js';
+import { endpointOptionsOf } from '../../http/service-endpoint.js';
 
 export interface VerifySessionOptions {
   config: MigrateConfig;
@@ -48,12 +49,9 @@ export async function runVerifySession(options: VerifySessionOptions): Promise<V
     info: (message) => shown.info(message),
   };
   const client = new ReadClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey!,
-    apiVersion: config.apiVersion,
+    ...endpointOptionsOf(config),
     // Pages are read one after another: a cursor cannot be read ahead of its last answer.
     connections: 2,
-    timeoutMs: config.timeoutMs,
     limiter: new RateLimiter(config.readRequestsPerMinute, systemClock, 600),
     policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
     clock: systemClock,
