@@ -11,6 +11,7 @@ import { printSummary } from './import-command.js';
 import { runCommand } from './run-command.js';
 import { installStopSignals } from './signals.js';
 import { writeReport } from './report-command.js';
+import { formatVerifyText } from '../report/verify-report.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -23,9 +24,10 @@ export function registerDemoCommand(program: Command): void {
 }
 
 async function demoAction(json: boolean): Promise<number> {
-  const [{ startSandbox }, { runImportSession }] = await Promise.all([
+  const [{ startSandbox }, { runImportSession }, { verifyOrRepair }] = await Promise.all([
     import('../sandbox/index.js'),
     import('../pipeline/import/import-session.js'),
+    import('../pipeline/repair/run-repair.js'),
   ]);
   // A service-like pace (150 ms answers, 120 requests a minute) so the progress is there to see.
   const sandbox = await startSandbox({ apiKey: SANDBOX_DEFAULT_API_KEY, latencyMs: 150, requestsPerMinute: 120 });
@@ -44,6 +46,7 @@ async function demoAction(json: boolean): Promise<number> {
         requestsPerMinute: 120,
         checkpoint: path.join(work, 'checkpoint.json'),
         rejects: path.join(work, 'rejects.ndjson'),
+        readRequestsPerMinute: 6000,
       },
       requireApiKey: true,
     });
@@ -70,6 +73,21 @@ async function demoAction(json: boolean): Promise<number> {
         .join(', ');
       process.stdout.write(`The sandbox now holds ${line}. Checkpoint and rejects file: ${work}\n`);
     }
+    // Then what a migration does next: read the service back and compare it with the export.
+    if (!json) process.stderr.write('\nVerify: reading the sandbox back and comparing it with the export\n');
+    const verifying = await createReporter(mode, process.stderr);
+    const verified = await verifyOrRepair({
+      config,
+      plans: await planSources(config.sources, baseDir),
+      sample: 0,
+      repair: false,
+      events: verifying,
+      stop: signals.stop,
+      hardStop: signals.hardStop,
+      proxy: { noProxy: '' },
+    });
+    verifying.close();
+    if (!json) process.stdout.write(formatVerifyText(verified));
     const report = path.join(work, 'migration-report.html');
     await writeReport({ checkpoint: config.checkpoint, rejects: config.rejects }, report, 'html');
     // With --json, stdout holds the one summary document: the path goes to stderr.

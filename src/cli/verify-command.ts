@@ -10,7 +10,6 @@ import { addConfigOptions, loadCommandConfig, type CommonOptions } from './optio
 import { planRun } from './plan-run.js';
 import { redact, runCommand } from './run-command.js';
 import { installStopSignals } from './signals.js';
-import { openRunLog, type RunLog } from '../pipeline/run-log.js';
 import { appendStepSummary } from '../report/step-summary.js';
 
 interface VerifyOptions extends CommonOptions {
@@ -47,10 +46,7 @@ async function verifyAction(opts: VerifyOptions): Promise<number> {
   const mode = opts.json ? 'lines' : chooseReporterMode(process.stderr, process.env);
   const reporter = await createReporter(mode, process.stderr);
   const signals = installStopSignals(() => reporter.info('stopping: the reads under way are ended.'));
-  const runLog = await openRunLog(config.checkpoint, { command: opts.repair ? 'verify --repair' : 'verify', config });
-  if (runLog.problem) reporter.warning(runLog.problem);
-  signals.stop.addEventListener('abort', () => runLog.interrupted(String(signals.stop.reason ?? 'stop')));
-  let result: VerifyResult | undefined;
+  let result: VerifyResult;
   try {
     // The HTTP stack loads only here, as import's does.
     keepWasmCompileSmall();
@@ -69,25 +65,9 @@ async function verifyAction(opts: VerifyOptions): Promise<number> {
   } finally {
     reporter.close();
     signals.dispose();
-    endRunLog(runLog, result);
   }
   process.stdout.write(redact(opts.json ? formatVerifyJson(result) : formatVerifyText(result)));
   const problem = await appendStepSummary({ checkpoint: config.checkpoint, rejects: config.rejects });
   if (problem) process.stderr.write(`warning: ${problem}\n`);
   return result.ok ? ExitCode.ok : ExitCode.rejected;
-}
-
-/** The figures per entity (not the lists) for the report's verify table; a run that threw ends as failed. */
-function endRunLog(runLog: RunLog, result: VerifyResult | undefined): void {
-  if (!result) {
-    runLog.end('failed');
-    return;
-  }
-  const entities: Record<string, Record<string, number>> = {};
-  for (const [entity, v] of Object.entries(result.entities)) {
-    const { expected, present, missing, different, extra, beyondRetention } = v;
-    entities[entity] = { expected, present, missing, different, extra, beyondRetention };
-  }
-  runLog.event('verify-end', { entities, requests: result.requests, repair: result.repair });
-  runLog.end(result.ok ? 'completed' : 'completed-with-differences', { exitCode: result.ok ? 0 : 3 });
 }

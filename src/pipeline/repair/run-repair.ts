@@ -14,6 +14,8 @@ import { IdLog } from '../../checkpoint/id-log.js';
 import { idLogLine } from '../import/phase-tally.js';
 import { idLogPathOf } from '../../checkpoint/state-files.js';
 import { endpointOptionsOf } from '../../http/service-endpoint.js';
+import { withVerifyLog } from './verify-log.js';
+import type { ProxySettings } from '../../http/proxy-env.js';
 
 export interface VerifyRunOptions {
   config: MigrateConfig;
@@ -25,6 +27,8 @@ export interface VerifyRunOptions {
   events: RunEvents;
   stop: AbortSignal;
   hardStop: AbortSignal;
+  /** Default: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+  proxy?: ProxySettings;
 }
 
 /**
@@ -33,16 +37,22 @@ export interface VerifyRunOptions {
  * second verification still finds missing is the answer. Composes the two runs, which never import
  * each other.
  */
-export async function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyResult> {
+export function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyResult> {
+  const warn = (problem: string) => options.events.warning(problem);
+  return withVerifyLog(options.config, options.repair, options.stop, warn, () => verifyThenRepair(options));
+}
+
+async function verifyThenRepair(options: VerifyRunOptions): Promise<VerifyResult> {
   const { config } = options;
-  const session = { config, plans: options.plans, sample: options.sample, sinceSec: options.sinceSec };
+  const { plans, sample, sinceSec, proxy } = options;
+  const session = { config, plans, sample, sinceSec, proxy };
   if (!options.repair) {
     return runVerifySession({ ...session, entities: options.entities, events: options.events, stop: options.stop });
   }
   // The migration's lock: no import writes the id log while the repair appends to it.
   const lock = new CheckpointLock(`${config.checkpoint}.lock`);
   await lock.acquire();
-  const client = new ImportClient(endpointOptionsOf(config));
+  const client = new ImportClient(endpointOptionsOf(config, proxy));
   const failed = new AbortController();
   const sender = new BatchSender({
     client,
