@@ -134,3 +134,27 @@ test('both threads take part: every other block comes back checked by the worker
     kinds.map((_, i) => (i % 2 === 0 ? 'here' : 'worker')),
   );
 });
+
+test('attachments on expiring hosts and old messages are counted alike by both threads, in one reading', async () => {
+  const hosts = ['files.slack.com', 'cdn.discordapp.com', 'example.org'];
+  const lines = Array.from({ length: 4000 }, (_, i) =>
+    JSON.stringify({
+      muid: `m${i}`,
+      sender: `u${i % 50}`,
+      receiverType: 'group',
+      receiver: `g${i % 10}`,
+      sentAt: i % 4 === 0 ? NOW - 400 * 86_400 : NOW - 86_400,
+      type: 'file',
+      data: {
+        text: 'x'.repeat(200),
+        attachments: [{ url: `https://${hosts[i % 3]}/f/${i}.png`, name: `${i}.png`, mimeType: 'image/png' }],
+      },
+    }),
+  );
+  const plans = await sharedExport({ name: 'messages.ndjson', bytes: Buffer.from(`${lines.join('\n')}\n`) });
+  // `media` carries Discord's files: only Slack's are left to expire.
+  const media = { hosts: { 'cdn.discordapp.com': {} } };
+  const result = await assertSameBothWays(plans, { retentionDays: 183, media });
+  assert.deepEqual(result.expiringMedia, { total: 1334, byHost: { 'files.slack.com': 1334 } });
+  assert.equal(result.beyondRetention, 1000);
+});

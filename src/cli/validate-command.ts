@@ -45,12 +45,8 @@ async function validateAction(opts: ValidateOptions): Promise<number> {
       maxErrors: opts.maxErrors && opts.maxErrors > 0 ? opts.maxErrors : 0,
       signal: controller.signal,
       retentionDays: config.retentionDays,
+      media: config.media,
     });
-    if (!controller.signal.aborted && !result.stoppedEarly) {
-      const { countExpiringAttachments } = await import('../pipeline/validate/expiring-media.js');
-      const run = { importSoftDeleted: config.importSoftDeleted, sinceSec: opts.since, signal: controller.signal };
-      result.expiringMedia = await countExpiringAttachments(plans, config.media, run);
-    }
     // On stderr, as a warning: the report on stdout stays the list of problems.
     const notice = retentionNotice(result.beyondRetention, config.retentionDays);
     if (notice) process.stderr.write(`warning: ${notice}\n`);

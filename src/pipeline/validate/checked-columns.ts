@@ -12,7 +12,7 @@ import type { ResolvedFile } from '../../sources/types.js';
 /** What the worker needs to map and check messages as this thread would. */
 export interface MessageCheckTask {
   file: ResolvedFile;
-  source: Pick<SourceConfig, 'map' | 'deletion'> & { ids?: IdMaps };
+  source: Pick<SourceConfig, 'map' | 'deletion' | 'values'> & { ids?: IdMaps };
   importSoftDeleted: boolean;
   sinceSec?: number;
   nowSec: number;
@@ -54,6 +54,8 @@ export interface CheckedColumns {
   sawContent: boolean;
   /** Messages of the block older than the task's retention cutoff (set by the worker). */
   beyondRetention?: number;
+  /** Attachments of the block on expiring hosts, by host name (expiring-media.ts; set by the worker). */
+  expiringHosts?: Record<string, number>;
   /** The block's memory, handed back for the next block. */
   carrier: ArrayBuffer;
 }

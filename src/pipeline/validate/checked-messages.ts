@@ -23,6 +23,8 @@ import type { BlockMessage, CheckedColumns, CheckedSlot, MessageCheckTask } from
 const CARRIER_BYTES = 64 * 1024;
 const MAX_KEPT_CARRIER = 1024 * 1024;
 
+export type BlockNotes = Pick<CheckedColumns, 'beyondRetention' | 'expiringHosts'>;
+
 /** Blocks read ahead of the one being taken: the worker always has its next block queued. */
 const LOOKAHEAD = 4;
 
@@ -34,10 +36,10 @@ const LOOKAHEAD = 4;
 export function readMessagesWithWorker(
   task: MessageCheckTask,
   signal?: AbortSignal,
-  /** Told how many messages of each worker block are older than the task's retention cutoff. */
-  onBeyondRetention?: (count: number) => void,
+  /** Told what the worker noted of each block: messages beyond retention, attachments on expiring hosts. */
+  onNotes?: (notes: BlockNotes) => void,
 ): AsyncGenerator<Array<SourceItem | CheckedSlot>> {
-  const reader = new SharedReader(task, onBeyondRetention);
+  const reader = new SharedReader(task, onNotes);
   return readFileItems(fileBytes(task.file), reader, { signal, ahead: LOOKAHEAD });
 }
 
@@ -55,7 +57,7 @@ class SharedReader implements BlockReader<SourceItem | CheckedSlot> {
 
   constructor(
     task: MessageCheckTask,
-    private readonly onBeyondRetention?: (count: number) => void,
+    private readonly onNotes?: (notes: BlockNotes) => void,
   ) {
     this.display = task.file.display;
     const job = new URL('./validate-worker.js', import.meta.url);
@@ -80,7 +82,7 @@ class SharedReader implements BlockReader<SourceItem | CheckedSlot> {
     return this.thread.send(message, [carrier]).then((columns) => {
       if (columns.carrier.byteLength <= MAX_KEPT_CARRIER) this.carriers.push(columns.carrier);
       this.sawContent ||= columns.sawContent;
-      if (columns.beyondRetention) this.onBeyondRetention?.(columns.beyondRetention);
+      if (columns.beyondRetention || columns.expiringHosts) this.onNotes?.(columns);
       return fromColumns(columns);
     });
   }

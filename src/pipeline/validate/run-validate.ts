@@ -13,6 +13,8 @@ import { isFileAtLeast, WORKER_MIN_BYTES } from '../../sources/worker-threshold.
 import { EMPTY_FILE_RULE } from '../../sources/source-items.js';
 import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
 import { isBeyondRetention, retentionCutoff } from '../retention.js';
+import type { MediaConfig } from '../../config/media-schema.js';
+import { addHostCounts, countExpiringHosts, expiringMediaOf } from './expiring-media.js';
 
 export interface ValidateOptions {
   plans: EntityPlan[];
@@ -24,6 +26,8 @@ export interface ValidateOptions {
   signal?: AbortSignal;
   /** The service's retention window: older messages are counted apart (retention.ts); 0 or absent: unlimited. */
   retentionDays?: number;
+  /** What `media` carries: attachments on expiring hosts it does not are summed up (expiring-media.ts). */
+  media?: MediaConfig;
   /** Bytes of the message ids' Bloom filter (tests make it tiny to force false positives); see IdBloomFilter. */
   bloomBytes?: number;
   /** NDJSON message files from this size on are read with a worker (checked-messages.ts); tests set 0 or Infinity. */
@@ -60,6 +64,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
   };
   const tally = new ProblemTally(result, options.maxErrors);
   const cutoff = retentionCutoff(options.nowSec, options.retentionDays ?? 0);
+  const hostCounts: Record<string, number> = {};
   // Items read so far over all entities: the order key the second reading shares.
   let seq = -1;
   let messagesFirstSeq = -1;
@@ -76,8 +81,9 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
       // Two mappers (one a thread) each warn of an unknown field once: the first in file order is kept.
       const warnedUnknown = shared ? new Set<string>() : undefined;
       const batches = shared
-        ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal, (n) => {
-            result.beyondRetention += n;
+        ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal, (notes) => {
+            result.beyondRetention += notes.beyondRetention ?? 0;
+            if (notes.expiringHosts) addHostCounts(hostCounts, notes.expiringHosts);
           })
         : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES });
       for await (const items of batches) {
@@ -109,6 +115,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
             record = slots.record!;
             problems = checkRecord(record, index, options.nowSec);
             if (isBeyondRetention(record.payload.sentAt, cutoff)) result.beyondRetention++;
+            if (entity.name === 'messages') countExpiringHosts(record.payload, hostCounts);
           }
           if (record.duplicateSuspect) lastSuspectSeq = seq;
           // An exact copy of an earlier record (ExportIndex marked it) is skipped, as import skips it.
@@ -133,6 +140,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     await recheck(options, index, tally, result, messagesFirstSeq, options.maxErrors > 0 ? seq : lastSuspectSeq);
   }
   if (!result.stoppedEarly) {
+    result.expiringMedia = expiringMediaOf(hostCounts, options.media);
     for (const p of index.finish()) {
       tally.add(
         {
@@ -159,11 +167,11 @@ async function sharesWithWorker(input: RecordInput, options: ValidateOptions): P
 }
 
 function workerTask(file: ResolvedFile, plan: EntityPlan, options: ValidateOptions): MessageCheckTask {
-  const { map, deletion, ids } = plan.source;
+  const { map, deletion, ids, values } = plan.source;
   return {
     file,
     // The id maps travel to the worker by structured clone (Maps clone), once per file.
-    source: { map, deletion, ids },
+    source: { map, deletion, ids, values },
     importSoftDeleted: options.importSoftDeleted,
     sinceSec: options.sinceSec,
     nowSec: options.nowSec,
