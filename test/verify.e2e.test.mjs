@@ -32,6 +32,9 @@ test('lost records: import exits 0, verify exits 3 naming them, --repair puts th
   assert.equal(first.code, 3, first.stderr);
   assert.deepEqual(missingLines(first.stdout), LOST_LINES);
   assert.match(first.stdout, /^FAILED: 4 missing, 0 different, of 87 records/m);
+  // Progress counts what was found on the service, in verify's words, not import's.
+  assert.match(first.stderr, /\[users\] finished after .*: found on the service 11$/m);
+  assert.doesNotMatch(first.stderr, /already there/);
 
   const repaired = await verify(ws.dir, ['--repair']);
   assert.equal(repaired.code, 0, repaired.stdout + repaired.stderr);

@@ -12,6 +12,7 @@ import { runCommand } from './run-command.js';
 import { installStopSignals } from './signals.js';
 import { writeReport } from './report-command.js';
 import { formatVerifyText } from '../report/verify-report.js';
+import { VERIFY_TERMS } from '../report/figures.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -75,7 +76,7 @@ async function demoAction(json: boolean): Promise<number> {
     }
     // Then what a migration does next: read the service back and compare it with the export.
     if (!json) process.stderr.write('\nVerify: reading the sandbox back and comparing it with the export\n');
-    const verifying = await createReporter(mode, process.stderr);
+    const verifying = await createReporter(mode, process.stderr, process.env, VERIFY_TERMS);
     const verified = await verifyOrRepair({
       config,
       plans: await planSources(config.sources, baseDir),

@@ -3,6 +3,7 @@ import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 import { ExitCode } from '../errors.js';
 import { chooseReporterMode, createReporter } from '../report/create-reporter.js';
 import { formatVerifyJson, formatVerifyText } from '../report/verify-report.js';
+import { VERIFY_TERMS } from '../report/figures.js';
 import type { VerifyResult } from '../pipeline/verify/verify-result.js';
 import { sinceTime, wholeNumber } from './arg-parsers.js';
 import { keepWasmCompileSmall } from './heap-budget.js';
@@ -44,7 +45,7 @@ async function verifyAction(opts: VerifyOptions): Promise<number> {
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans } = await planRun(config, baseDir);
   const mode = opts.json ? 'lines' : chooseReporterMode(process.stderr, process.env);
-  const reporter = await createReporter(mode, process.stderr);
+  const reporter = await createReporter(mode, process.stderr, process.env, VERIFY_TERMS);
   const signals = installStopSignals(() => reporter.info('stopping: the reads under way are ended.'));
   let result: VerifyResult;
   try {

@@ -1,3 +1,4 @@
+import { OUTCOME_TERMS, type OutcomeTerms } from './figures.js';
 import { LineReporter } from './line-reporter.js';
 import { colourWanted, type Reporter } from './reporter.js';
 
@@ -18,8 +19,10 @@ export async function createReporter(
   mode: ReporterMode,
   stream: NodeJS.WriteStream,
   env: NodeJS.ProcessEnv = process.env,
+  /** The words of a phase's outcome (figures.ts): import's, or verify's. */
+  terms: OutcomeTerms = OUTCOME_TERMS,
 ): Promise<Reporter> {
-  if (mode === 'tty') return new (await import('./tty-reporter.js')).TtyReporter(stream, colourWanted(env));
-  if (mode === 'lines') return new LineReporter(stream);
+  if (mode === 'tty') return new (await import('./tty-reporter.js')).TtyReporter(stream, colourWanted(env), terms);
+  if (mode === 'lines') return new LineReporter(stream, Date.now, terms);
   return { phaseStarted() {}, progress() {}, phaseFinished() {}, retrying() {}, warning() {}, info() {}, close() {} };
 }

@@ -7,7 +7,9 @@ import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
 /** The figures of a count that are plain numbers. */
 export type CountKey = Exclude<keyof EntityCounts, 'skippedBy'>;
 
-export const OUTCOME_TERMS: ReadonlyArray<readonly [CountKey, string]> = [
+export type OutcomeTerms = ReadonlyArray<readonly [CountKey, string]>;
+
+export const OUTCOME_TERMS: OutcomeTerms = [
   ['imported', 'imported'],
   ['alreadyPresent', 'already there'],
   ['rejected', 'rejected'],
@@ -53,9 +55,12 @@ export const formatEta = (seconds: number | undefined): string => {
 };
 
 /** `imported 1100, done earlier 2900`: the terms that are not zero (`imported 0` when all are). */
-export function describeOutcome(c: EntityCounts): string {
-  const terms = OUTCOME_TERMS.filter(([key]) => c[key] > 0).map(([key, label]) => `${label} ${c[key]}`);
-  return terms.length > 0 ? terms.join(', ') : 'imported 0';
+/** verify counts what it found on the service where import counts what was already there. */
+export const VERIFY_TERMS: OutcomeTerms = [['alreadyPresent', 'found on the service']];
+
+export function describeOutcome(c: EntityCounts, terms: OutcomeTerms = OUTCOME_TERMS): string {
+  const shown = terms.filter(([key]) => c[key] > 0).map(([key, label]) => `${label} ${c[key]}`);
+  return shown.length > 0 ? shown.join(', ') : `${terms[0][1]} 0`;
 }
 
 /** `retrying in 4 s (3/8): ECONNREFUSED 127.0.0.1:8796`; the wait counts down when `leftMs` is given. */

@@ -1,6 +1,14 @@
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
-import { describeOutcome, describeRetry, figuresOf, formatEta, formatRate } from './figures.js';
+import {
+  describeOutcome,
+  describeRetry,
+  figuresOf,
+  formatEta,
+  formatRate,
+  OUTCOME_TERMS,
+  type OutcomeTerms,
+} from './figures.js';
 import type { Reporter } from './reporter.js';
 import { formatDuration } from './summary.js';
 import { plural } from './words.js';
@@ -22,6 +30,7 @@ export class LineReporter implements Reporter {
   constructor(
     private readonly out: NodeJS.WritableStream,
     private readonly now: () => number = Date.now,
+    private readonly terms: OutcomeTerms = OUTCOME_TERMS,
   ) {}
 
   phaseStarted(entity: EntityName, expected: number | undefined): void {
@@ -71,6 +80,6 @@ export class LineReporter implements Reporter {
     const f = figuresOf(c, completed ? c.read : this.expected);
     const where = f.total === undefined ? plural(f.done, 'record') : `${f.done}/${f.total} (${f.percent}%)`;
     const eta = f.total === undefined || final ? '' : `, ETA ${formatEta(f.etaSec)}`;
-    return `${where}, ${formatRate(f.perSec)}${eta}: ${describeOutcome(c)}`;
+    return `${where}, ${formatRate(f.perSec)}${eta}: ${describeOutcome(c, this.terms)}`;
   }
 }

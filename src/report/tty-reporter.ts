@@ -2,7 +2,15 @@ import cliProgress from 'cli-progress';
 import ora, { type Ora } from 'ora';
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
-import { describeOutcome, describeRetry, figuresOf, formatEta, formatRate } from './figures.js';
+import {
+  describeOutcome,
+  describeRetry,
+  figuresOf,
+  formatEta,
+  formatRate,
+  OUTCOME_TERMS,
+  type OutcomeTerms,
+} from './figures.js';
 import type { Reporter } from './reporter.js';
 import { formatDuration } from './summary.js';
 import { fitLine, wrapText } from './words.js';
@@ -29,6 +37,7 @@ export class TtyReporter implements Reporter {
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly colour = true,
+    private readonly terms: OutcomeTerms = OUTCOME_TERMS,
   ) {}
 
   phaseStarted(entity: EntityName, expected: number | undefined): void {
@@ -113,7 +122,7 @@ export class TtyReporter implements Reporter {
 
   /** Under the bar: the outcome so far, or the retry a request waits for. */
   private outcomeLine(): string {
-    const text = this.retry ? this.retryText() : describeOutcome(this.counts!);
+    const text = this.retry ? this.retryText() : describeOutcome(this.counts!, this.terms);
     return fitLine(`${' '.repeat(NAME_WIDTH)}${text}`, this.width());
   }
 
