@@ -146,6 +146,10 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     const markdown = await readFile(path.join(dir, 'r.md'), 'utf8');
     assert.match(markdown, /\*\*Complete with 3 open rejects\.\*\*/);
     assert.match(markdown, /\| `message\.text\.empty` \| 2 \|/);
+    // `--out -`: the report itself on stdout, the same text, and no file named "-".
+    const piped = await runCli(['report', '--format', 'md', '--out', '-'], { cwd: dir });
+    assert.equal(piped.stdout, markdown);
+    await assert.rejects(stat(path.join(dir, '-')));
     const step = await readFile(summaryFile, 'utf8');
     assert.match(step, /^## Migration report/);
     assert.match(step, /Complete with 3 open rejects/, 'import appended the overview to GITHUB_STEP_SUMMARY');

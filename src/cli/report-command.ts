@@ -22,7 +22,7 @@ const format = (value: string): 'html' | 'md' => {
 export function registerReportCommand(program: Command): void {
   addConfigOptions(program.command('report'))
     .description('write the migration report: one HTML file from the run log, checkpoint and rejects file')
-    .option('--out <file>', 'where to write it (default migration-report.html, or migration-report.md)')
+    .option('--out <file>', 'where to write it (default migration-report.html, or migration-report.md; - for stdout)')
     .option('--format <format>', 'html, or md for the overview and rejects as Markdown', format, 'html')
     .action(runCommand((opts: ReportOptions) => reportAction(opts)));
 }
@@ -41,6 +41,12 @@ async function reportAction(opts: ReportOptions): Promise<number> {
     if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint, rejects: undefined } };
     throw err;
   });
+  if (opts.out === '-') {
+    // Piped on (a CI step, a ticket): the report itself is the output, nothing else.
+    const data = await loadReportData({ checkpoint: config.checkpoint, rejects: config.rejects });
+    process.stdout.write(opts.format === 'md' ? renderMarkdown(data) : renderHtml(data));
+    return ExitCode.ok;
+  }
   const out = path.resolve(opts.out ?? (opts.format === 'md' ? 'migration-report.md' : 'migration-report.html'));
   const data = await writeReport({ checkpoint: config.checkpoint, rejects: config.rejects }, out, opts.format);
   if (opts.json)
