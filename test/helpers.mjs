@@ -215,3 +215,17 @@ export async function writeManyFilesExport(
     },
   };
 }
+
+/** An NDJSON line of a text message `m<i>` from alice to group g1 (`extra` fields replace or add). */
+export const messageLine = (i, extra = {}) =>
+  JSON.stringify({
+    muid: `m${i}`,
+    sender: 'alice',
+    receiverType: 'group',
+    receiver: 'g1',
+    sentAt: 1_700_000_000 + i,
+    category: 'message',
+    type: 'text',
+    data: { text: `hello ${i}` },
+    ...extra,
+  });

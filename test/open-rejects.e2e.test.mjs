@@ -5,22 +5,10 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
+import { readNdjson, runCli, sandbox, tempDir, writeConfig, messageLine as message } from './helpers.mjs';
 
 const user = (uid, name = uid) => JSON.stringify({ uid, name });
 const member = (uid) => JSON.stringify({ guid: 'g1', uid, scope: 'participant' });
-const message = (i, extra = {}) =>
-  JSON.stringify({
-    muid: `m${i}`,
-    sender: 'alice',
-    receiverType: 'group',
-    receiver: 'g1',
-    sentAt: 1_700_000_000 + i,
-    category: 'message',
-    type: 'text',
-    data: { text: `hello ${i}` },
-    ...extra,
-  });
 
 /** An export of 2 users, a group, 3 members (one of a user the export lacks) and 5 messages (one empty). */
 async function writeExport(dir, { withCarol = false, fixedText = false } = {}) {

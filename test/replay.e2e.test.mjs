@@ -5,20 +5,16 @@ import assert from 'node:assert/strict';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { collect, readNdjson, runCli, sandbox, spawnCli, tempDir, writeConfig } from './helpers.mjs';
-
-const message = (i, extra = {}) =>
-  JSON.stringify({
-    muid: `m${i}`,
-    sender: 'alice',
-    receiverType: 'group',
-    receiver: 'g1',
-    sentAt: 1_700_000_000 + i,
-    category: 'message',
-    type: 'text',
-    data: { text: `hello ${i}` },
-    ...extra,
-  });
+import {
+  collect,
+  readNdjson,
+  runCli,
+  sandbox,
+  spawnCli,
+  tempDir,
+  writeConfig,
+  messageLine as message,
+} from './helpers.mjs';
 
 /** Rewrites the rejects file line by line: `edit` returns the line's new object, or null to delete it. */
 async function editRejects(file, edit) {

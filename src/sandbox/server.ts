@@ -119,20 +119,8 @@ class Sandbox {
         Allow: 'POST',
       });
     }
-    const authCode = this.checkApiKey(req.headers.apikey);
-    if (authCode)
-      return this.reply(res, 401, errorBody(authCode, 'the apiKey header is missing or not valid'), this.peekHeaders());
-
-    let headers: Record<string, string> = {};
-    if (this.rate.enabled) {
-      const { accepted, state } = this.rate.tryAcquire(now());
-      if (!accepted) {
-        this.stats.rateLimited();
-        const retry = { ...this.rateHeaders(state), 'Retry-After': String(state.retryAfter) };
-        return this.reply(res, 429, errorBody('ERR_TOO_MANY_REQUESTS', 'rate limit exceeded'), retry);
-      }
-      headers = this.rateHeaders(state);
-    }
+    const headers = this.admit(req, res, this.rate);
+    if (!headers) return;
 
     const draw = this.plan.draw();
     if (draw.drop) {
@@ -195,19 +183,8 @@ class Sandbox {
     const read = await readBody(req);
     if (!read.ok && read.reason === 'aborted') return;
     if (!(await this.delays.wait(this.plan.jitter(this.config.latencyMs)))) return;
-    const peek = () => (this.readRate.enabled ? this.rateHeaders(this.readRate.peek(now())) : {});
-    const authCode = this.checkApiKey(req.headers.apikey);
-    if (authCode) return this.reply(res, 401, errorBody(authCode, 'the apiKey header is missing or not valid'), peek());
-    let headers: Record<string, string> = {};
-    if (this.readRate.enabled) {
-      const { accepted, state } = this.readRate.tryAcquire(now());
-      if (!accepted) {
-        this.stats.rateLimited();
-        const retry = { ...this.rateHeaders(state), 'Retry-After': String(state.retryAfter) };
-        return this.reply(res, 429, errorBody('ERR_TOO_MANY_REQUESTS', 'rate limit exceeded'), retry);
-      }
-      headers = this.rateHeaders(state);
-    }
+    const headers = this.admit(req, res, this.readRate);
+    if (!headers) return;
     const answer = answerReadOrDelete(this.store, this.config, req, pathname, read.ok ? read.body : undefined);
     if (answer) return this.reply(res, answer.status, answer.body, headers);
     const message = `unknown endpoint ${req.method} ${pathname}; see read-api: users, groups, messages`;
@@ -222,8 +199,29 @@ class Sandbox {
   }
 
   /** Rate headers for answers given before the window is consulted (404, 401). */
-  private peekHeaders(): Record<string, string> {
-    return this.rate.enabled ? this.rateHeaders(this.rate.peek(this.config.now())) : {};
+  private peekHeaders(window: RateWindow = this.rate): Record<string, string> {
+    return window.enabled ? this.rateHeaders(window.peek(this.config.now())) : {};
+  }
+
+  /**
+   * The apiKey, then a place in the request's rate window (imports' or reads'): the rate headers to
+   * answer with, or undefined once a 401 or a 429 has been answered.
+   */
+  private admit(req: IncomingMessage, res: ServerResponse, window: RateWindow): Record<string, string> | undefined {
+    const authCode = this.checkApiKey(req.headers.apikey);
+    if (authCode) {
+      this.reply(res, 401, errorBody(authCode, 'the apiKey header is missing or not valid'), this.peekHeaders(window));
+      return undefined;
+    }
+    if (!window.enabled) return {};
+    const { accepted, state } = window.tryAcquire(this.config.now());
+    if (!accepted) {
+      this.stats.rateLimited();
+      const retry = { ...this.rateHeaders(state), 'Retry-After': String(state.retryAfter) };
+      this.reply(res, 429, errorBody('ERR_TOO_MANY_REQUESTS', 'rate limit exceeded'), retry);
+      return undefined;
+    }
+    return this.rateHeaders(state);
   }
 
   private rateHeaders(state: RateState): Record<string, string> {
