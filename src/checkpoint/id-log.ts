@@ -18,6 +18,8 @@ export interface IdLogLine {
   serviceId?: string;
   state: 'created' | 'existing';
   resent?: true;
+  /** Not from the export: sent by replay as edited in the rejects file, or by verify --repair. */
+  via?: 'replay' | 'repair';
 }
 
 const ID_LOG: CompanionKind = { noun: 'id log', unwritableCode: 'ID_LOG_UNWRITABLE', pastMark: 'keep' };

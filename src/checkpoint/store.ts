@@ -6,6 +6,7 @@ import path from 'node:path';
 import { CheckpointError } from '../errors.js';
 import type { EntityName } from '../entities/types.js';
 import { FileProgress, type FileProgressData } from './file-progress.js';
+import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyMark } from './ledger-marks.js';
 import { fsReason, makeFolderFor, STATE_FILE_MODE } from './state-files.js';
 
 export const CHECKPOINT_VERSION = 1;
@@ -22,6 +23,14 @@ export interface EntityTotals {
   resolved?: number;
   /** Rejected records the user took out of the rejects file before a replay: no longer open. */
   dropped?: number;
+  /** `dropped` by the code each was rejected with. */
+  droppedBy?: Record<string, number>;
+  /** Of `imported`, records brought in by replay from the rejects file as edited. */
+  replayed?: number;
+  /** Records verify --repair found missing and sent again. */
+  repaired?: number;
+  /** Records the last reading of the entity to its end met. */
+  inExport?: number;
 }
 
 /** What is on disk. Never holds the apiKey: only where the run goes and how far it got. */
@@ -42,6 +51,18 @@ export interface CheckpointData {
   rejects?: CompanionMark;
   /** The id log's mark, likewise (id-log.ts). */
   imported?: CompanionMark;
+  /** The entities the last import planned: one not done yet leaves the migration incomplete. */
+  planned?: EntityName[];
+  /** Requests per command, across runs (ledger.ts). */
+  traffic?: Record<string, Traffic>;
+  /** Attachments not carried, by the URL shown, until a run carries them. */
+  media?: { notCarried?: Record<string, MediaHold> };
+  /** The last verify's verdict; it speaks for the service only when newer than `changedAt`. */
+  verified?: VerifyMark;
+  /** When a run last changed what the service holds. */
+  changedAt?: string;
+  /** Set by undo; cleared when an import sends again. */
+  undone?: UndoMark;
 }
 
 /** The companions a checkpoint keeps marks of, by the field that holds the mark. */
@@ -133,6 +154,23 @@ export class CheckpointStore {
     return store;
   }
 
+  /**
+   * The migration's checkpoint if there is one for this target (undefined if none): for the runs that
+   * read or amend a migration (verify, undo) but never start one.
+   */
+  static async openExisting(
+    filePath: string,
+    target: CheckpointIdentity['target'],
+    minIntervalMs = 0,
+  ): Promise<CheckpointStore | undefined> {
+    const existing = await readCheckpoint(filePath);
+    if (!existing) return undefined;
+    assertSameMigration(existing, { target, sourcesHash: existing.sourcesHash }, filePath);
+    const store = new CheckpointStore(filePath, minIntervalMs);
+    store.data = existing;
+    return store;
+  }
+
   get resumed(): boolean {
     return Object.keys(this.data.files).length > 0;
   }
@@ -165,9 +203,63 @@ export class CheckpointStore {
     return (this.data.totals[entity] ??= { imported: 0, alreadyPresent: 0, rejected: 0, skipped: 0 });
   }
 
+  /** One command's traffic across runs: counted into as requests go, saved with the acknowledgements. */
+  traffic(command: string): Traffic {
+    return ((this.data.traffic ??= {})[command] ??= emptyTraffic());
+  }
+
+  /** What the service holds has changed: an earlier verify no longer speaks for it. */
+  markChanged(): void {
+    this.data.changedAt = new Date().toISOString();
+  }
+
+  recordVerify(mark: VerifyMark): void {
+    this.data.verified = mark;
+  }
+
+  /** The entities this import reads, in order: the migration is incomplete until each is done. */
+  plan(entities: EntityName[]): void {
+    this.data.planned = entities;
+    this.data.undone = undefined;
+  }
+
+  /** An attachment held back with its message (`hold`), or carried now (undefined). */
+  setMediaHold(url: string, hold: MediaHold | undefined): void {
+    if (hold) ((this.data.media ??= {}).notCarried ??= {})[url] = hold;
+    else if (this.data.media?.notCarried?.[url]) delete this.data.media.notCarried[url];
+  }
+
   /** From now on every write records `companion`'s mark (under `name`) and puts its bytes on disk first. */
   keepInStep(companion: CheckpointCompanion, name: CompanionName = 'rejects'): void {
     this.companions.set(name, companion);
+  }
+
+  /**
+   * After an undo: nothing of this migration is on the service any more. What it did per record goes
+   * (the files were set aside); what it cost (traffic) and what was undone stay.
+   */
+  startOver(undone: UndoMark): void {
+    const { version, tool, target, sourcesHash, createdAt, traffic } = this.data;
+    const now = new Date().toISOString();
+    this.data = {
+      version,
+      tool,
+      target,
+      sourcesHash,
+      createdAt,
+      updatedAt: now,
+      phasesDone: [],
+      files: {},
+      totals: {},
+    };
+    Object.assign(this.data, { traffic, undone, changedAt: now });
+    this.progress.clear();
+    this.companions.clear();
+  }
+
+  /** The companions were closed: later writes keep the marks they last had. */
+  detachCompanions(): void {
+    this.companions.clear();
   }
 
   markPhaseDone(entity: EntityName): void {

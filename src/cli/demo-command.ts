@@ -5,14 +5,12 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { planSources } from '../sources/plan.js';
-import { chooseReporterMode, createReporter } from '../report/create-reporter.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import { printSummary } from './import-command.js';
 import { runCommand } from './run-command.js';
-import { installStopSignals } from './signals.js';
+import { runInCommand } from './command-run.js';
 import { writeReport } from './report-command.js';
 import { formatVerifyText } from '../report/verify-report.js';
-import { VERIFY_TERMS } from '../report/figures.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
@@ -25,17 +23,16 @@ export function registerDemoCommand(program: Command): void {
 }
 
 async function demoAction(json: boolean): Promise<number> {
-  const [{ startSandbox }, { runImportSession }, { verifyOrRepair }] = await Promise.all([
-    import('../sandbox/index.js'),
-    import('../pipeline/import/import-session.js'),
-    import('../pipeline/repair/run-repair.js'),
-  ]);
+  const [{ startSandbox }, { importInRun, importEnd }, { verifyOrRepair, verifyEnd }, { VERIFY_TERMS }] =
+    await Promise.all([
+      import('../sandbox/index.js'),
+      import('../pipeline/import/import-session.js'),
+      import('../pipeline/repair/run-repair.js'),
+      import('../report/figures.js'),
+    ]);
   // A service-like pace (150 ms answers, 120 requests a minute) so the progress is there to see.
   const sandbox = await startSandbox({ apiKey: SANDBOX_DEFAULT_API_KEY, latencyMs: 150, requestsPerMinute: 120 });
   const work = await mkdtemp(path.join(tmpdir(), 'chat-migrate-demo-'));
-  const signals = installStopSignals(() => undefined);
-  const mode = json ? 'lines' : chooseReporterMode(process.stderr, process.env);
-  const reporter = await createReporter(mode, process.stderr);
   try {
     const { config, baseDir } = await loadConfig({
       cwd: FIXTURES,
@@ -52,21 +49,16 @@ async function demoAction(json: boolean): Promise<number> {
       requireApiKey: true,
     });
     if (!json) process.stderr.write(`Demo: importing ${FIXTURES} into a sandbox at ${sandbox.url}\n`);
-    const summary = await runImportSession({
-      config,
-      plans: await planSources(config.sources, baseDir),
-      sourcesIdentity: config.sources,
-      fresh: true,
-      events: reporter,
-      estimateTotals: true,
-      stop: signals.stop,
-      hardStop: signals.hardStop,
-      command: 'demo',
-      // Its own sandbox on loopback: a proxy of the environment could not reach it.
-      proxy: { noProxy: '' },
-    });
-    reporter.close();
-    printSummary(summary, json);
+    // Its own sandbox on loopback: a proxy of the environment could not reach it.
+    const proxy = { noProxy: '' };
+    const plans = await planSources(config.sources, baseDir);
+    const spec = { command: 'demo', config, ledger: 'write', sourcesIdentity: config.sources, json, proxy } as const;
+    const summary = await runInCommand(
+      { ...spec, fresh: true },
+      (run) => importInRun(run, { plans, fresh: true, estimateTotals: true, proxy }),
+      importEnd,
+    );
+    await printSummary(summary, json);
     if (!json) {
       const held = sandbox.stats().perEntity;
       const line = Object.entries(held)
@@ -76,18 +68,12 @@ async function demoAction(json: boolean): Promise<number> {
     }
     // Then what a migration does next: read the service back and compare it with the export.
     if (!json) process.stderr.write('\nVerify: reading the sandbox back and comparing it with the export\n');
-    const verifying = await createReporter(mode, process.stderr, process.env, VERIFY_TERMS);
-    const verified = await verifyOrRepair({
-      config,
-      plans: await planSources(config.sources, baseDir),
-      sample: 0,
-      repair: false,
-      events: verifying,
-      stop: signals.stop,
-      hardStop: signals.hardStop,
-      proxy: { noProxy: '' },
-    });
-    verifying.close();
+    const verified = await runInCommand(
+      { ...spec, command: 'verify', ledger: 'existing', terms: VERIFY_TERMS },
+      async (run) =>
+        verifyOrRepair(run, { plans: await planSources(config.sources, baseDir), sample: 0, repair: false }),
+      verifyEnd,
+    );
     if (!json) process.stdout.write(formatVerifyText(verified));
     const report = path.join(work, 'migration-report.html');
     await writeReport({ checkpoint: config.checkpoint, rejects: config.rejects }, report, 'html');
@@ -95,8 +81,6 @@ async function demoAction(json: boolean): Promise<number> {
     (json ? process.stderr : process.stdout).write(`Migration report: ${report}\n`);
     return summary.exitCode;
   } finally {
-    reporter.close();
-    signals.dispose();
     await sandbox.close();
   }
 }

@@ -1,20 +1,15 @@
 import type { Command } from 'commander';
 import { ConfigError, ExitCode } from '../errors.js';
-import { runValidate } from '../pipeline/validate/run-validate.js';
-import { chooseReporterMode, createReporter } from '../report/create-reporter.js';
 import type { ImportSummary } from '../pipeline/import/summary.js';
-import { formatSummaryText } from '../report/summary.js';
 import { plural } from '../report/words.js';
-import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { planRun, type RunPlan } from './plan-run.js';
-import { countBeyondRetention } from '../pipeline/import/count-beyond-retention.js';
 import { retentionCutoff, retentionNotice } from '../pipeline/retention.js';
 import { sinceTime } from './arg-parsers.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { redact, runCommand } from './run-command.js';
-import { installStopSignals } from './signals.js';
-import { appendStepSummary } from '../report/step-summary.js';
+import { runInCommand, type CommandRunSpec } from './command-run.js';
+import { validateAction } from './validate-command.js';
 
 interface ImportOptions extends CommonOptions {
   fresh?: boolean;
@@ -39,9 +34,11 @@ export function registerImportCommand(program: Command): void {
 }
 
 async function importAction(opts: ImportOptions): Promise<number> {
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun);
+  // A dry run is validate, whole: the same checks, media counts, run log and Ctrl+C.
+  if (opts.dryRun) return validateAction({ ...opts, maxErrors: undefined });
+  const { config, baseDir, warnings } = await loadCommandConfig(opts, true);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const plan = await planRun(config, baseDir, { writeIdMap: !opts.dryRun });
+  const plan = await planRun(config, baseDir, { writeIdMap: true });
   for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
   try {
     return await importPlan(opts, config, plan);
@@ -55,24 +52,20 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
   const { plans, sourcesIdentity, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
   let beyondRetention: number | undefined;
-
-  if (opts.dryRun || opts.strict) {
+  if (opts.strict) {
+    const { runValidate } = await import('../pipeline/validate/run-validate.js');
+    const { importSoftDeleted, retentionDays } = config;
     const result = await runValidate({
       plans,
       nowSec,
-      importSoftDeleted: config.importSoftDeleted,
+      importSoftDeleted,
       sinceSec: opts.since,
       maxErrors: 0,
-      retentionDays: config.retentionDays,
+      retentionDays,
     });
     beyondRetention = result.beyondRetention;
-    if (opts.dryRun) {
-      const notice = retentionNotice(beyondRetention, config.retentionDays);
-      if (notice) process.stderr.write(`warning: ${notice}\n`);
-      process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
-      return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
-    }
     if (result.errorCount > 0) {
+      const { formatValidateText } = await import('../report/validate-report.js');
       process.stderr.write(formatValidateText(result));
       const found = plural(result.errorCount, 'error');
       throw new ConfigError('STRICT_VALIDATION_FAILED', `--strict: validate found ${found}; nothing was sent`, {
@@ -81,52 +74,53 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
       });
     }
   }
-
-  const mode = opts.json ? 'lines' : chooseReporterMode(process.stderr, process.env);
-  const reporter = await createReporter(mode, process.stderr);
-  const signals = installStopSignals(() => reporter.info(STOPPING_NOTICE));
-  let summary: ImportSummary;
-  try {
-    // Said once, before anything is sent: the service would take these messages and never show them.
-    const cutoff = retentionCutoff(nowSec, config.retentionDays);
-    if (cutoff !== undefined && beyondRetention === undefined && !(opts.since !== undefined && opts.since >= cutoff)) {
-      const { importSoftDeleted } = config;
-      beyondRetention = await countBeyondRetention(plans, {
-        cutoffSec: cutoff,
-        importSoftDeleted,
+  const [{ importInRun, importEnd }, { countBeyondRetention }] = await Promise.all([
+    import('../pipeline/import/import-session.js'),
+    import('../pipeline/import/count-beyond-retention.js'),
+  ]);
+  const spec: CommandRunSpec = {
+    command: 'import',
+    config,
+    ledger: 'write',
+    sourcesIdentity,
+    fresh: Boolean(opts.fresh),
+    json: opts.json,
+    stoppingNotice: STOPPING_NOTICE,
+    stepSummary: true,
+  };
+  const summary = await runInCommand(
+    spec,
+    async (run) => {
+      // Said once, before anything is sent: the service would take these messages and never show them.
+      const cutoff = retentionCutoff(nowSec, config.retentionDays);
+      const sinceAfter = opts.since !== undefined && cutoff !== undefined && opts.since >= cutoff;
+      if (cutoff !== undefined && beyondRetention === undefined && !sinceAfter) {
+        const { importSoftDeleted } = config;
+        beyondRetention = await countBeyondRetention(plans, {
+          cutoffSec: cutoff,
+          importSoftDeleted,
+          sinceSec: opts.since,
+        });
+      }
+      const notice = retentionNotice(beyondRetention ?? 0, config.retentionDays);
+      if (notice) run.events.warning(notice);
+      return importInRun(run, {
+        plans,
+        idMap,
+        exportFolder,
+        fresh: Boolean(opts.fresh),
         sinceSec: opts.since,
+        // Counting lines first: 0.1-0.3 s for 1M messages (240 MB), about 1% of their import (docs/sending.md).
+        estimateTotals: true,
       });
-    }
-    const notice = retentionNotice(beyondRetention ?? 0, config.retentionDays);
-    if (notice) reporter.warning(notice);
-    // The HTTP stack loads only for a run that sends.
-    const { runImportSession } = await import('../pipeline/import/import-session.js');
-    summary = await runImportSession({
-      config,
-      plans,
-      sourcesIdentity,
-      idMap,
-      exportFolder,
-      fresh: Boolean(opts.fresh),
-      sinceSec: opts.since,
-      events: reporter,
-      // Counting lines first: 0.1-0.3 s for 1M messages (240 MB), about 1% of their import (docs/sending.md).
-      estimateTotals: true,
-      stop: signals.stop,
-      hardStop: signals.hardStop,
-    });
-  } finally {
-    reporter.close();
-    signals.dispose();
-  }
-  printSummary(summary, Boolean(opts.json));
-  // A GitHub Actions step shows the report's overview on its summary page (docs/report.md).
-  const problem = await appendStepSummary({ checkpoint: config.checkpoint, rejects: config.rejects });
-  if (problem) process.stderr.write(`warning: ${problem}\n`);
+    },
+    importEnd,
+  );
+  await printSummary(summary, Boolean(opts.json));
   return summary.exitCode;
 }
 
-export function printSummary(summary: ImportSummary, json: boolean): void {
+export async function printSummary(summary: ImportSummary, json: boolean): Promise<void> {
   if (json) {
     process.stdout.write(redact(`${JSON.stringify(summary)}\n`));
     return;
@@ -134,5 +128,6 @@ export function printSummary(summary: ImportSummary, json: boolean): void {
   const stream = summary.status === 'failed' ? process.stderr : process.stdout;
   // Wrapped to a terminal's width; a log keeps its lines whole.
   const width = stream.isTTY && stream.columns ? stream.columns - 1 : undefined;
+  const { formatSummaryText } = await import('../report/summary.js');
   stream.write(redact(formatSummaryText(summary, width)));
 }

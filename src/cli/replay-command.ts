@@ -11,13 +11,12 @@ import {
   type LeftOpen,
   type OpenSlot,
 } from '../pipeline/import/replay-rejects.js';
-import { chooseReporterMode, createReporter } from '../report/create-reporter.js';
 import { plural } from '../report/words.js';
 import { printSummary } from './import-command.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { planRun } from './plan-run.js';
 import { redact, runCommand } from './run-command.js';
-import { installStopSignals } from './signals.js';
+import { runInCommand, type CommandRunSpec } from './command-run.js';
 
 interface ReplayOptions extends CommonOptions {
   dryRun?: boolean;
@@ -75,36 +74,38 @@ async function replayAction(file: string | undefined, opts: ReplayOptions): Prom
     }
     return failing.length > 0 ? ExitCode.rejected : ExitCode.ok;
   }
-  const mode = opts.json ? 'lines' : chooseReporterMode(process.stderr, process.env);
-  const reporter = await createReporter(mode, process.stderr);
-  const signals = installStopSignals(() => reporter.info(STOPPING_NOTICE));
   let sent = 0;
   try {
-    const { runImportSession } = await import('../pipeline/import/import-session.js');
-    const summary = await runImportSession({
-      config,
-      plans: plan.plans,
-      sourcesIdentity: plan.sourcesIdentity,
-      idMap: plan.idMap,
-      fresh: false,
-      events: reporter,
-      stop: signals.stop,
-      hardStop: signals.hardStop,
-      replay: { ...rejects, sent: () => sent++ },
+    const { importInRun, importEnd } = await import('../pipeline/import/import-session.js');
+    const spec: CommandRunSpec = {
       command: 'replay',
-    });
-    reporter.close();
+      config,
+      ledger: 'write',
+      sourcesIdentity: plan.sourcesIdentity,
+      json: opts.json,
+      stoppingNotice: STOPPING_NOTICE,
+      stepSummary: true,
+    };
+    const summary = await runInCommand(
+      spec,
+      (run) =>
+        importInRun(run, {
+          plans: plan.plans,
+          idMap: plan.idMap,
+          fresh: false,
+          replay: { ...rejects, sent: () => sent++ },
+        }),
+      importEnd,
+    );
     const after = openSlotsOf(await readCheckpoint(config.checkpoint));
     const replay = replayOutcome(openBefore, rejects.deleted, after, sent);
-    if (opts.json) printSummary({ ...summary, replay } as typeof summary, true);
+    if (opts.json) await printSummary({ ...summary, replay } as typeof summary, true);
     else {
-      printSummary(summary, false);
+      await printSummary(summary, false);
       process.stdout.write(formatReplay(replay, config.rejects));
     }
     return summary.exitCode;
   } finally {
-    reporter.close();
-    signals.dispose();
     await plan.idMap?.discard();
   }
 }

@@ -4,7 +4,9 @@ import type { PreparedUndo } from '../pipeline/undo/undo-session.js';
 import { plural } from '../report/words.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { redact, runCommand } from './run-command.js';
-import { installStopSignals } from './signals.js';
+import { runInCommand, type CommandRunSpec } from './command-run.js';
+import type { MigrateConfig } from '../config/schema.js';
+import { formatDuration } from '../report/summary.js';
 
 interface UndoOptions extends CommonOptions {
   yes?: boolean;
@@ -19,13 +21,23 @@ export function registerUndoCommand(program: Command): void {
     .action(runCommand((opts: UndoOptions) => undoAction(opts)));
 }
 
-function describe(prepared: PreparedUndo, host: string, appId: string | undefined): string {
+/** The deletes at the REST rate: 'auto' starts where the run's REST limiter does. */
+function undoDuration(prepared: PreparedUndo, config: MigrateConfig): string {
+  const rate = config.readRequestsPerMinute === 'auto' ? 600 : config.readRequestsPerMinute;
+  const minutes = prepared.plan.steps.length / rate;
+  const rateWords = `${rate} requests a minute (readRequestsPerMinute)`;
+  return `about ${formatDuration(minutes * 60_000)} at ${rateWords}`;
+}
+
+function describe(prepared: PreparedUndo, config: MigrateConfig): string {
   const { counts, withoutServiceId } = prepared.plan;
+  const host = new URL(config.baseUrl).host;
   const lines = [
-    `Undo of the migration into app ${appId ?? '(no appId)'} at ${host}`,
+    `Undo of the migration into app ${config.appId ?? '(no appId)'} at ${host}`,
     `  will delete ${plural(counts.messages, 'message')} (permanently), ${plural(counts.members, 'member')}, ` +
       `${plural(counts.groups, 'group')} and ${plural(counts.users, 'user')} (permanently)`,
     '  created by this migration only: records that were already there and mapped users are kept',
+    `  ${plural(prepared.plan.steps.length, 'delete request')}: ${undoDuration(prepared, config)}`,
   ];
   if (withoutServiceId.length > 0)
     lines.push(`  ${plural(withoutServiceId.length, 'message')} without the service's id cannot be deleted`);
@@ -35,14 +47,16 @@ function describe(prepared: PreparedUndo, host: string, appId: string | undefine
 async function undoAction(opts: UndoOptions): Promise<number> {
   const { config, warnings } = await loadCommandConfig(opts, !opts.dryRun);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const { prepareUndo, runUndoSession } = await import('../pipeline/undo/undo-session.js');
+  const { prepareUndo, undoInRun, undoEnd } = await import('../pipeline/undo/undo-session.js');
   const prepared = await prepareUndo(config);
   const host = new URL(config.baseUrl).host;
   const out = opts.json ? process.stderr : process.stdout;
-  out.write(redact(describe(prepared, host, config.appId)));
+  out.write(redact(describe(prepared, config)));
   const { counts } = prepared.plan;
   if (opts.dryRun) {
-    if (opts.json) process.stdout.write(`${JSON.stringify({ dryRun: true, appId: config.appId, host, counts })}\n`);
+    const estimate = undoDuration(prepared, config);
+    const doc = { dryRun: true, appId: config.appId, host, counts, requests: prepared.plan.steps.length, estimate };
+    if (opts.json) process.stdout.write(`${JSON.stringify(doc)}\n`);
     return ExitCode.ok;
   }
   if (!opts.yes) {
@@ -51,37 +65,31 @@ async function undoAction(opts: UndoOptions): Promise<number> {
       hint: 'check the counts above, then run `chat-migrate undo --yes` (or --dry-run to only look)',
     });
   }
-  const signals = installStopSignals(() => process.stderr.write('stopping: saving the undo progress\n'));
-  try {
-    const outcome = await runUndoSession({
-      config,
-      prepared,
-      stop: signals.stop,
-      hardStop: signals.hardStop,
-      progress: (s) => {
-        if (opts.json) return;
-        process.stderr.write(`undo: ${s.done}/${s.total} deletes answered\n`);
-      },
-      onRetry: (reason, attempt, delayMs) =>
-        process.stderr.write(`undo: ${reason}; trying again (${attempt}) in ${Math.round(delayMs / 100) / 10} s\n`),
-    });
-    const { state, setAside } = outcome;
-    const refused = state.refused.length;
-    if (opts.json) process.stdout.write(redact(`${JSON.stringify({ ...state, setAside })}\n`));
-    else {
-      const d = state.deleted;
-      const lines = [
-        `Deleted ${plural(d.messages, 'message')}, ${plural(d.members, 'member')}, ${plural(d.groups, 'group')}, ` +
-          `${plural(d.users, 'user')}${state.notFound > 0 ? ` (${state.notFound} were gone already)` : ''}`,
-        ...state.refused.map((r) => `  refused: ${r.label} [${r.code}]`),
-        refused > 0
-          ? '  the checkpoint is kept: run undo again once the refusals are dealt with'
-          : `  set aside (the next import starts over): ${setAside.join(', ') || 'nothing'}`,
-      ];
-      process.stdout.write(redact(`${lines.join('\n')}\n`));
-    }
-    return refused > 0 ? ExitCode.rejected : ExitCode.ok;
-  } finally {
-    signals.dispose();
+  const { UNDO_TERMS } = await import('../report/figures.js');
+  const spec: CommandRunSpec = {
+    command: 'undo',
+    config,
+    ledger: 'existing',
+    json: opts.json,
+    terms: UNDO_TERMS,
+    stoppingNotice: 'stopping: saving the undo progress',
+    stepSummary: true,
+  };
+  const outcome = await runInCommand(spec, (run) => undoInRun(run, prepared), undoEnd);
+  const { state, setAside } = outcome;
+  const refused = state.refused.length;
+  if (opts.json) process.stdout.write(redact(`${JSON.stringify({ ...state, setAside })}\n`));
+  else {
+    const d = state.deleted;
+    const lines = [
+      `Deleted ${plural(d.messages, 'message')}, ${plural(d.members, 'member')}, ${plural(d.groups, 'group')}, ` +
+        `${plural(d.users, 'user')}${state.notFound > 0 ? ` (${state.notFound} were gone already)` : ''}`,
+      ...state.refused.map((r) => `  refused: ${r.label} [${r.code}]`),
+      refused > 0
+        ? '  the checkpoint is kept: run undo again once the refusals are dealt with'
+        : `  set aside (the next import starts over): ${setAside.join(', ') || 'nothing'}`,
+    ];
+    process.stdout.write(redact(`${lines.join('\n')}\n`));
   }
+  return refused > 0 ? ExitCode.rejected : ExitCode.ok;
 }

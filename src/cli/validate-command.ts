@@ -1,15 +1,13 @@
 import type { Command } from 'commander';
 import { sinceTime, wholeNumber } from './arg-parsers.js';
 import { ExitCode } from '../errors.js';
-import { runValidate } from '../pipeline/validate/run-validate.js';
-import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
 import { planRun } from './plan-run.js';
 import { retentionNotice } from '../pipeline/retention.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
-import { openRunLog } from '../pipeline/run-log.js';
+import { runInCommand, type CommandRunSpec } from './command-run.js';
 
-interface ValidateOptions extends CommonOptions {
+export interface ValidateOptions extends CommonOptions {
   maxErrors?: number;
   since?: number;
 }
@@ -22,44 +20,43 @@ export function registerValidateCommand(program: Command): void {
     .action(runCommand((opts: ValidateOptions) => validateAction(opts)));
 }
 
-async function validateAction(opts: ValidateOptions): Promise<number> {
+/** validate, and `import --dry-run`, which is the same run. */
+export async function validateAction(opts: ValidateOptions): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(opts, false);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans, warnings: planWarnings } = await planRun(config, baseDir);
   for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
-  const controller = new AbortController();
-  const runLog = await openRunLog(config.checkpoint, { command: 'validate', config });
-  if (runLog.problem) process.stderr.write(`warning: ${runLog.problem}\n`);
-  const onSignal = (signal: NodeJS.Signals) => {
-    runLog.interrupted(signal);
-    controller.abort();
-  };
-  process.once('SIGINT', onSignal);
-  let status = 'failed';
-  try {
-    const result = await runValidate({
-      plans,
-      nowSec: Math.floor(Date.now() / 1000),
-      importSoftDeleted: config.importSoftDeleted,
-      sinceSec: opts.since,
-      maxErrors: opts.maxErrors && opts.maxErrors > 0 ? opts.maxErrors : 0,
-      signal: controller.signal,
-      retentionDays: config.retentionDays,
-      media: config.media,
-    });
-    // On stderr, as a warning: the report on stdout stays the list of problems.
-    const notice = retentionNotice(result.beyondRetention, config.retentionDays);
-    if (notice) process.stderr.write(`warning: ${notice}\n`);
-    process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
-    const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention } = result;
-    const ended = { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention };
-    runLog.event('validate-end', ended);
-    if (controller.signal.aborted) status = 'interrupted';
-    else status = errorCount > 0 ? 'completed-with-errors' : 'completed';
-    if (controller.signal.aborted) return ExitCode.interrupted;
-    return result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
-  } finally {
-    runLog.end(status);
-    process.off('SIGINT', onSignal);
-  }
+  const [{ runValidate }, { formatValidateJson, formatValidateText }] = await Promise.all([
+    import('../pipeline/validate/run-validate.js'),
+    import('../report/validate-report.js'),
+  ]);
+  const spec: CommandRunSpec = { command: 'validate', config, ledger: 'none', json: opts.json };
+  const outcome = await runInCommand(
+    spec,
+    async (run) => {
+      const result = await runValidate({
+        plans,
+        nowSec: Math.floor(Date.now() / 1000),
+        importSoftDeleted: config.importSoftDeleted,
+        sinceSec: opts.since,
+        maxErrors: opts.maxErrors && opts.maxErrors > 0 ? opts.maxErrors : 0,
+        signal: run.stop,
+        retentionDays: config.retentionDays,
+        media: config.media,
+      });
+      // On stderr, as a warning: the report on stdout stays the list of problems.
+      const notice = retentionNotice(result.beyondRetention, config.retentionDays);
+      if (notice) process.stderr.write(`warning: ${notice}\n`);
+      process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
+      const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention } = result;
+      const ended = { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention };
+      run.log.event('validate-end', ended);
+      return { result, interrupted: run.stop.aborted };
+    },
+    ({ result, interrupted }) => ({
+      status: interrupted ? 'interrupted' : result.errorCount > 0 ? 'completed-with-errors' : 'completed',
+    }),
+  );
+  if (outcome.interrupted) return ExitCode.interrupted;
+  return outcome.result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
 }

@@ -99,5 +99,7 @@ export interface MappedRecord {
    * Set when the record must not be sent: it is counted as skipped with this reason. `duplicate`: the
    * same record (identical after mapping) came before under the same id.
    */
+  /** Sent by replay from the rejects file as the user edited it, not from the export. */
+  replayed?: true;
   skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since' | 'duplicate' | (string & {});
 }

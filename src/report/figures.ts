@@ -58,6 +58,13 @@ export const formatEta = (seconds: number | undefined): string => {
 /** verify counts what it found on the service where import counts what was already there. */
 export const VERIFY_TERMS: OutcomeTerms = [['alreadyPresent', 'found on the service']];
 
+/** undo counts its deletes in the same figures (undo-session.ts). */
+export const UNDO_TERMS: OutcomeTerms = [
+  ['imported', 'deleted'],
+  ['alreadyPresent', 'gone already'],
+  ['rejected', 'refused'],
+];
+
 export function describeOutcome(c: EntityCounts, terms: OutcomeTerms = OUTCOME_TERMS): string {
   const shown = terms.filter(([key]) => c[key] > 0).map(([key, label]) => `${label} ${c[key]}`);
   return shown.length > 0 ? shown.join(', ') : `${terms[0][1]} 0`;

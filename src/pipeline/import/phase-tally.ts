@@ -46,6 +46,7 @@ export class PhaseTally {
       }
       if (outcome.skipped > 0) this.addSkips({ duplicate: outcome.skipped });
       if (this.idLog && outcome.accepted.length > 0) this.idLog.write(outcome.accepted.map(idLogLine));
+      for (const a of outcome.accepted) if (a.record.replayed) this.totals.replayed = (this.totals.replayed ?? 0) + 1;
       this.counts.imported += outcome.imported;
       this.counts.alreadyPresent += outcome.alreadyPresent;
       this.totals.imported += outcome.imported;
@@ -107,6 +108,7 @@ export function idLogLine({ record, created, serviceId, resent }: AcceptedRecord
     uid: member ? (record.payload.uid as string) : undefined,
     state: created ? 'created' : 'existing',
     resent: resent && !created ? true : undefined,
+    via: record.replayed ? 'replay' : undefined,
   };
 }
 

@@ -57,6 +57,8 @@ export async function offerReplayItems(pass: ReplayPass): Promise<void> {
     progress.resolve(slot.ordinal);
     const totals = checkpoint.totals(slot.entity);
     totals.dropped = (totals.dropped ?? 0) + 1;
+    const byCode = (totals.droppedBy ??= {});
+    byCode[slot.code] = (byCode[slot.code] ?? 0) + 1;
   }
   for (const item of pass.items) {
     if (batcher.stopped) return;
@@ -85,6 +87,7 @@ export async function offerReplayItems(pass: ReplayPass): Promise<void> {
       continue;
     }
     pass.replay.sent?.(pass.entity);
-    await batcher.offerSlot(record, progress, item.ordinal);
+    // Marked, so its answer counts it as replayed and the id log says where it came from (verify).
+    await batcher.offerSlot({ ...record, replayed: true }, progress, item.ordinal);
   }
 }

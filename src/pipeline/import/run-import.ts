@@ -248,7 +248,11 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   counts.unsent = read - imported - alreadyPresent - rejected - skipped - resumed;
   counts.elapsedMs = Date.now() - started;
   const completed = !batcher.stopped;
-  if (completed) run.checkpoint.markPhaseDone(entity.name);
+  if (completed) {
+    run.checkpoint.markPhaseDone(entity.name);
+    // The export's size as this reading to its end met it (replayed records stand in for their slots).
+    run.checkpoint.totals(entity.name).inExport = counts.read;
+  }
   await run.checkpoint.save();
   run.events.phaseFinished(entity.name, counts, completed);
   if (batcher.failure !== undefined) throw batcher.failure;

@@ -1,69 +1,76 @@
-import type { MigrateConfig } from '../../config/schema.js';
 import type { EntityName } from '../../entities/types.js';
-import { ImportClient } from '../../http/import-client.js';
-import { RateLimiter, systemClock } from '../../http/rate-limiter.js';
-import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
 import type { EntityPlan } from '../../sources/plan.js';
-import type { RunEvents } from '../events.js';
 import { BatchSender } from '../import/send-batch.js';
-import { runVerifySession } from '../verify/verify-session.js';
+import { verifyInRun } from '../verify/verify-session.js';
 import type { RepairOutcome, VerifyResult } from '../verify/verify-result.js';
 import { RepairSender } from './repair-sender.js';
-import { CheckpointLock } from '../../checkpoint/lock.js';
 import { IdLog } from '../../checkpoint/id-log.js';
 import { idLogLine } from '../import/phase-tally.js';
 import { idLogPathOf } from '../../checkpoint/state-files.js';
-import { endpointOptionsOf } from '../../http/service-endpoint.js';
-import { withVerifyLog } from './verify-log.js';
-import type { ProxySettings } from '../../http/proxy-env.js';
+import type { Run, RunEnd } from '../run/run.js';
 
 export interface VerifyRunOptions {
-  config: MigrateConfig;
   plans: EntityPlan[];
   entities?: ReadonlySet<EntityName>;
   sample: number;
   sinceSec?: number;
   repair: boolean;
-  events: RunEvents;
-  stop: AbortSignal;
-  hardStop: AbortSignal;
-  /** Default: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
-  proxy?: ProxySettings;
 }
 
 /**
  * `verify`, and with `repair` the records it finds missing sent again as the import sends them (same
  * mapping and checks: they are the import's records, read again), then verified again: what the
- * second verification still finds missing is the answer. Composes the two runs, which never import
- * each other.
+ * second verification still finds missing is the answer. The verdict goes into the ledger when it
+ * covers the whole export (no --entities, no --sample).
  */
-export function verifyOrRepair(options: VerifyRunOptions): Promise<VerifyResult> {
-  const warn = (problem: string) => options.events.warning(problem);
-  return withVerifyLog(options.config, options.repair, options.stop, warn, () => verifyThenRepair(options));
+export async function verifyOrRepair(run: Run, options: VerifyRunOptions): Promise<VerifyResult> {
+  const result = options.repair ? await verifyThenRepair(run, options) : await verifyInRun(run, options);
+  const whole = options.entities === undefined && options.sample === 0;
+  if (run.ledger && whole && !run.stop.aborted) {
+    const sum = (key: 'expected' | 'present' | 'missing' | 'different' | 'beyondRetention') =>
+      Object.values(result.entities).reduce((n, v) => n + (v?.[key] ?? 0), 0);
+    run.ledger.recordVerify({
+      at: new Date().toISOString(),
+      ok: result.ok,
+      expected: sum('expected'),
+      present: sum('present'),
+      missing: sum('missing'),
+      different: sum('different'),
+      beyondRetention: sum('beyondRetention'),
+    });
+  }
+  return result;
 }
 
-async function verifyThenRepair(options: VerifyRunOptions): Promise<VerifyResult> {
-  const { config } = options;
-  const { plans, sample, sinceSec, proxy } = options;
-  const session = { config, plans, sample, sinceSec, proxy };
-  if (!options.repair) {
-    return runVerifySession({ ...session, entities: options.entities, events: options.events, stop: options.stop });
+/** The run log's last lines of a verify: the figures per entity (not the lists), which the report shows. */
+export function verifyEnd(result: VerifyResult, run: Run): RunEnd {
+  const entities: Record<string, Record<string, number>> = {};
+  for (const [entity, v] of Object.entries(result.entities)) {
+    const { expected, present, missing, different, extra, beyondRetention } = v;
+    entities[entity] = { expected, present, missing, different, extra, beyondRetention };
   }
-  // The migration's lock: no import writes the id log while the repair appends to it.
-  const lock = new CheckpointLock(`${config.checkpoint}.lock`);
-  await lock.acquire();
-  const client = new ImportClient(endpointOptionsOf(config, proxy));
+  run.log.event('verify-end', { entities, requests: result.requests, repair: result.repair });
+  return { status: result.ok ? 'completed' : 'completed-with-differences', fields: { exitCode: result.ok ? 0 : 3 } };
+}
+
+async function verifyThenRepair(run: Run, options: VerifyRunOptions): Promise<VerifyResult> {
+  const { config } = run;
+  const requests = run.requests('repair');
   const failed = new AbortController();
   const sender = new BatchSender({
-    client,
-    limiter: new RateLimiter(config.requestsPerMinute, systemClock),
-    policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
-    clock: systemClock,
-    hardStop: options.hardStop,
+    client: run.clients.importClient(),
+    limiter: run.clients.importLimiter,
+    policy: run.clients.policy,
+    clock: run.clients.clock,
+    hardStop: run.hardStop,
     abandon: failed.signal,
     events: {
-      requestStarted: () => outcome.requests++,
-      retrying: options.events.retrying,
+      requestStarted: (_entity, isRetry) => {
+        requests.requestStarted(isRetry);
+        outcome.requests++;
+      },
+      retrying: run.events.retrying,
+      answered: (_entity, status, latencyMs) => requests.answered(status, latencyMs),
     },
   });
   const outcome: RepairOutcome = { sent: {}, imported: 0, alreadyPresent: 0, rejected: [], requests: 0 };
@@ -73,40 +80,38 @@ async function verifyThenRepair(options: VerifyRunOptions): Promise<VerifyResult
     // What the repair stores is logged as the import logs it: a later verify without muids finds it.
     idLog = await IdLog.open(idLogPathOf(config.checkpoint));
     const log = idLog;
-    const repairs = new RepairSender(sender, config.batchSize, config.concurrency, outcome, (accepted) =>
-      log.write(accepted.map(idLogLine)),
-    );
-    first = await runVerifySession({
-      ...session,
-      entities: options.entities,
-      events: options.events,
-      stop: options.stop,
-      onMissing: (record) => repairs.offer(record),
+    const repairs = new RepairSender(sender, config.batchSize, config.concurrency, outcome, (accepted) => {
+      log.write(accepted.map(idLogLine));
+      for (const a of accepted) {
+        const totals = run.ledger?.totals(a.record.entity);
+        if (totals && a.created) totals.repaired = (totals.repaired ?? 0) + 1;
+      }
+    });
+    first = await verifyInRun(run, {
+      ...options,
+      onMissing: (record) => {
+        // The service is about to change: the verdict recorded is the second reading's.
+        run.ledger?.markChanged();
+        return repairs.offer(record);
+      },
     });
     await repairs.finish();
   } catch (err) {
     failed.abort();
     throw err;
   } finally {
-    await client.close().catch(() => undefined);
     await idLog?.close().catch(() => undefined);
-    await lock.release();
   }
   const repaired = new Set(Object.keys(outcome.sent) as EntityName[]);
   if (repaired.size === 0) return { ...first, repair: outcome };
   const sent = Object.values(outcome.sent).reduce((n, k) => n + (k ?? 0), 0);
-  options.events.info(`sent ${sent} missing records again; verifying them once more ...`);
-  const second = await runVerifySession({
-    ...session,
-    entities: repaired,
-    events: options.events,
-    stop: options.stop,
-  });
+  run.events.info(`sent ${sent} missing records again; verifying them once more ...`);
+  const second = await verifyInRun(run, { ...options, entities: repaired });
   // The entities not repaired keep the first verification's findings (their differences included).
   const entities = { ...first.entities, ...second.entities };
   const ok = Object.values(entities).every((v) => v.missing + v.different === 0);
-  const requests = first.requests + second.requests;
+  const requestCount = first.requests + second.requests;
   const retries = first.retries + second.retries;
   const elapsedMs = first.elapsedMs + second.elapsedMs;
-  return { ...second, entities, ok, requests, retries, elapsedMs, repair: outcome };
+  return { ...second, entities, ok, requests: requestCount, retries, elapsedMs, repair: outcome };
 }

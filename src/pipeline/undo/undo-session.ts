@@ -1,16 +1,14 @@
 import { rename, rm } from 'node:fs/promises';
-import { CheckpointLock } from '../../checkpoint/lock.js';
 import { rotateRejects } from '../../checkpoint/rejects-file.js';
 import { readCheckpoint, type CheckpointData } from '../../checkpoint/store.js';
 import type { MigrateConfig } from '../../config/schema.js';
+import type { EntityName } from '../../entities/types.js';
 import { CheckpointError } from '../../errors.js';
-import { DeleteClient } from '../../http/delete-client.js';
-import { RateLimiter, systemClock } from '../../http/rate-limiter.js';
-import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
+import { emptyCounts, type EntityCounts } from '../events.js';
+import type { Run, RunEnd } from '../run/run.js';
 import { idLogOf, readCreatedRecords } from './created-records.js';
 import { runUndo, type UndoState } from './run-undo.js';
 import { planUndo, type UndoPlan } from './undo-steps.js';
-import { endpointOptionsOf } from '../../http/service-endpoint.js';
 
 /** The undo's progress file: beside the checkpoint, named after it. */
 export const undoStatePathOf = (checkpoint: string): string =>
@@ -42,15 +40,6 @@ export async function prepareUndo(config: MigrateConfig): Promise<PreparedUndo> 
   return { checkpoint, plan, idLog };
 }
 
-export interface UndoSessionOptions {
-  config: MigrateConfig;
-  prepared: PreparedUndo;
-  stop: AbortSignal;
-  hardStop: AbortSignal;
-  progress(state: Readonly<UndoState>): void;
-  onRetry?(reason: string, attempt: number, delayMs: number): void;
-}
-
 export interface UndoOutcome {
   state: UndoState;
   /** Where the migration's files went once every delete was answered (the next import starts over). */
@@ -58,52 +47,84 @@ export interface UndoOutcome {
 }
 
 /**
- * Runs the deletes under the checkpoint's lock (no import may run meanwhile), resumably. Once every
- * delete is answered and none refused, the checkpoint, its id log and the rejects file are renamed
- * aside (`<name>.undone-<time>`): the next `import` finds no checkpoint and starts over.
+ * Runs the deletes inside the run (its lock: no import may run meanwhile; its REST client and limiter),
+ * resumably, with a phase per entity for the progress shown. Once every delete is answered and none
+ * refused, the checkpoint, its id log and the rejects file are renamed aside (`<name>.undone-<time>`)
+ * and the ledger starts over with what was undone: the next `import` sends everything again.
  */
-export async function runUndoSession(options: UndoSessionOptions): Promise<UndoOutcome> {
-  const { config, prepared } = options;
-  const lock = new CheckpointLock(`${config.checkpoint}.lock`);
-  await lock.acquire();
-  const client = new DeleteClient({
-    ...endpointOptionsOf(config),
-    limiter: new RateLimiter(config.requestsPerMinute, systemClock),
-    policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
-    clock: systemClock,
-    hardStop: options.hardStop,
-    onRetry: options.onRetry,
-  });
+export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoOutcome> {
+  const { config } = run;
+  const requests = run.requests('undo');
+  // The service is about to change: an earlier verify no longer speaks for it.
+  run.ledger?.markChanged();
+  const client = run.clients.deleteClient((reason, attempt, delayMs) =>
+    run.events.retrying(current, { attempt, of: run.clients.policy.retries, delayMs, reason }),
+  );
+  const counted = {
+    delete: async (path: string, body?: object) => {
+      requests.requestStarted(false);
+      const started = performance.now();
+      const result = await client.delete(path, body);
+      requests.answered(result.outcome === 'refused' ? result.status : 200, performance.now() - started);
+      return result;
+    },
+  };
   const statePath = undoStatePathOf(config.checkpoint);
-  try {
-    const state = await runUndo({
-      plan: prepared.plan,
-      client,
-      statePath,
-      target: { baseUrl: config.baseUrl, appId: config.appId },
-      concurrency: config.concurrency,
-      stop: options.stop,
-      progress: options.progress,
-    });
-    if (state.refused.length > 0) return { state, setAside: [] };
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const setAside: string[] = [];
-    for (const file of [config.checkpoint, prepared.idLog]) {
-      const aside = `${file}.undone-${stamp}`;
-      if (
-        await rename(file, aside).then(
-          () => true,
-          () => false,
-        )
+  const steps = prepared.plan.steps;
+  let current: EntityName = steps[0]?.entity ?? 'messages';
+  // A phase per entity, so the progress shown has a total, a rate and an ETA: deleted counts as
+  // `imported`, gone already as `alreadyPresent`, refused as `rejected` (UNDO_TERMS).
+  const counts: Partial<Record<EntityName, EntityCounts>> = {};
+  let notFoundBefore = 0;
+  const started = Date.now();
+  const state = await runUndo({
+    plan: prepared.plan,
+    client: counted,
+    statePath,
+    target: { baseUrl: config.baseUrl, appId: config.appId },
+    concurrency: config.concurrency,
+    stop: run.stop,
+    progress: (s) => {
+      const entity = steps[s.done - 1].entity;
+      let c = counts[entity];
+      if (c === undefined) {
+        current = entity;
+        c = counts[entity] = emptyCounts();
+        run.events.phaseStarted(entity, prepared.plan.counts[entity]);
+      }
+      c.imported = s.deleted[entity];
+      c.alreadyPresent += s.notFound - notFoundBefore;
+      notFoundBefore = s.notFound;
+      c.rejected = s.refused.filter((r) => r.label.startsWith(entity.slice(0, -1))).length;
+      c.elapsedMs = Date.now() - started;
+      run.events.progress(entity, c);
+      if (steps[s.done]?.entity !== entity) run.events.phaseFinished(entity, c, true);
+    },
+  });
+  if (state.refused.length > 0) return { state, setAside: [] };
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const setAside: string[] = [];
+  for (const file of [config.checkpoint, prepared.idLog]) {
+    const aside = `${file}.undone-${stamp}`;
+    if (
+      await rename(file, aside).then(
+        () => true,
+        () => false,
       )
-        setAside.push(aside);
-    }
-    const rejects = await rotateRejects(config.rejects);
-    if (rejects !== undefined) setAside.push(rejects);
-    await rm(statePath, { force: true });
-    return { state, setAside };
-  } finally {
-    await client.close().catch(() => undefined);
-    await lock.release();
+    )
+      setAside.push(aside);
   }
+  const rejects = await rotateRejects(config.rejects);
+  if (rejects !== undefined) setAside.push(rejects);
+  await rm(statePath, { force: true });
+  const { deleted, notFound } = state;
+  run.ledger?.startOver({ at: new Date().toISOString(), deleted, notFound, setAside });
+  return { state, setAside };
+}
+
+/** The run log's end line of an undo: what was deleted. */
+export function undoEnd({ state, setAside }: UndoOutcome): RunEnd {
+  const refused = state.refused.length;
+  const fields = { exitCode: refused > 0 ? 3 : 0, deleted: state.deleted, notFound: state.notFound, refused, setAside };
+  return { status: refused > 0 ? 'completed-with-refusals' : 'completed', fields };
 }

@@ -22,6 +22,8 @@ export interface ServiceSide {
   extraIds: string[];
   /** The same record listed more than once by the service (a second copy of a message). */
   repeated: number;
+  /** Records this migration sent from outside the export (replay, repair): present, not extras. */
+  outside: number;
   /** Expected index -> the service's item, for the first differing records. */
   differing: Map<number, Obj>;
 }
@@ -37,6 +39,8 @@ export interface ServiceReadOptions {
   loadIdLog: (messages: ExpectedIndex) => Promise<ServiceIdLookup | undefined>;
   /** With a sample, records outside it are not extras: none are counted. */
   countExtras: boolean;
+  /** `<entity>\t<id>` (lower-cased) of records sent from outside the export (id-log.ts `via`). */
+  outsideExport?: ReadonlySet<string>;
   onProgress?(entity: EntityName, read: number, matched: number): void;
 }
 
@@ -50,11 +54,23 @@ export async function readServiceSide(
   options: ServiceReadOptions,
   groupIds: () => Promise<string[]>,
 ): Promise<ServiceSide> {
-  const side: ServiceSide = { read: 0, matched: 0, extra: 0, extraIds: [], repeated: 0, differing: new Map() };
+  const side: ServiceSide = {
+    read: 0,
+    matched: 0,
+    extra: 0,
+    extraIds: [],
+    repeated: 0,
+    outside: 0,
+    differing: new Map(),
+  };
   const mark = (id: string, key: number | undefined, item: Obj) => {
     side.read++;
     const i = key === undefined ? -1 : expected.find(key);
     if (i < 0) {
+      if (options.outsideExport?.has(`${entity}\t${id.toLowerCase()}`)) {
+        side.outside++;
+        return;
+      }
       if (!options.countExtras) return;
       side.extra++;
       if (side.extraIds.length < EXTRAS_LISTED) side.extraIds.push(id);

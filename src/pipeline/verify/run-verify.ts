@@ -22,6 +22,8 @@ export interface VerifyOptions {
   sample: number;
   /** The import's id log: how messages read without a muid are matched. */
   loadIdLog: (messages: ExpectedIndex) => Promise<ServiceIdLookup | undefined>;
+  /** Records sent from outside the export (read-service.ts `outsideExport`). */
+  outsideExport?: ReadonlySet<string>;
   events: RunEvents;
   signal: AbortSignal;
   /** Counts of the read client's requests, kept by whoever made it. */
@@ -74,6 +76,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
         client: options.client,
         loadIdLog: options.loadIdLog,
         countExtras: options.sample === 0,
+        outsideExport: options.outsideExport,
         onProgress: (_e, read, matched) => {
           counts.read = read;
           counts.alreadyPresent = matched;
@@ -86,6 +89,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     const verdict = tally(index);
     verdict.refused = side.refused[entity] ?? 0;
     verdict.skipped = (side.skipped[entity] ?? 0) + index.repeats;
+    // Sent by replay or repair from outside the export: expected, and found.
+    verdict.expected += service.outside;
+    verdict.present += service.outside;
     verdict.extra = service.extra;
     verdict.extraIds = service.extraIds;
     verdict.repeated = service.repeated;

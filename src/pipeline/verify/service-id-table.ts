@@ -91,3 +91,36 @@ export async function readServiceIds(file: string, expected: ExpectedIndex): Pro
   }
   return table;
 }
+
+/**
+ * Records the id log says this migration sent from outside the export (`via` replay or repair), as
+ * `<entity>\t<id>` lower-cased, and messages also as `messages\tid <service id>`: verify counts them
+ * as present, not as extras.
+ */
+export async function readOutsideExport(file: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let stream: ReturnType<typeof createReadStream>;
+  try {
+    stream = createReadStream(file, { encoding: 'utf8' });
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ids;
+    throw err;
+  }
+  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+    if (!line.includes('"via"')) continue;
+    let entry: { entity?: unknown; id?: unknown; serviceId?: unknown; via?: unknown };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    if (typeof entry.entity !== 'string' || typeof entry.id !== 'string' || entry.via === undefined) continue;
+    ids.add(`${entry.entity}\t${entry.id.toLowerCase()}`);
+    if (entry.serviceId !== undefined) ids.add(`${entry.entity}\tid ${String(entry.serviceId).toLowerCase()}`);
+  }
+  return ids;
+}

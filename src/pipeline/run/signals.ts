@@ -1,6 +1,12 @@
 import { setMaxListeners } from 'node:events';
 
 /**
+ * How long the batches in flight get after the first signal: a stopped run exits within 3 s, and a
+ * request cut short is sent again by the next run (the service answers already-exists).
+ */
+export const STOP_GRACE_MS = 2500;
+
+/**
  * Ctrl+C handling shared by every command that sends. The first SIGINT/SIGTERM stops taking new
  * batches and lets the ones in flight finish; after `graceMs`, or at a second signal, requests under
  * way are aborted. The checkpoint is only ever replaced whole (and written at once when the run stops),
@@ -14,7 +20,7 @@ export interface StopSignals {
   dispose(): void;
 }
 
-export function installStopSignals(onFirst: () => void, graceMs = 15_000): StopSignals {
+export function installStopSignals(onFirst: () => void, graceMs = STOP_GRACE_MS): StopSignals {
   const soft = new AbortController();
   const hard = new AbortController();
   // Every request in flight listens to the hard stop: more than the default 10 is expected, not a leak.

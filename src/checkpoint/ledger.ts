@@ -1,0 +1,211 @@
+/**
+ * The ledger: what one migration did to every record, kept in the checkpoint file (written atomically
+ * with the acknowledgements it counts, so a SIGKILL never leaves the two apart). Every count a person
+ * or a CI job sees (`status`, `report`, the summaries, `--json`) is derived here, from it alone.
+ */
+import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
+import type { CheckpointData, EntityTotals } from './store.js';
+import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyMark } from './ledger-marks.js';
+
+export type { MediaHold, Traffic, UndoMark, VerifyMark };
+
+/** Commands whose requests are the migration's traffic (verify's reads are not sends). */
+export const SENDING_COMMANDS: readonly string[] = ['import', 'replay', 'demo', 'repair', 'undo'];
+
+/** One entity as the ledger counts it. */
+export interface LedgerRow {
+  /** Records in the export, from the last reading of the entity to its end. */
+  inExport?: number;
+  imported: number;
+  alreadyPresent: number;
+  /** Rejected and not in yet. */
+  open: number;
+  /** Problems of a whole file, still open. */
+  fileProblems: number;
+  /** Rejects given up (their line deleted from the rejects file before a replay). */
+  dropped: number;
+  /** Rejects that got in later. */
+  resolved: number;
+  /** Brought in by replay (edited in the rejects file), and by verify --repair. */
+  replayed: number;
+  repaired: number;
+  skipped: number;
+  skippedBy: Record<string, number>;
+  /** Read but neither answered nor accounted for yet: the next run sends them. */
+  notYetSent?: number;
+}
+
+export type LedgerState = 'not-started' | 'incomplete' | 'open' | 'verify-failed' | 'complete' | 'undone';
+
+export interface LedgerView {
+  exists: boolean;
+  entities: Partial<Record<EntityName, LedgerRow>>;
+  total: LedgerRow;
+  /** Open rejects by code, and given-up ones by code. */
+  openByCode: Record<string, number>;
+  droppedByCode: Record<string, number>;
+  /** Summed over the commands that sent; `byCommand` has each. */
+  traffic: Traffic & { byCommand: Record<string, Traffic> };
+  media: { notCarried: number; byReason: Record<string, number>; examples: Array<MediaHold & { url: string }> };
+  verified?: VerifyMark & { current: boolean };
+  undone?: UndoMark;
+  state: LedgerState;
+  statusLine: string;
+}
+
+const EXAMPLES = 5;
+
+const emptyRow = (): LedgerRow => ({
+  imported: 0,
+  alreadyPresent: 0,
+  open: 0,
+  fileProblems: 0,
+  dropped: 0,
+  resolved: 0,
+  replayed: 0,
+  repaired: 0,
+  skipped: 0,
+  skippedBy: {},
+});
+
+const addTo = (into: Record<string, number>, key: string, n = 1) => {
+  into[key] = (into[key] ?? 0) + n;
+};
+
+/** Every figure of the migration, from its checkpoint (undefined: none yet). */
+export function ledgerView(data: CheckpointData | undefined): LedgerView {
+  const entities: Partial<Record<EntityName, LedgerRow>> = {};
+  const openByCode: Record<string, number> = {};
+  const droppedByCode: Record<string, number> = {};
+  for (const name of ENTITY_ORDER) {
+    const t = data?.totals[name];
+    const files = Object.values(data?.files ?? {}).filter((f) => f.entity === name);
+    if (!t && files.length === 0) continue;
+    const row = rowOf(t);
+    for (const f of files) {
+      for (const [ordinal, open] of Object.entries(f.open ?? {})) {
+        if (Number(ordinal) < 0) row.fileProblems++;
+        else row.open++;
+        addTo(openByCode, open.code);
+      }
+    }
+    for (const [code, n] of Object.entries(t?.droppedBy ?? {})) addTo(droppedByCode, code, n);
+    if (row.inExport !== undefined) {
+      const accounted = row.imported + row.alreadyPresent + row.open + row.dropped + row.skipped;
+      row.notYetSent = Math.max(0, row.inExport - accounted);
+    }
+    entities[name] = row;
+  }
+  const total = sumRows(Object.values(entities) as LedgerRow[]);
+  const view: LedgerView = {
+    exists: data !== undefined,
+    entities,
+    total,
+    openByCode,
+    droppedByCode,
+    traffic: trafficOf(data),
+    media: mediaOf(data),
+    verified: data?.verified && { ...data.verified, current: data.verified.at >= (data.changedAt ?? '') },
+    undone: data?.undone,
+    state: 'not-started',
+    statusLine: '',
+  };
+  return { ...view, ...statusOf(view, data) };
+}
+
+function rowOf(t: EntityTotals | undefined): LedgerRow {
+  const row = emptyRow();
+  if (!t) return row;
+  row.inExport = t.inExport;
+  row.imported = t.imported;
+  row.alreadyPresent = t.alreadyPresent;
+  row.skipped = t.skipped;
+  row.skippedBy = { ...(t.skippedBy ?? {}) };
+  row.dropped = t.dropped ?? 0;
+  row.resolved = t.resolved ?? 0;
+  row.replayed = t.replayed ?? 0;
+  row.repaired = t.repaired ?? 0;
+  return row;
+}
+
+function sumRows(rows: LedgerRow[]): LedgerRow {
+  const total = emptyRow();
+  let inExport: number | undefined = rows.length > 0 ? 0 : undefined;
+  for (const row of rows) {
+    for (const key of [
+      'imported',
+      'alreadyPresent',
+      'open',
+      'fileProblems',
+      'dropped',
+      'resolved',
+      'replayed',
+      'repaired',
+      'skipped',
+    ] as const)
+      total[key] += row[key];
+    for (const [reason, n] of Object.entries(row.skippedBy)) addTo(total.skippedBy, reason, n);
+    inExport = row.inExport === undefined || inExport === undefined ? undefined : inExport + row.inExport;
+  }
+  if (inExport !== undefined) {
+    total.inExport = inExport;
+    total.notYetSent = rows.reduce((n, r) => n + (r.notYetSent ?? 0), 0);
+  }
+  return total;
+}
+
+function trafficOf(data: CheckpointData | undefined): LedgerView['traffic'] {
+  const sum = { ...emptyTraffic(), byCommand: { ...(data?.traffic ?? {}) } };
+  for (const [command, t] of Object.entries(sum.byCommand)) {
+    if (!SENDING_COMMANDS.includes(command)) continue;
+    sum.requests += t.requests;
+    sum.retries += t.retries;
+    sum.rateLimited += t.rateLimited;
+    sum.sendingMs += t.sendingMs;
+  }
+  return sum;
+}
+
+function mediaOf(data: CheckpointData | undefined): LedgerView['media'] {
+  const held = Object.entries(data?.media?.notCarried ?? {});
+  const byReason: Record<string, number> = {};
+  for (const [, hold] of held) addTo(byReason, hold.reason);
+  const examples = held.slice(0, EXAMPLES).map(([url, hold]) => ({ url, ...hold }));
+  return { notCarried: held.length, byReason, examples };
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** The one status line every output shows, by the rules of docs/report.md. */
+function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<LedgerView, 'state' | 'statusLine'> {
+  const files = Object.values(data?.files ?? {});
+  if (data?.undone && files.length === 0) {
+    const d = data.undone.deleted;
+    const what = `${count(d.messages, 'message')}, ${count(d.members, 'member')}, ${count(d.groups, 'group')} and ${count(
+      d.users,
+      'user',
+    )}`;
+    return {
+      state: 'undone',
+      statusLine: `Undone: ${what} this migration created were deleted; nothing of this migration is on the service.`,
+    };
+  }
+  if (!data || files.length === 0) return { state: 'not-started', statusLine: 'Not started: no import has run yet.' };
+  const unread = (data.planned ?? []).some((e) => !data.phasesDone.includes(e)) || files.some((f) => !f.complete);
+  const { total, media } = view;
+  if (unread) {
+    const left = total.notYetSent ? `: ${count(total.notYetSent, 'record')} not yet sent` : '';
+    return { state: 'incomplete', statusLine: `Incomplete: the export is not read to the end yet${left}.` };
+  }
+  const open: string[] = [];
+  if (total.open + total.fileProblems > 0) open.push(`${count(total.open + total.fileProblems, 'open reject')}`);
+  if (media.notCarried > 0) open.push(`${count(media.notCarried, 'attachment')} not carried`);
+  if (open.length > 0) return { state: 'open', statusLine: `Not complete: ${open.join(' and ')}.` };
+  const verified = view.verified;
+  if (verified?.current && !verified.ok) {
+    const missing = `${count(verified.missing, 'record')} missing, ${verified.different} different`;
+    return { state: 'verify-failed', statusLine: `Not complete: the last verify found ${missing} on the service.` };
+  }
+  const proof = verified?.current ? ', and the last verify found all of it on the service' : '';
+  return { state: 'complete', statusLine: `Complete: every record of the export is in${proof}.` };
+}

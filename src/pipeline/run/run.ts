@@ -1,0 +1,189 @@
+/**
+ * The one run every command goes through: the migration's lock and ledger, the run log (start,
+ * phases, samples, interrupts, end), Ctrl+C, the clients with their limiters and the retry policy,
+ * and the cleanup, whichever way the command's work ends. A command is a body over a `Run`.
+ */
+import { CheckpointLock } from '../../checkpoint/lock.js';
+import type { Traffic } from '../../checkpoint/ledger.js';
+import { CheckpointStore, hashSources } from '../../checkpoint/store.js';
+import type { MigrateConfig } from '../../config/schema.js';
+import { MigrationError } from '../../errors.js';
+import type { ProxySettings } from '../../http/proxy-env.js';
+import type { RunCounts, RunEvents } from '../events.js';
+import { openRunLog, type RunLog } from '../run-log.js';
+import { loggedEvents, sampleRun, TrafficStats, type RunSampler } from '../run-samples.js';
+import { RunClients } from './run-clients.js';
+import { installStopSignals } from './signals.js';
+
+export interface RunSpec {
+  /** The run log's name for the run, and the ledger's for its traffic. */
+  command: string;
+  config: MigrateConfig;
+  /** What a person sees (a reporter); the run adds the run log and collects the warnings. */
+  events: RunEvents;
+  /**
+   * The ledger: `write` takes the lock and opens the checkpoint (new when there is none, or with
+   * `fresh`); `existing` takes the lock and opens it only if it is there; `none` neither (validate).
+   */
+  ledger: 'write' | 'existing' | 'none';
+  /** What identifies the sources in the ledger; without it, only the target is checked. */
+  sourcesIdentity?: unknown;
+  fresh?: boolean;
+  /** Said once at the first Ctrl+C. */
+  stoppingNotice?: string;
+  proxy?: ProxySettings;
+  /** Extra fields of the run log's start line. */
+  start?: Record<string, unknown>;
+}
+
+/** How a run ended, for its last run log line. */
+export interface RunEnd {
+  status: string;
+  fields?: Record<string, unknown>;
+}
+
+export interface Run {
+  readonly command: string;
+  readonly config: MigrateConfig;
+  /** The reporter's events, also told to the run log; warnings are collected in `warnings`. */
+  readonly events: RunEvents;
+  readonly warnings: string[];
+  readonly log: RunLog;
+  /** Soft stop (first Ctrl+C): take nothing new. */
+  readonly stop: AbortSignal;
+  /** Hard stop: abort what is in flight. */
+  readonly hardStop: AbortSignal;
+  /** Absent for `none`, and for `existing` when there is no checkpoint. */
+  readonly ledger?: CheckpointStore;
+  readonly clients: RunClients;
+  /** This run's requests, counted into the ledger under `command` (default: the run's). */
+  requests(command?: string): RequestCounter;
+  /** Samples `counts` into the run log every few seconds until the run ends. */
+  sample(counts: RunCounts, rate: () => number | undefined): void;
+}
+
+/** What each request tells the run: the ledger's traffic and the run log's samples come from it. */
+export interface RequestCounter {
+  readonly traffic: Traffic;
+  requestStarted(isRetry: boolean): void;
+  answered(status: number, latencyMs: number): void;
+}
+
+/**
+ * Runs `body` inside the run: everything opened is closed and the run log ended, whether it returns,
+ * throws or is stopped. `end` names the outcome for the run log.
+ */
+export async function withRun<T>(
+  spec: RunSpec,
+  body: (run: Run) => Promise<T>,
+  end: (result: T, run: Run) => RunEnd,
+): Promise<T> {
+  const { config } = spec;
+  const lock = spec.ledger === 'none' ? undefined : new CheckpointLock(`${config.checkpoint}.lock`);
+  await lock?.acquire();
+  let ledger: CheckpointStore | undefined;
+  try {
+    ledger = await openLedger(spec);
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
+  // Opened under the lock, once the checkpoint is this migration's: a run refused as another
+  // migration's writes nothing here, and two runs never interleave their lines.
+  const log = await openRunLog(config.checkpoint, { command: spec.command, config, fresh: spec.fresh, ...spec.start });
+  const warnings: string[] = [];
+  const stats = new TrafficStats();
+  let sampler: RunSampler | undefined;
+  const logged = loggedEvents(log, spec.events, () => sampler?.figures());
+  const events: RunEvents = {
+    ...logged,
+    warning: (message) => {
+      warnings.push(message);
+      spec.events.warning(message);
+    },
+  };
+  if (log.problem) events.warning(log.problem);
+  const signals = installStopSignals(() => {
+    log.interrupted(String(signals.stop.reason ?? 'stop'));
+    if (spec.stoppingNotice) spec.events.info(spec.stoppingNotice);
+  });
+  const clients = new RunClients(config, signals, spec.proxy);
+  const sending = new Map<string, Traffic>();
+  let lastTick = Date.now();
+  // Sending time goes into the ledger as it passes, so a run killed mid-way still counts what it spent.
+  const tickSending = () => {
+    const now = Date.now();
+    for (const t of sending.values()) t.sendingMs += now - lastTick;
+    lastTick = now;
+  };
+  const run: Run = {
+    command: spec.command,
+    config,
+    events,
+    warnings,
+    log,
+    stop: signals.stop,
+    hardStop: signals.hardStop,
+    ledger,
+    clients,
+    requests(command = spec.command) {
+      const traffic = ledger?.traffic(command) ?? { requests: 0, retries: 0, rateLimited: 0, sendingMs: 0 };
+      if (!sending.has(command)) {
+        tickSending();
+        sending.set(command, traffic);
+      }
+      return {
+        traffic,
+        requestStarted(isRetry) {
+          traffic.requests++;
+          if (isRetry) traffic.retries++;
+        },
+        answered(status, latencyMs) {
+          if (status === 429) traffic.rateLimited++;
+          stats.answered(status, latencyMs);
+          tickSending();
+        },
+      };
+    },
+    sample(counts, rate) {
+      sampler = sampleRun(log, counts, stats, rate, logged.current);
+    },
+  };
+  let result: T | undefined;
+  let thrown: unknown;
+  let ended = false;
+  try {
+    result = await body(run);
+    ended = true;
+    return result;
+  } catch (err) {
+    thrown = err;
+    throw err;
+  } finally {
+    sampler?.stop();
+    tickSending();
+    await clients.close();
+    // The body closed the files kept in step with the ledger; this last write keeps their marks.
+    ledger?.detachCompanions();
+    await ledger?.save().catch((err: unknown) => events.warning(err instanceof Error ? err.message : String(err)));
+    if (ended) {
+      const { status, fields } = end(result as T, run);
+      log.end(status, fields);
+    } else {
+      const { code, message } = thrown instanceof MigrationError ? thrown : { code: 'UNEXPECTED', message: undefined };
+      log.end('failed', { error: { code, message } });
+    }
+    signals.dispose();
+    await lock?.release();
+  }
+}
+
+async function openLedger(spec: RunSpec): Promise<CheckpointStore | undefined> {
+  const { config } = spec;
+  if (spec.ledger === 'none') return undefined;
+  const target = { baseUrl: config.baseUrl, appId: config.appId };
+  const interval = config.checkpointIntervalMs;
+  if (spec.ledger === 'existing') return CheckpointStore.openExisting(config.checkpoint, target, interval);
+  const identity = { target, sourcesHash: hashSources(spec.sourcesIdentity) };
+  return CheckpointStore.open(config.checkpoint, identity, Boolean(spec.fresh), interval);
+}
