@@ -14,8 +14,10 @@ export interface Traffic {
 /** An attachment that could not be carried, held back with its message until a run carries it. */
 export interface MediaHold {
   reason: string;
+  /** The message held back for it (the last one met). */
   file: string;
   line: number;
+  ordinal: number;
 }
 
 /** The last verify's verdict, kept so the status line can say whether the service showed everything. */

@@ -3,7 +3,7 @@
  * with the acknowledgements it counts, so a SIGKILL never leaves the two apart). Every count a person
  * or a CI job sees (`status`, `report`, the summaries, `--json`) is derived here, from it alone.
  */
-import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
+import { ENTITY_ORDER, MEDIA_NOT_CARRIED, type EntityName } from '../entities/types.js';
 import type { CheckpointData, EntityTotals } from './store.js';
 import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyMark } from './ledger-marks.js';
 
@@ -166,8 +166,14 @@ function trafficOf(data: CheckpointData | undefined): LedgerView['traffic'] {
   return sum;
 }
 
+/**
+ * Attachments not carried whose message is still held back: a message given up (dropped from the
+ * rejects file) or sent as edited by replay no longer waits for its file.
+ */
 function mediaOf(data: CheckpointData | undefined): LedgerView['media'] {
-  const held = Object.entries(data?.media?.notCarried ?? {});
+  const held = Object.entries(data?.media?.notCarried ?? {}).filter(
+    ([, hold]) => data?.files[`messages:${hold.file}`]?.open?.[hold.ordinal]?.code === MEDIA_NOT_CARRIED,
+  );
   const byReason: Record<string, number> = {};
   for (const [, hold] of held) addTo(byReason, hold.reason);
   const examples = held.slice(0, EXAMPLES).map(([url, hold]) => ({ url, ...hold }));
@@ -181,10 +187,9 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
   const files = Object.values(data?.files ?? {});
   if (data?.undone && files.length === 0) {
     const d = data.undone.deleted;
-    const what = `${count(d.messages, 'message')}, ${count(d.members, 'member')}, ${count(d.groups, 'group')} and ${count(
-      d.users,
-      'user',
-    )}`;
+    const what =
+      `${count(d.messages, 'message')}, ${count(d.members, 'member')}, ` +
+      `${count(d.groups, 'group')} and ${count(d.users, 'user')}`;
     return {
       state: 'undone',
       statusLine: `Undone: ${what} this migration created were deleted; nothing of this migration is on the service.`,

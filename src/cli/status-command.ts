@@ -6,6 +6,7 @@ import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
 import { runCommand } from './run-command.js';
 import { plural } from '../report/words.js';
+import { ledgerView, type LedgerRow, type LedgerView } from '../checkpoint/ledger.js';
 
 export function registerStatusCommand(program: Command): void {
   addConfigOptions(program.command('status'))
@@ -37,11 +38,14 @@ async function statusAction(opts: CommonOptions): Promise<number> {
     readToEnd: Boolean(f.complete),
     openRejects: new FileProgress(f).openCount(),
   }));
-  // Rejected records not in yet: what a run would report as still rejected.
+  const view = ledgerView(data);
   const openRejects: Partial<Record<EntityName, number>> = {};
-  for (const f of files) if (f.openRejects > 0) openRejects[f.entity] = (openRejects[f.entity] ?? 0) + f.openRejects;
+  for (const [entity, row] of Object.entries(view.entities))
+    if (row.open > 0) openRejects[entity as EntityName] = row.open;
   if (opts.json) {
     const { target, updatedAt, phasesDone, totals } = data;
+    const { state, statusLine, entities, total, media, traffic, verified, undone } = view;
+    const migration = { state, statusLine, entities, total, media, traffic, verified, undone };
     const doc = {
       checkpoint: config.checkpoint,
       exists: true,
@@ -52,30 +56,22 @@ async function statusAction(opts: CommonOptions): Promise<number> {
       openRejects,
       files,
     };
-    process.stdout.write(`${JSON.stringify(doc)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...doc, migration })}\n`);
     return ExitCode.ok;
   }
   const out = [
     `Checkpoint ${config.checkpoint}`,
     `  target   ${data.target.baseUrl}`,
     `  updated  ${data.updatedAt}`,
+    `  ${view.statusLine}`,
     '',
   ];
   for (const entity of ENTITY_ORDER) {
-    const t = data.totals[entity];
-    const mine = files.filter((f) => f.entity === entity);
-    if (!t && mine.length === 0) continue;
+    const row = view.entities[entity];
+    if (!row) continue;
     const state = data.phasesDone.includes(entity) ? 'done' : 'in progress';
-    const open = openRejects[entity] ?? 0;
-    const skips = Object.entries(t?.skippedBy ?? {}).map(([reason, n]) => `${reason} ${n}`);
-    const skipped = `${t?.skipped ?? 0} skipped${skips.length > 0 ? ` (${skips.join(', ')})` : ''}`;
-    const closed = [t?.resolved ? `${t.resolved} in since` : '', t?.dropped ? `${t.dropped} dropped` : '']
-      .filter(Boolean)
-      .join(', ');
-    const rejected = `${open} rejected and not in yet${closed ? ` (of those rejected before: ${closed})` : ''}`;
-    const counts = `${t?.imported ?? 0} imported, ${t?.alreadyPresent ?? 0} already there`;
-    out.push(`${entity} (${state}): ${counts}, ${rejected}, ${skipped}`);
-    for (const f of mine) {
+    out.push(`${entity} (${state}): ${describeRow(row)}`);
+    for (const f of files.filter((f) => f.entity === entity)) {
       const ranges = plural(f.pendingRanges.length, 'range');
       const beyond = f.pendingRanges.length > 0 ? ` (+${ranges} acknowledged beyond it)` : '';
       const end = f.readToEnd ? ', read to the end' : '';
@@ -83,6 +79,33 @@ async function statusAction(opts: CommonOptions): Promise<number> {
       out.push(`  ${f.file}: ${acknowledged}, all up to record ${f.watermark}${beyond}${end}`);
     }
   }
+  out.push(...describeMedia(view));
   process.stdout.write(`${out.join('\n')}\n`);
   return ExitCode.ok;
+}
+
+/** One entity's line: what got in, what is open, given up, skipped (by reason), not yet sent. */
+function describeRow(row: LedgerRow): string {
+  const skips = Object.entries(row.skippedBy).map(([reason, n]) => `${reason} ${n}`);
+  const skipped = `${row.skipped} skipped${skips.length > 0 ? ` (${skips.join(', ')})` : ''}`;
+  const closed = [
+    row.resolved ? `${row.resolved} in since` : '',
+    row.replayed ? `${row.replayed} by replay` : '',
+    row.dropped ? `${row.dropped} dropped` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const rejected = `${row.open} rejected and not in yet${closed ? ` (of those rejected before: ${closed})` : ''}`;
+  const parts = [`${row.imported} imported`, `${row.alreadyPresent} already there`, rejected, skipped];
+  if (row.repaired) parts.push(`${row.repaired} repaired`);
+  if (row.notYetSent) parts.push(`${row.notYetSent} not yet sent`);
+  return parts.join(', ');
+}
+
+function describeMedia(view: LedgerView): string[] {
+  const { media } = view;
+  if (media.notCarried === 0) return [];
+  const reasons = Object.entries(media.byReason).map(([reason, n]) => `  ${n}: ${reason}`);
+  const examples = media.examples.map((x) => `  e.g. ${x.file}:${x.line}: ${x.url}`);
+  return [`attachments not carried (their messages wait): ${media.notCarried}`, ...reasons, ...examples];
 }

@@ -71,6 +71,9 @@ export interface Problem {
 export const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
 
 /** A mapped record, in the API's own field names, ready to validate and send. */
+/** The reject of a message held back because a file of it could not be carried (run-import.ts). */
+export const MEDIA_NOT_CARRIED = 'media.not-carried';
+
 export interface MappedRecord {
   entity: EntityName;
   /** The API payload (uid/guid/memberId/muid inside). */
@@ -101,5 +104,7 @@ export interface MappedRecord {
    */
   /** Sent by replay from the rejects file as the user edited it, not from the export. */
   replayed?: true;
+  /** Set by the media pass: attachments carried into the bucket, and those it could not carry (why). */
+  media?: { carried: string[]; notCarried: Array<{ url: string; reason: string }> };
   skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since' | 'duplicate' | (string & {});
 }

@@ -1,19 +1,10 @@
 import { formatDuration } from './summary.js';
 import { plural } from './words.js';
-import type { EntityRow, ReportData } from './html/report-data.js';
+import { OVERVIEW_ROWS, type EntityRow, type ReportData } from './html/report-data.js';
 
 const n = (v: number | undefined) => (v === undefined ? '–' : v.toLocaleString('en-US'));
 /** A table cell: a pipe or a line break would end it. */
 const md = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-
-const ROWS: Array<[string, keyof EntityRow]> = [
-  ['in the export', 'inExport'],
-  ['imported', 'imported'],
-  ['already there', 'alreadyPresent'],
-  ['rejected (open)', 'rejected'],
-  ['skipped', 'skipped'],
-  ['not yet sent', 'notYetSent'],
-];
 
 /** The report's overview and rejects as Markdown: for a CI job's summary page or a ticket. */
 export function renderMarkdown(data: ReportData): string {
@@ -21,16 +12,26 @@ export function renderMarkdown(data: ReportData): string {
   out.push(
     `${plural(data.runs.length, 'run')}, ${plural(data.interruptions, 'interruption')}; ` +
       `wall time ${formatDuration(data.wallMs)}, sending time ${formatDuration(data.sendingMs)}; ` +
-      `${n(data.total.requests)} requests, ${n(data.total.retries)} retries.`,
+      `${n(data.ledger.traffic.requests)} requests, ${n(data.ledger.traffic.rateLimited)} answered 429, ` +
+      `${n(data.ledger.traffic.retries)} retries.`,
     '',
   );
   const columns = [...(Object.entries(data.entities) as Array<[string, EntityRow]>), ['total', data.total] as const];
   if (columns.length > 1) {
     out.push(`| | ${columns.map(([name]) => name).join(' | ')} |`, `|---|${columns.map(() => '--:').join('|')}|`);
-    for (const [label, key] of ROWS)
+    for (const { label, key, optional } of OVERVIEW_ROWS) {
+      if (optional && !data.total[key]) continue;
       out.push(`| ${label} | ${columns.map(([, r]) => n(r[key] as number)).join(' | ')} |`);
+    }
     for (const reason of Object.keys(data.total.skippedBy).sort())
       out.push(`| skipped: ${md(reason)} | ${columns.map(([, r]) => n(r.skippedBy[reason] ?? 0)).join(' | ')} |`);
+    out.push('');
+  }
+  const { media } = data.ledger;
+  if (media.notCarried > 0) {
+    out.push(`### Attachments not carried: ${n(media.notCarried)} (their messages wait)`, '');
+    for (const [reason, count] of Object.entries(media.byReason)) out.push(`- ${n(count)}: ${md(reason)}`);
+    for (const x of media.examples) out.push(`- e.g. \`${md(`${x.file}:${x.line}`)}\` ${md(x.url)}`);
     out.push('');
   }
   if (data.rejects.length === 0) out.push('No record was rejected.', '');
@@ -38,14 +39,15 @@ export function renderMarkdown(data: ReportData): string {
     out.push(
       '### Rejects',
       '',
-      '| code | open | resolved | what it means | what to do | first example |',
-      '|---|--:|--:|---|---|---|',
+      '| code | open | resolved | given up | what it means | what to do | first example |',
+      '|---|--:|--:|--:|---|---|---|',
     );
     for (const r of data.rejects) {
       const x = r.examples[0];
       const example = x ? `\`${md(`${x.file}:${x.line}`)}\`` : '';
       out.push(
-        `| \`${md(r.code)}\` | ${n(r.open)} | ${n(r.resolved)} | ${md(r.meaning)} | ${md(r.action)} | ${example} |`,
+        `| \`${md(r.code)}\` | ${n(r.open)} | ${n(r.resolved)} | ${n(r.dropped)} | ${md(r.meaning)} | ` +
+          `${md(r.action)} | ${example} |`,
       );
     }
     out.push('');

@@ -87,6 +87,8 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
       break;
   }
   words.push(...mediaLines(summary));
+  // The run's own outcome above; the migration as a whole (every run so far) from the ledger.
+  if (summary.migration) words.push(`Migration: ${summary.migration.statusLine}`);
   const lines = width === undefined ? words : words.flatMap((line) => wrapText(line, width));
   return ['', formatSummaryTable(summary), '', ...lines, ''].join('\n');
 }
@@ -101,5 +103,7 @@ function mediaLines({ media }: ImportSummary): string[] {
   for (const f of media.failures) lines.push(`  not carried: ${f.source}: ${f.reason}`);
   if (media.failed > media.failures.length) lines.push(`  ... all ${media.failed} are listed in ${media.problems}`);
   else if (media.failed > 0) lines.push(`  listed in ${media.problems}`);
+  if (media.failed > 0)
+    lines.push('  their messages wait in the rejects file (media.not-carried); every later run tries them again');
   return lines;
 }

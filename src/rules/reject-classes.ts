@@ -1,11 +1,13 @@
+import { MEDIA_NOT_CARRIED } from '../entities/types.js';
+
 /**
  * Which rejects can clear without the record changing: a reference to a user or group the export did
- * not have yet (it may come in a later night's files), or the service failing a record alone with a
- * server error. Those are tried again on every run; a reject for the record's own content stays until
- * its source line changes.
+ * not have yet (it may come in a later night's files), the service failing a record alone with a
+ * server error, or an attachment that could not be carried (its host may answer next time). Those
+ * are tried again on every run; a reject for the record's own content stays until its line changes.
  */
 export function rejectCanClear(code: string): boolean {
-  return code.startsWith('ref.') || code.startsWith('HTTP_5') || code === 'ERR_EXCEPTION';
+  return code.startsWith('ref.') || code.startsWith('HTTP_5') || code === 'ERR_EXCEPTION' || code === MEDIA_NOT_CARRIED;
 }
 
 /**

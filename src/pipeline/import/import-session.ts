@@ -14,6 +14,7 @@ import type { ExportFolder } from '../../media/media-sources.js';
 import { readProxySettings, type ProxySettings } from '../../http/proxy-env.js';
 import { startMediaPass } from './media-start.js';
 import type { Run, RunEnd } from '../run/run.js';
+import { ledgerView } from '../../checkpoint/ledger.js';
 
 export interface ImportSessionOptions {
   plans: EntityPlan[];
@@ -128,7 +129,15 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     }
     let summary = summarise(run, counts, started, resumed, error);
     if (media) summary = { ...summary, media: media.session.summary() };
-    return summary;
+    const view = ledgerView(checkpoint.snapshot);
+    const { state, statusLine } = view;
+    const migration = {
+      state,
+      statusLine,
+      mediaNotCarried: view.media.notCarried,
+      mediaNotCarriedBy: view.media.byReason,
+    };
+    return { ...summary, migration };
   } catch (err) {
     failed.abort();
     throw err;

@@ -3,7 +3,8 @@
  * the message phase (alongside users, groups and members), maps each record and offers its
  * attachments to the carrier, holding back reading while enough files wait (memory stays flat). The
  * message phase then rewrites each record's attachments from what the carrier answers: the bucket's
- * URL with the size and type read, or the old URL (and a mark in `data.metadata.mediaNotCarried`).
+ * URL with the size and type read. A message with a file not carried is held back (run-import.ts) as
+ * an open reject, `media.not-carried`, and tried again by every later run until its files are carried.
  */
 import type { JsonObject, MappedRecord } from '../../entities/types.js';
 import type { MediaCarrier } from '../../media/carrier.js';
@@ -65,7 +66,8 @@ export function rewriteMedia(record: MappedRecord, inputPath: string | undefined
   if (!isPlainObject(data) || !Array.isArray(data.attachments) || data.attachments.length === 0) return record;
   let changed = false;
   const attachments: unknown[] = [];
-  const notCarried: JsonObject[] = [];
+  const notCarried: Array<{ url: string; reason: string }> = [];
+  const carried: string[] = [];
   for (const a of data.attachments) {
     const source = isPlainObject(a) ? media.sources.sourceOf(a.url, inputPath) : undefined;
     const answer = source && media.carrier.answerFor(source.source);
@@ -75,6 +77,7 @@ export function rewriteMedia(record: MappedRecord, inputPath: string | undefined
     }
     changed = true;
     if (answer.ok) {
+      carried.push(source.display);
       const { key, size, mimeType } = answer.entry;
       attachments.push({ ...a, url: `${media.publicBaseUrl}/${key}`, size, ...(mimeType ? { mimeType } : {}) });
     } else {
@@ -89,5 +92,5 @@ export function rewriteMedia(record: MappedRecord, inputPath: string | undefined
     const metadata = isPlainObject(data.metadata) ? data.metadata : {};
     newData.metadata = { ...metadata, [NOT_CARRIED_FIELD]: notCarried };
   }
-  return { ...record, payload: { ...record.payload, data: newData } };
+  return { ...record, payload: { ...record.payload, data: newData }, media: { carried, notCarried } };
 }

@@ -57,8 +57,8 @@ export async function startMediaPass(
     events.info(`media: ${c.files} files: ${c.uploaded} uploaded, ${c.reused} already stored, ${c.failed} not carried`);
     if (c.failed > 0)
       events.warning(
-        `media: ${c.failed} attachment file(s) could not be carried and keep their old URL ` +
-          `(marked in data.metadata.mediaNotCarried); listed in ${c.problems}`,
+        `media: ${c.failed} attachment file(s) could not be carried: their messages are held back ` +
+          `(media.not-carried) until a run carries them; listed in ${c.problems}`,
       );
   });
   // Awaited by the message phase; until then a failure must not count as unhandled.

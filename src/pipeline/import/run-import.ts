@@ -19,6 +19,7 @@ import { PhaseTally, rejectOfRecord } from './phase-tally.js';
 import type { BatchSender } from './send-batch.js';
 import { offerReplayItems, type ReplaySource } from './replay-pass.js';
 import type { MediaHook } from './media-start.js';
+import { MEDIA_NOT_CARRIED } from '../../entities/types.js';
 
 export interface ImportRun {
   plans: EntityPlan[];
@@ -172,6 +173,10 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       batcher.hold({ ...rejectOfRecord(record, first.rule, first.message), field: first.field }, slot());
       return undefined;
     }
+    if (record.media && heldForMedia(run.checkpoint, record)) {
+      batcher.hold(mediaReject(record), slot());
+      return undefined;
+    }
     // An exact copy of an earlier record (ExportIndex marked it) is counted as skipped.
     if (record.skip !== undefined) batcher.holdSkip(record.skip);
     else if (!record.duplicateSuspect || !rejectKnownDuplicate(record, slot())) return record;
@@ -301,4 +306,24 @@ const noSlot = (cursor: FileCursor, problem: SourceProblem): RejectedSlot => ({
 
 function rejectOfProblem(entity: EntityName, p: SourceProblem): RejectEntry {
   return { entity, file: p.file, line: p.line, ordinal: p.ordinal, code: p.rule, message: p.message };
+}
+
+/**
+ * Keeps the ledger's attachments not carried in step with this reading: a file carried now clears its
+ * hold; a message with a file not carried is held back (true), so no message goes out pointing at the
+ * old system while a later run could still carry its file.
+ */
+function heldForMedia(ledger: CheckpointStore, record: MappedRecord): boolean {
+  const { carried, notCarried } = record.media!;
+  for (const url of carried) ledger.setMediaHold(url, undefined);
+  for (const { url, reason } of notCarried)
+    ledger.setMediaHold(url, { reason, file: record.file, line: record.line, ordinal: record.ordinal });
+  return notCarried.length > 0;
+}
+
+function mediaReject(record: MappedRecord): RejectEntry {
+  const [first, ...more] = record.media!.notCarried;
+  const others = more.length > 0 ? ` (and ${more.length} more)` : '';
+  const message = `the attachment ${first.url} could not be carried: ${first.reason}${others}`;
+  return { ...rejectOfRecord(record, MEDIA_NOT_CARRIED, message), field: 'data.attachments' };
 }

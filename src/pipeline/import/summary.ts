@@ -16,6 +16,17 @@ export interface ImportSummary {
   warnings: string[];
   /** With `media` set: files carried, reused, not carried (the first listed), the map and problems files. */
   media?: MediaSummary;
+  /** The whole migration after this run, from its ledger (every run so far, not just this one). */
+  migration?: MigrationStatus;
+}
+
+/** What the ledger says of the migration as a whole (src/checkpoint/ledger.ts). */
+export interface MigrationStatus {
+  state: string;
+  statusLine: string;
+  /** Attachments not carried, by reason: their messages wait. */
+  mediaNotCarried: number;
+  mediaNotCarriedBy: Record<string, number>;
 }
 
 export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> {

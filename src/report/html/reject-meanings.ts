@@ -1,5 +1,6 @@
 import { RULES } from '../../rules/rules.js';
 import { rejectCanClear } from '../../rules/reject-classes.js';
+import { MEDIA_NOT_CARRIED } from '../../entities/types.js';
 
 /** The service's own codes (docs/api-contract.md); the rules' codes come from the rules table. */
 const SERVICE_CODES: Record<string, string> = {
@@ -10,6 +11,7 @@ const SERVICE_CODES: Record<string, string> = {
   ERR_IMPORT_INVALID_JOINEDAT: "The member's joinedAt is before the group was created, or in the future.",
   ERR_EMPTY_MESSAGE_TEXT: 'A text message without text.',
   ERR_EXCEPTION: 'The service failed this record alone with a server error, while other records went in.',
+  [MEDIA_NOT_CARRIED]: 'A file of the message could not be carried into the bucket: the message waits for it.',
 };
 
 /** What a reject code means and what to do about it, in a sentence each. */
@@ -24,7 +26,11 @@ export function meaningOf(code: string): { meaning: string; action: string } {
         ? 'A line or file of the export could not be read.'
         : 'A code the service or the tool gave; the rejects file holds its message.');
   let action: string;
-  if (code.startsWith('ref.'))
+  if (code === MEDIA_NOT_CARRIED)
+    action =
+      'Fix what the reason names (media.hosts, a token, the file) and run import again; or edit the attachment ' +
+      'out of its line in the rejects file and run replay.';
+  else if (code.startsWith('ref.'))
     action =
       'Add the missing user or group to the export (or its details object); the record is tried again every run.';
   else if (rejectCanClear(code)) action = 'Run import again later: the record is tried again on every run.';

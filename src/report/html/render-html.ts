@@ -1,9 +1,9 @@
 import { formatDuration } from '../summary.js';
 import { escapeHtml as e } from './escape.js';
 import { renderCharts } from './report-charts.js';
-import type { EntityRow, ReportData } from './report-data.js';
+import { OVERVIEW_ROWS, type EntityRow, type ReportData } from './report-data.js';
 import { REPORT_CSS } from './report-style.js';
-import { renderFiles, renderRejects, renderResults } from './render-sections.js';
+import { renderFiles, renderMedia, renderRejects, renderResults } from './render-sections.js';
 
 const n = (v: number | undefined) => (v === undefined ? '–' : v.toLocaleString('en-US'));
 export const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -24,6 +24,7 @@ export function renderHtml(data: ReportData): string {
     `<p class="status ${data.state}" data-figure="status" data-state="${data.state}">${e(data.statusLine)}</p>`,
     overviewFigures(data),
     totalsTable(data),
+    renderMedia(data),
     runsTable(data),
     `<h2>Charts</h2>`,
     charts.length > 0 ? charts.join('\n') : '<p class="muted">No samples yet: no import has sent anything.</p>',
@@ -50,20 +51,11 @@ function overviewFigures(data: ReportData): string {
     figure('interruptions', 'interruptions', n(data.interruptions)),
     figure('wall time (first start to last end)', 'wall', formatDuration(data.wallMs)),
     figure('sending time', 'sending', formatDuration(data.sendingMs)),
-    figure('requests', 'total.requests', n(data.total.requests)),
-    figure('retries', 'total.retries', n(data.total.retries)),
+    figure('requests', 'total.requests', n(data.ledger.traffic.requests)),
+    figure('429 answers', 'total.rateLimited', n(data.ledger.traffic.rateLimited)),
+    figure('retries', 'total.retries', n(data.ledger.traffic.retries)),
   ].join('')}</div>`;
 }
-
-const ROWS: Array<[string, keyof EntityRow]> = [
-  ['in the export', 'inExport'],
-  ['imported', 'imported'],
-  ['already there', 'alreadyPresent'],
-  ['rejected (open)', 'rejected'],
-  ['file problems (open)', 'fileProblems'],
-  ['skipped', 'skipped'],
-  ['not yet sent', 'notYetSent'],
-];
 
 function totalsTable(data: ReportData): string {
   const columns = [...(Object.entries(data.entities) as Array<[string, EntityRow]>), ['total', data.total] as const];
@@ -71,8 +63,8 @@ function totalsTable(data: ReportData): string {
   const reasons = Object.keys(data.total.skippedBy).sort();
   const head = `<tr><th></th>${columns.map(([name]) => `<th class="n">${e(name)}</th>`).join('')}</tr>`;
   const rows: string[] = [];
-  for (const [label, key] of ROWS) {
-    if (key === 'fileProblems' && data.total.fileProblems === 0) continue;
+  for (const { label, key, optional } of OVERVIEW_ROWS) {
+    if (optional && !data.total[key]) continue;
     rows.push(
       `<tr><td>${e(label)}</td>${columns.map(([name, row]) => cell(`${name}.${key}`, row[key] as number)).join('')}` +
         '</tr>',

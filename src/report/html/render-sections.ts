@@ -66,14 +66,17 @@ export function renderRejects(data: ReportData): string {
     return (
       `<tr data-code="${e(r.code)}"><td><code>${e(r.code)}</code></td>` +
       `<td class="n" data-figure="rejects.${e(r.code)}.open">${n(r.open)}</td>` +
-      `<td class="n">${n(r.resolved)}</td><td>${e(r.meaning)}<br><i>${e(r.action)}</i>` +
+      `<td class="n">${n(r.resolved)}</td>` +
+      `<td class="n" data-figure="rejects.${e(r.code)}.dropped">${n(r.dropped)}</td>` +
+      `<td>${e(r.meaning)}<br><i>${e(r.action)}</i>` +
       `${examples ? `<ul>${examples}</ul>` : ''}</td></tr>`
     );
   });
   const where = data.rejectsPath ? ` Every rejected record is in <code>${e(data.rejectsPath)}</code>.` : '';
   return (
     `<h2>Rejects</h2><p class="muted">Open: rejected and not in yet. Resolved: rejected once, in since ` +
-    `(or no longer sent).${where}</p><table><tr><th>code</th><th class="n">open</th><th class="n">resolved</th>` +
+    `(or no longer sent). Given up: its line was deleted from the rejects file before a replay.${where}</p>` +
+    `<table><tr><th>code</th><th class="n">open</th><th class="n">resolved</th><th class="n">given up</th>` +
     `<th>what it means, what to do, first examples</th></tr>${rows.join('')}</table>`
   );
 }
@@ -91,4 +94,21 @@ export function renderFiles(data: ReportData): string {
   const title = '<h2>Files</h2>';
   if (data.files.length <= OPEN_FILES) return `${title}${table}`;
   return `${title}<details><summary>${n(data.files.length)} files (click to show)</summary>${table}</details>`;
+}
+
+/** Attachments the media pass could not carry, by reason, with the first examples: their messages wait. */
+export function renderMedia(data: ReportData): string {
+  const { media } = data.ledger;
+  if (media.notCarried === 0) return '';
+  const reasons = Object.entries(media.byReason)
+    .map(([reason, count]) => `<tr><td>${e(reason)}</td><td class="n">${n(count)}</td></tr>`)
+    .join('');
+  const examples = media.examples
+    .map((x) => `<li><code>${e(`${x.file}:${x.line}`)}</code> ${e(x.url)}: ${e(x.reason)}</li>`)
+    .join('');
+  return (
+    `<h2>Attachments not carried</h2><p data-figure="media.notCarried">${n(media.notCarried)} attachment(s) ` +
+    'could not be carried; their messages are held back until a run carries them (see docs/media.md).</p>' +
+    `<table><tr><th>reason</th><th class="n">files</th></tr>${reasons}</table><ul>${examples}</ul>`
+  );
 }

@@ -21,7 +21,9 @@ export interface RejectCode {
   lines: number;
   /** Slots the checkpoint holds open with this code: rejected and not in yet. */
   open: number;
-  /** Lines whose record is no longer open: fixed and sent, or skipped since. */
+  /** Given up: the line deleted from the rejects file before a replay (the ledger counts them). */
+  dropped: number;
+  /** Lines whose record is no longer open nor given up: fixed and sent, or skipped since. */
   resolved: number;
   meaning: string;
   action: string;
@@ -32,12 +34,16 @@ export interface RejectCode {
  * Counts the rejects file by code, streaming (it can hold millions of lines), and the checkpoint's open
  * rejects by code. A line that is not JSON (a crash cut it short) is left out.
  */
-export async function readRejects(path: string | undefined, checkpoint?: CheckpointData): Promise<RejectCode[]> {
+export async function readRejects(
+  path: string | undefined,
+  checkpoint?: CheckpointData,
+  droppedByCode: Record<string, number> = {},
+): Promise<RejectCode[]> {
   const codes = new Map<string, RejectCode>();
   const codeOf = (code: string) => {
     let c = codes.get(code);
     if (!c) {
-      c = { code, lines: 0, open: 0, resolved: 0, ...meaningOf(code), examples: [] };
+      c = { code, lines: 0, open: 0, dropped: 0, resolved: 0, ...meaningOf(code), examples: [] };
       codes.set(code, c);
     }
     return c;
@@ -68,6 +74,8 @@ export async function readRejects(path: string | undefined, checkpoint?: Checkpo
   for (const f of Object.values(checkpoint?.files ?? {})) {
     for (const open of Object.values(f.open ?? {})) codeOf(open.code).open++;
   }
+  for (const [code, n] of Object.entries(droppedByCode)) codeOf(code).dropped += n;
+  // A given-up record's line was deleted from the file: it is counted, but no longer one of its lines.
   for (const c of codes.values()) c.resolved = Math.max(0, c.lines - c.open);
   return [...codes.values()].sort((a, b) => b.open - a.open || b.lines - a.lines || (a.code < b.code ? -1 : 1));
 }
