@@ -1,6 +1,6 @@
 // Re-hosting attachments (issue 18): a real S3-compatible server (s3rver), a file server with auth,
 // the sandbox, and the CLI as a child process. What is carried lands once per content with the right
-// bytes, messages point at it; what is not keeps its URL and is marked; a loopback redirect is refused;
+// bytes, messages point at it; a message whose file is not carried waits; a loopback redirect is refused;
 // a killed run resumes without uploading anything twice; no credential shows anywhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -83,7 +83,7 @@ async function assertNoSecrets(dir, outputs) {
   for (const out of outputs) for (const s of secrets) assert.ok(!out.includes(s), 'the output holds a credential');
 }
 
-test('media: carried once per content, URLs rewritten, failures kept and marked, loopback refused', async (t) => {
+test('media: carried once per content, URLs rewritten, a failed file holds its message, loopback refused', async (t) => {
   const bucket = await startBucket();
   t.after(() => bucket.close());
   const A = bytes(3000);
@@ -127,8 +127,9 @@ test('media: carried once per content, URLs rewritten, failures kept and marked,
   await writeFile(path.join(dir, 'files', 'local.bin'), LOCAL);
   const env = { ...AWS_ENV, TEST_FILES_TOKEN: FILE_TOKEN };
 
+  // Two files cannot be carried: their messages wait (exit 3, as for an open reject).
   const run = await runCli(['import', '--json'], { cwd: dir, env });
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   const summary = JSON.parse(run.stdout);
   assert.ok(!run.stderr.includes('NodeVersionSupportWarning'), 'the SDK warning reached the output');
   assert.equal(summary.media.failed, 2, JSON.stringify(summary.media));
@@ -156,10 +157,16 @@ test('media: carried once per content, URLs rewritten, failures kept and marked,
   assert.equal(att(3).url, `${PUBLIC}/att/${sha256(B)}.pdf`);
   assert.equal(att(4).url, 'https://elsewhere.example.org/x.png?sig=1', 'not on the list: kept');
   assert.equal(stored.media4.data.metadata, undefined);
-  assert.equal(att(5).url, at('/missing.png'), 'a 404 keeps its URL');
-  assert.match(stored.media5.data.metadata.mediaNotCarried[0].reason, /HTTP 404/);
-  assert.equal(att(6).url, messages[5].data.attachments[0].url, 'the refused redirect keeps its URL');
-  assert.match(stored.media6.data.metadata.mediaNotCarried[0].reason, /private or local address/);
+  // A 404 and a refused redirect: those messages are held back, in the rejects file with the reason.
+  assert.equal(stored.media5, undefined, 'a message pointing at the old system was sent');
+  assert.equal(stored.media6, undefined);
+  const held = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
+  assert.deepEqual(
+    held.map((r) => `${r.id} ${r.code}`),
+    ['media5 media.not-carried', 'media6 media.not-carried'],
+  );
+  assert.match(held[0].message, /HTTP 404/);
+  assert.match(held[1].message, /private or local address/);
   assert.equal(att(7).url, `${PUBLIC}/att/${sha256(C)}.txt`);
   assert.equal(att(8).url, `${PUBLIC}/att/${sha256(LOCAL)}.bin`);
   assert.equal(att(9).size, BIG.length);
@@ -178,12 +185,12 @@ test('media: carried once per content, URLs rewritten, failures kept and marked,
 
   // A repeated run carries nothing again.
   const again = await runCli(['import', '--json', '--fresh'], { cwd: dir, env });
-  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.code, 3, again.stderr);
   assert.equal(bucket.uploads(), 5, 'a repeated run uploaded again');
   assert.equal(JSON.parse(again.stdout).media.reused, 6);
 });
 
-test('media: a Telegram export folder: relative files carried, a missing one marked and dropped', async (t) => {
+test('media: a Telegram export folder: relative files carried, a missing one holds its message', async (t) => {
   const bucket = await startBucket();
   t.after(() => bucket.close());
   const sb = await sandbox();
@@ -231,16 +238,22 @@ test('media: a Telegram export folder: relative files carried, a missing one mar
     },
   });
   const run = await runCli(['import', '--json'], { cwd: dir, env: AWS_ENV });
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   const objects = await bucket.objects();
   assert.deepEqual([...objects.keys()], [`media/${sha256(PHOTO)}.jpg`]);
   const stored = Object.values(sb.records().messages);
   const byText = (text) => stored.find((m) => m.data.text === text);
   assert.equal(byText('m1').data.attachments[0].url, `${PUBLIC}/media/${sha256(PHOTO)}.jpg`);
-  assert.equal(byText('m2').data.attachments?.length ?? 0, 0, 'a placeholder URL is never sent');
-  assert.match(byText('m2').data.metadata.mediaNotCarried[0].reason, /no such file/);
-  assert.equal(byText('m3').data.attachments?.length ?? 0, 0);
-  assert.match(byText('m3').data.metadata.mediaNotCarried[0].reason, /climbs out of the export folder/);
+  // A missing file and one outside the export: their messages wait, with the reason.
+  assert.equal(byText('m2'), undefined, 'a placeholder URL is never sent');
+  assert.equal(byText('m3'), undefined);
+  const held = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
+  assert.deepEqual(
+    held.map((r) => r.code),
+    ['media.not-carried', 'media.not-carried'],
+  );
+  assert.match(held[0].message, /no such file/);
+  assert.match(held[1].message, /climbs out of the export folder/);
   for (const m of stored) for (const a of m.data.attachments ?? []) assert.ok(!a.url.includes('.invalid'));
   await assertNoSecrets(dir, [run.stdout, run.stderr]);
 });
@@ -320,10 +333,12 @@ test('media: through a proxy, files come via the proxy; a private name is refuse
     NO_PROXY: `127.0.0.1:${sb.port}`,
   };
   const run = await runCli(['import', '--json'], { cwd: dir, env });
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   const stored = sb.records().messages;
   assert.equal(stored.media1.data.attachments[0].url, `${PUBLIC}/att/${sha256(A)}.png`);
-  assert.match(stored.media2.data.metadata.mediaNotCarried[0].reason, /private or local address/);
+  assert.equal(stored.media2, undefined, 'held back: its file is on a private name');
+  const [held] = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
+  assert.match(held.message, /private or local address/);
   assert.deepEqual(seen, [`127.0.0.1:${fs.port}`], 'the download did not go through the proxy');
   assert.equal(fs.hits.length, 1);
 });

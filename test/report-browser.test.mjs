@@ -80,7 +80,7 @@ test('the report renders in Chromium: charts drawn, numbers of the summary, no c
     for (const [entity, counts] of Object.entries(summary.entities)) {
       assert.equal(await number(`${entity}.imported`), counts.imported, `${entity}.imported`);
       assert.equal(await number(`${entity}.inExport`), counts.read, `${entity}.inExport`);
-      assert.equal(await number(`${entity}.rejected`), counts.rejected, `${entity}.rejected`);
+      assert.equal(await number(`${entity}.open`), counts.rejected, `${entity}.open`);
       assert.equal(await number(`${entity}.skipped`), counts.skipped, `${entity}.skipped`);
     }
     for (const key of ['imported', 'alreadyPresent', 'requests', 'retries'])

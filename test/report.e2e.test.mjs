@@ -111,8 +111,8 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     assert.equal(made.code, 0, made.stderr);
     assert.deepEqual(JSON.parse(made.stdout), {
       report,
-      status: 'complete-with-rejects',
-      statusLine: 'Complete with 3 open rejects.',
+      status: 'open',
+      statusLine: 'Not complete: 3 open rejects.',
     });
     const html = await readFile(report, 'utf8');
     assert.ok(!html.includes(API_KEY));
@@ -121,7 +121,7 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     for (const entity of ['users', 'groups', 'members', 'messages']) {
       for (const key of ['imported', 'alreadyPresent', 'skipped', 'requests', 'retries'].slice(0, 3))
         assert.equal(figures[`${entity}.${key}`], sum(summaries, entity, key), `${entity}.${key}`);
-      assert.equal(figures[`${entity}.rejected`], summaries[1].entities[entity].rejected, `${entity}.rejected`);
+      assert.equal(figures[`${entity}.open`], summaries[1].entities[entity].rejected, `${entity}.open`);
       assert.equal(figures[`${entity}.notYetSent`], 0, `${entity}.notYetSent`);
       assert.equal(figures[`${entity}.inExport`], summaries[1].entities[entity].read, `${entity}.inExport`);
     }
@@ -129,7 +129,7 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
       assert.equal(figures[`total.${key}`], summaries[0].totals[key] + summaries[1].totals[key], `total.${key}`);
     const open = summaries[1].totals.rejected + summaries[1].totals.fileProblems;
     assert.equal(open, 3);
-    assert.equal(figures.status, `Complete with ${open} open rejects.`);
+    assert.equal(figures.status, `Not complete: ${open} open rejects.`);
     assert.equal(figures.runs, 4);
     assert.equal(figures.interruptions, 1);
     assert.equal(figures['rejects.message.text.empty.open'], 2);
@@ -144,7 +144,7 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     const md = await runCli(['report', '--format', 'md', '--out', path.join(dir, 'r.md')], { cwd: dir });
     assert.equal(md.code, 0, md.stderr);
     const markdown = await readFile(path.join(dir, 'r.md'), 'utf8');
-    assert.match(markdown, /\*\*Complete with 3 open rejects\.\*\*/);
+    assert.match(markdown, /\*\*Not complete: 3 open rejects\.\*\*/);
     assert.match(markdown, /\| `message\.text\.empty` \| 2 \|/);
     // `--out -`: the report itself on stdout, the same text, and no file named "-".
     const piped = await runCli(['report', '--format', 'md', '--out', '-'], { cwd: dir });
@@ -152,7 +152,7 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     await assert.rejects(stat(path.join(dir, '-')));
     const step = await readFile(summaryFile, 'utf8');
     assert.match(step, /^## Migration report/);
-    assert.match(step, /Complete with 3 open rejects/, 'import appended the overview to GITHUB_STEP_SUMMARY');
+    assert.match(step, /Not complete: 3 open rejects/, 'import appended the overview to GITHUB_STEP_SUMMARY');
   } finally {
     await sb.close();
   }

@@ -85,7 +85,8 @@ export class IdLog {
       text += `${head}${line.entity}","id":${JSON.stringify(line.id)}`;
       if (line.serviceId !== undefined) text += `,"serviceId":${JSON.stringify(line.serviceId)}`;
       if (line.guid !== undefined) text += `,"guid":${JSON.stringify(line.guid)},"uid":${JSON.stringify(line.uid)}`;
-      text += `,"state":"${line.state}"${line.resent ? ',"resent":true' : ''}}\n`;
+      text += `,"state":"${line.state}"${line.resent ? ',"resent":true' : ''}`;
+      text += `${line.via ? `,"via":"${line.via}"` : ''}}\n`;
     }
     if (text !== '') this.log.writeLines(text);
   }

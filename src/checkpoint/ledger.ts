@@ -182,6 +182,9 @@ function mediaOf(data: CheckpointData | undefined): LedgerView['media'] {
 
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
+/** How a run that did not finish its work ended, in words. */
+const STOPPED_WORDS: Record<string, string> = { failed: 'failed', interrupted: 'was interrupted', running: 'crashed' };
+
 /** The one status line every output shows, by the rules of docs/report.md. */
 function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<LedgerView, 'state' | 'statusLine'> {
   const files = Object.values(data?.files ?? {});
@@ -195,12 +198,18 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
       statusLine: `Undone: ${what} this migration created were deleted; nothing of this migration is on the service.`,
     };
   }
-  if (!data || files.length === 0) return { state: 'not-started', statusLine: 'Not started: no import has run yet.' };
+  // A run still `running` in the ledger was killed before it could say how it ended.
+  const ended = STOPPED_WORDS[data?.lastRun?.status ?? ''];
+  const how = ended && `the last ${data!.lastRun!.command} ${ended}`;
+  if (!data || files.length === 0) {
+    if (how) return { state: 'incomplete', statusLine: `Incomplete: ${how}.` };
+    return { state: 'not-started', statusLine: 'Not started: no import has run yet.' };
+  }
   const unread = (data.planned ?? []).some((e) => !data.phasesDone.includes(e)) || files.some((f) => !f.complete);
   const { total, media } = view;
   if (unread) {
-    const left = total.notYetSent ? `: ${count(total.notYetSent, 'record')} not yet sent` : '';
-    return { state: 'incomplete', statusLine: `Incomplete: the export is not read to the end yet${left}.` };
+    const left = total.notYetSent ? `, ${count(total.notYetSent, 'record')} not yet sent` : '';
+    return { state: 'incomplete', statusLine: `Incomplete: ${how ?? 'the export is not read to the end yet'}${left}.` };
   }
   const open: string[] = [];
   if (total.open + total.fileProblems > 0) open.push(`${count(total.open + total.fileProblems, 'open reject')}`);

@@ -63,6 +63,8 @@ export interface CheckpointData {
   changedAt?: string;
   /** Set by undo; cleared when an import sends again. */
   undone?: UndoMark;
+  /** The last run that wrote this ledger and how it ended (`running` until it does: a crash leaves it). */
+  lastRun?: { command: string; status: string; at: string; error?: string };
 }
 
 /** The companions a checkpoint keeps marks of, by the field that holds the mark. */
@@ -211,6 +213,11 @@ export class CheckpointStore {
   /** What the service holds has changed: an earlier verify no longer speaks for it. */
   markChanged(): void {
     this.data.changedAt = new Date().toISOString();
+  }
+
+  /** A run starts (`running`) or ends with `status`. */
+  recordRun(command: string, status: string, error?: string): void {
+    this.data.lastRun = { command, status, at: new Date().toISOString(), ...(error ? { error } : {}) };
   }
 
   recordVerify(mark: VerifyMark): void {

@@ -1,5 +1,6 @@
 import { formatDuration } from './summary.js';
 import { plural } from './words.js';
+import { undoneWords } from './html/render-sections.js';
 import { OVERVIEW_ROWS, type EntityRow, type ReportData } from './html/report-data.js';
 
 const n = (v: number | undefined) => (v === undefined ? '–' : v.toLocaleString('en-US'));
@@ -34,7 +35,8 @@ export function renderMarkdown(data: ReportData): string {
     for (const x of media.examples) out.push(`- e.g. \`${md(`${x.file}:${x.line}`)}\` ${md(x.url)}`);
     out.push('');
   }
-  if (data.rejects.length === 0) out.push('No record was rejected.', '');
+  if (data.ledger.undone && data.state === 'undone') out.push(undoneWords(data.ledger.undone.setAside), '');
+  else if (data.rejects.length === 0) out.push('No record was rejected.', '');
   else {
     out.push(
       '### Rejects',

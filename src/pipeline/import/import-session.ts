@@ -147,6 +147,8 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     await checkpoint.flush().catch(() => undefined);
     await rejects?.close().catch(() => undefined);
     await idLog?.close().catch(() => undefined);
+    // The rejects this run wrote, by code, on its run log's last line (the report's runs).
+    if (rejects) run.note({ rejectsByCode: rejects.writtenByCode });
   }
 }
 

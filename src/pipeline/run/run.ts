@@ -60,6 +60,8 @@ export interface Run {
   requests(command?: string): RequestCounter;
   /** Samples `counts` into the run log every few seconds until the run ends. */
   sample(counts: RunCounts, rate: () => number | undefined): void;
+  /** Fields the run log's end line carries besides the outcome's (whichever way the run ends). */
+  note(fields: Record<string, unknown>): void;
 }
 
 /** What each request tells the run: the ledger's traffic and the run log's samples come from it. */
@@ -88,6 +90,7 @@ export async function withRun<T>(
     await lock?.release();
     throw err;
   }
+  ledger?.recordRun(spec.command, 'running');
   // Opened under the lock, once the checkpoint is this migration's: a run refused as another
   // migration's writes nothing here, and two runs never interleave their lines.
   const log = await openRunLog(config.checkpoint, { command: spec.command, config, fresh: spec.fresh, ...spec.start });
@@ -109,6 +112,7 @@ export async function withRun<T>(
   });
   const clients = new RunClients(config, signals, spec.proxy);
   const sending = new Map<string, Traffic>();
+  const noted: Record<string, unknown> = {};
   let lastTick = Date.now();
   // Sending time goes into the ledger as it passes, so a run killed mid-way still counts what it spent.
   const tickSending = () => {
@@ -148,6 +152,9 @@ export async function withRun<T>(
     sample(counts, rate) {
       sampler = sampleRun(log, counts, stats, rate, logged.current);
     },
+    note(fields) {
+      Object.assign(noted, fields);
+    },
   };
   let result: T | undefined;
   let thrown: unknown;
@@ -163,15 +170,18 @@ export async function withRun<T>(
     sampler?.stop();
     tickSending();
     await clients.close();
+    const outcome = ended ? end(result as T, run) : undefined;
+    const error = thrown instanceof MigrationError ? thrown.code : thrown === undefined ? undefined : 'UNEXPECTED';
+    ledger?.recordRun(spec.command, outcome?.status ?? 'failed', error);
     // The body closed the files kept in step with the ledger; this last write keeps their marks.
     ledger?.detachCompanions();
     await ledger?.save().catch((err: unknown) => events.warning(err instanceof Error ? err.message : String(err)));
-    if (ended) {
-      const { status, fields } = end(result as T, run);
-      log.end(status, fields);
+    if (outcome) {
+      const { status, fields } = outcome;
+      log.end(status, { ...fields, ...noted });
     } else {
       const { code, message } = thrown instanceof MigrationError ? thrown : { code: 'UNEXPECTED', message: undefined };
-      log.end('failed', { error: { code, message } });
+      log.end('failed', { error: { code, message }, ...noted });
     }
     signals.dispose();
     await lock?.release();

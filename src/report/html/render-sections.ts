@@ -57,7 +57,13 @@ export function renderResults(data: ReportData): string {
   return `<h2>Validate and verify</h2>${parts.join('')}`;
 }
 
+/** What the report says of rejects once the migration was undone: they were the undone migration's. */
+export const undoneWords = (setAside: string[]): string =>
+  `The migration was undone: its checkpoint, id log and rejects file were set aside (${setAside.join(', ')}).`;
+
 export function renderRejects(data: ReportData): string {
+  const undone = data.state === 'undone' ? data.ledger.undone : undefined;
+  if (undone) return `<h2>Rejects</h2><p>${e(undoneWords(undone.setAside))}</p>`;
   if (data.rejects.length === 0) return '<h2>Rejects</h2><p>No record was rejected.</p>';
   const rows = data.rejects.map((r) => {
     const examples = r.examples
