@@ -83,7 +83,7 @@ async function assertNoSecrets(dir, outputs) {
   for (const out of outputs) for (const s of secrets) assert.ok(!out.includes(s), 'the output holds a credential');
 }
 
-test('media: carried once per content, URLs rewritten, a failed file holds its message, loopback refused', async (t) => {
+test('media: carried once per content, URLs rewritten, a failed file holds its message, no loopback', async (t) => {
   const bucket = await startBucket();
   t.after(() => bucket.close());
   const A = bytes(3000);
