@@ -1,0 +1,53 @@
+// What a command loads before it does anything: `--version` and `--help` read main.ts, the command
+// table and commander, never a command's run (pipeline, HTTP, readers). Counted by a resolve hook
+// (test/count-modules.mjs) in the built CLI; run after `npm run build`.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = pathToFileURL(path.join(ROOT, 'dist')).href;
+const COUNTER = path.join(ROOT, 'test', 'count-modules.mjs');
+const BIN = path.join(ROOT, 'bin', 'chat-migrate.js');
+
+/** Runs the CLI with the counter; resolves with its output and the project modules and packages it loaded. */
+async function loadedBy(args) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'cm-startup-'));
+  const log = path.join(dir, 'modules.log');
+  try {
+    const child = spawn(process.execPath, ['--import', COUNTER, BIN, ...args], {
+      cwd: dir,
+      env: { ...process.env, CI: 'true', NO_COLOR: '1', COUNT_MODULES_LOG: log },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const urls = new Set((await readFile(log, 'utf8')).split('\n').filter(Boolean));
+    const own = [...urls].filter((u) => u.startsWith(`${DIST}/`)).map((u) => u.slice(DIST.length + 1));
+    const packages = new Set();
+    for (const u of urls) {
+      const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u);
+      if (m) packages.add(m[1]);
+    }
+    return { code, stdout, stderr, own: own.sort(), packages: [...packages].sort() };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('--version loads a handful of modules and no package but commander', async () => {
+  const { code, stdout, stderr, own, packages } = await loadedBy(['--version']);
+  const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(code, 0, stderr);
+  assert.equal(stdout.trim(), version);
+  assert.ok(own.length > 0, 'the counter sees the modules of dist/: else this test proves nothing');
+  assert.ok(own.length <= 8, `${own.length} modules of dist/: ${own.join(', ')}`);
+  assert.deepEqual(packages, ['commander']);
+});
