@@ -42,12 +42,47 @@ async function loadedBy(args) {
   }
 }
 
+/**
+ * What `--version` and `--help` may load: main.ts, the command table (cli/commands.ts) and what the flags
+ * are made of (cli/options.ts, cli/arg-parsers.ts, the config key table in config/keys.ts and the
+ * example values it shows, errors). 15 modules today, none of a command's own.
+ */
+const MAX_MODULES = 16;
+const FLAG_MODULES = new RegExp(
+  '^(cli/(main|commands|options|arg-parsers|run-command)|config/[\\w-]+|entities/(types|timestamps)|errors|' +
+    'sandbox/default-key)\\.js$',
+);
+
 test('--version loads a handful of modules and no package but commander', async () => {
   const { code, stdout, stderr, own, packages } = await loadedBy(['--version']);
   const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
   assert.equal(code, 0, stderr);
   assert.equal(stdout.trim(), version);
-  assert.ok(own.length > 0, 'the counter sees the modules of dist/: else this test proves nothing');
-  assert.ok(own.length <= 8, `${own.length} modules of dist/: ${own.join(', ')}`);
+  assert.ok(own.includes('cli/main.js'), 'the counter sees the modules of dist/: else this test proves nothing');
+  assert.ok(own.length <= MAX_MODULES, `${own.length} modules of dist/: ${own.join(', ')}`);
+  assert.deepEqual(
+    own.filter((m) => !FLAG_MODULES.test(m)),
+    [],
+  );
   assert.deepEqual(packages, ['commander']);
+});
+
+test("a command's --help reads its options from the table, not the command's module", async () => {
+  const { code, stdout, stderr, own, packages } = await loadedBy(['import', '--help']);
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /--batch-size <n>/);
+  assert.ok(own.length <= MAX_MODULES, `${own.length} modules of dist/: ${own.join(', ')}`);
+  assert.deepEqual(packages, ['commander']);
+});
+
+test('an import and a verify without media or TLS load neither the AWS SDK nor selfsigned', async () => {
+  // demo: the bundled fixtures (no media key) into an embedded sandbox (plain HTTP), then verify.
+  const { code, stderr, own, packages } = await loadedBy(['demo', '--json']);
+  assert.equal(code, 0, stderr);
+  assert.ok(own.includes('pipeline/import/import-session.js') && own.includes('cli/demo-command.js'));
+  assert.ok(packages.includes('undici'), packages.join(', '));
+  assert.deepEqual(
+    packages.filter((p) => p.startsWith('@aws-sdk/') || p === 'selfsigned'),
+    [],
+  );
 });

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { ConfigError, ExitCode } from '../errors.js';
 import { runValidate } from '../pipeline/validate/run-validate.js';
 import { chooseReporterMode, createReporter } from '../report/create-reporter.js';
@@ -10,9 +9,8 @@ import type { MigrateConfig } from '../config/schema.js';
 import { planRun, type RunPlan } from './plan-run.js';
 import { countBeyondRetention } from '../pipeline/import/count-beyond-retention.js';
 import { retentionCutoff, retentionNotice } from '../pipeline/retention.js';
-import { sinceTime } from './arg-parsers.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
-import { redact, runCommand } from './run-command.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
+import { redact } from './run-command.js';
 import { installStopSignals } from './signals.js';
 import { appendStepSummary } from '../report/step-summary.js';
 
@@ -28,17 +26,7 @@ interface ImportOptions extends CommonOptions {
 const STOPPING_NOTICE =
   'stopping: finishing the batches in flight, then saving the checkpoint.\n  Press Ctrl+C again to stop at once.';
 
-export function registerImportCommand(program: Command): void {
-  addConfigOptions(program.command('import'))
-    .description('import users, groups, members and messages; resumes from the checkpoint')
-    .option('--fresh', 'ignore the checkpoint and start over')
-    .option('--strict', 'refuse to start while validate finds errors')
-    .option('--dry-run', 'validate only: read, map and check everything, send nothing')
-    .option('--since <time>', 'import only messages sent at or after this time (ISO-8601 or UNIX seconds)', sinceTime)
-    .action(runCommand((opts: ImportOptions) => importAction(opts)));
-}
-
-async function importAction(opts: ImportOptions): Promise<number> {
+export async function importAction(opts: ImportOptions): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const plan = await planRun(config, baseDir, { writeIdMap: !opts.dryRun });

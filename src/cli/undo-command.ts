@@ -1,22 +1,13 @@
-import type { Command } from 'commander';
 import { ConfigError, ExitCode } from '../errors.js';
 import type { PreparedUndo } from '../pipeline/undo/undo-session.js';
 import { plural } from '../report/words.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
-import { redact, runCommand } from './run-command.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
+import { redact } from './run-command.js';
 import { installStopSignals } from './signals.js';
 
 interface UndoOptions extends CommonOptions {
   yes?: boolean;
   dryRun?: boolean;
-}
-
-export function registerUndoCommand(program: Command): void {
-  addConfigOptions(program.command('undo'))
-    .description('delete from the target what this migration created (a trial import), newest first')
-    .option('--yes', 'really delete: without it undo only says what it would delete')
-    .option('--dry-run', 'say what would be deleted, delete nothing')
-    .action(runCommand((opts: UndoOptions) => undoAction(opts)));
 }
 
 function describe(prepared: PreparedUndo, host: string, appId: string | undefined): string {
@@ -32,7 +23,7 @@ function describe(prepared: PreparedUndo, host: string, appId: string | undefine
   return `${lines.join('\n')}\n`;
 }
 
-async function undoAction(opts: UndoOptions): Promise<number> {
+export async function undoAction(opts: UndoOptions): Promise<number> {
   const { config, warnings } = await loadCommandConfig(opts, !opts.dryRun);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { prepareUndo, runUndoSession } = await import('../pipeline/undo/undo-session.js');

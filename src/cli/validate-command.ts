@@ -1,12 +1,9 @@
-import type { Command } from 'commander';
-import { sinceTime, wholeNumber } from './arg-parsers.js';
 import { ExitCode } from '../errors.js';
 import { runValidate } from '../pipeline/validate/run-validate.js';
 import { formatValidateJson, formatValidateText } from '../report/validate-report.js';
 import { planRun } from './plan-run.js';
 import { retentionNotice } from '../pipeline/retention.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
-import { runCommand } from './run-command.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
 import { openRunLog } from '../pipeline/run-log.js';
 
 interface ValidateOptions extends CommonOptions {
@@ -14,15 +11,7 @@ interface ValidateOptions extends CommonOptions {
   since?: number;
 }
 
-export function registerValidateCommand(program: Command): void {
-  addConfigOptions(program.command('validate'))
-    .description('dry run, offline: find every record the service would refuse, located to file and line')
-    .option('--max-errors <n>', 'stop after N errors', wholeNumber(1))
-    .option('--since <time>', 'check only messages sent at or after this time', sinceTime)
-    .action(runCommand((opts: ValidateOptions) => validateAction(opts)));
-}
-
-async function validateAction(opts: ValidateOptions): Promise<number> {
+export async function validateAction(opts: ValidateOptions): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(opts, false);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans, warnings: planWarnings } = await planRun(config, baseDir);
