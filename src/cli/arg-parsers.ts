@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import type { KeySpec } from '../config/keys.js';
 import { intProblem } from '../config/schema.js';
 import { toUnixSeconds } from '../entities/timestamps.js';
+import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 
 /** Flag value parsers: a bad value is commander's usage error (exit 2), naming the flag. */
 
@@ -33,6 +34,41 @@ export const sinceTime = (value: string): number => {
   const sec = toUnixSeconds(/^\d+$/.test(value) ? Number(value) : value);
   if (sec === undefined) throw new InvalidArgumentError('must be a date (ISO-8601) or UNIX time');
   return sec;
+};
+
+/** `a=b` flags gathered into one object; later ones win. */
+export const pairs =
+  (check?: (value: string) => string | undefined) =>
+  (text: string, previous: Record<string, string> = {}): Record<string, string> => {
+    const eq = text.indexOf('=');
+    if (eq <= 0 || eq === text.length - 1) throw new InvalidArgumentError('must be <name>=<value>');
+    const value = text.slice(eq + 1);
+    const wrong = check?.(value);
+    if (wrong !== undefined) throw new InvalidArgumentError(wrong);
+    return { ...previous, [text.slice(0, eq)]: value };
+  };
+
+export const isEntity = (v: string) =>
+  (ENTITY_ORDER as readonly string[]).includes(v) ? undefined : `entity must be one of ${ENTITY_ORDER.join(', ')}`;
+
+export const entityList = (value: string): Set<EntityName> => {
+  const names = value.split(',').map((s) => s.trim().toLowerCase());
+  for (const name of names) {
+    if (!(ENTITY_ORDER as readonly string[]).includes(name)) {
+      throw new InvalidArgumentError(`${name} is not an entity (${ENTITY_ORDER.join(', ')})`);
+    }
+  }
+  return new Set(names as EntityName[]);
+};
+
+export const reportFormat = (value: string): 'html' | 'md' => {
+  if (value === 'html' || value === 'md') return value;
+  throw new InvalidArgumentError('must be html or md');
+};
+
+export const rateHeaderStyle = (value: string): 'dashed' | 'compact' => {
+  if (value !== 'dashed' && value !== 'compact') throw new InvalidArgumentError('must be dashed or compact');
+  return value;
 };
 
 /**

@@ -2,27 +2,17 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { planSources } from '../sources/plan.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import { printSummary } from './import-command.js';
-import { runCommand } from './run-command.js';
 import { runInCommand } from './command-run.js';
 import { writeReport } from './report-command.js';
 import { formatVerifyText } from '../report/verify-report.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-export function registerDemoCommand(program: Command): void {
-  program
-    .command('demo')
-    .description('import the bundled fixtures/ into an embedded sandbox, with real progress output')
-    .option('--json', 'print the summary as JSON')
-    .action(runCommand((opts: { json?: boolean }) => demoAction(Boolean(opts.json))));
-}
-
-async function demoAction(json: boolean): Promise<number> {
+export async function demoAction(json: boolean): Promise<number> {
   const [{ startSandbox }, { importInRun, importEnd }, { verifyOrRepair, verifyEnd }, { VERIFY_TERMS }] =
     await Promise.all([
       import('../sandbox/index.js'),

@@ -1,18 +1,9 @@
-import type { Command } from 'commander';
 import { findIdLines } from '../checkpoint/find-ids.js';
 import { idLogPathOf, idMapPathOf } from '../checkpoint/state-files.js';
 import { ExitCode } from '../errors.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
-import { runCommand } from './run-command.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
 
-export function registerIdsCommand(program: Command): void {
-  const ids = program.command('ids').description("look up records in the migration's id map and id log");
-  addConfigOptions(ids.command('find <id>'))
-    .description('print every line about a source id, muid, uid, guid or service message id (exit 1: none)')
-    .action(runCommand((id: string, opts: CommonOptions) => findAction(id, opts)));
-}
-
-async function findAction(id: string, opts: CommonOptions): Promise<number> {
+export async function findAction(id: string, opts: CommonOptions): Promise<number> {
   const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
     // Like status: a bare --checkpoint is enough, no target needed.
     if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint } as { checkpoint: string } };

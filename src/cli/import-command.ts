@@ -1,13 +1,11 @@
-import type { Command } from 'commander';
 import { ConfigError, ExitCode } from '../errors.js';
 import type { ImportSummary } from '../pipeline/import/summary.js';
 import { plural } from '../report/words.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { planRun, type RunPlan } from './plan-run.js';
 import { retentionCutoff, retentionNotice } from '../pipeline/retention.js';
-import { sinceTime } from './arg-parsers.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
-import { redact, runCommand } from './run-command.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
+import { redact } from './run-command.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
 import { validateAction } from './validate-command.js';
 
@@ -23,17 +21,7 @@ interface ImportOptions extends CommonOptions {
 const STOPPING_NOTICE =
   'stopping: finishing the batches in flight, then saving the checkpoint.\n  Press Ctrl+C again to stop at once.';
 
-export function registerImportCommand(program: Command): void {
-  addConfigOptions(program.command('import'))
-    .description('import users, groups, members and messages; resumes from the checkpoint')
-    .option('--fresh', 'ignore the checkpoint and start over')
-    .option('--strict', 'refuse to start while validate finds errors')
-    .option('--dry-run', 'validate only: read, map and check everything, send nothing')
-    .option('--since <time>', 'import only messages sent at or after this time (ISO-8601 or UNIX seconds)', sinceTime)
-    .action(runCommand((opts: ImportOptions) => importAction(opts)));
-}
-
-async function importAction(opts: ImportOptions): Promise<number> {
+export async function importAction(opts: ImportOptions): Promise<number> {
   // A dry run is validate, whole: the same checks, media counts, run log and Ctrl+C.
   if (opts.dryRun) return validateAction({ ...opts, maxErrors: undefined });
   const { config, baseDir, warnings } = await loadCommandConfig(opts, true);

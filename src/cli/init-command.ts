@@ -1,11 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
-import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
+import type { EntityName } from '../entities/types.js';
 import { ConfigError, ExitCode } from '../errors.js';
 import { inspectExport, type InitProposal } from '../pipeline/init/inspect-export.js';
 import { formatInitReport } from '../report/init-report.js';
-import { runCommand } from './run-command.js';
+import { CONFIG_FILE } from './options.js';
 
 interface InitOptions {
   force?: boolean;
@@ -18,44 +17,7 @@ interface InitOptions {
   config?: string;
 }
 
-const CONFIG_FILE = '.migrate.config.json';
-
-/** `a=b` flags gathered into one object; later ones win. */
-const pairs =
-  (check?: (value: string) => string | undefined) =>
-  (text: string, previous: Record<string, string> = {}): Record<string, string> => {
-    const eq = text.indexOf('=');
-    if (eq <= 0 || eq === text.length - 1) throw new InvalidArgumentError('must be <name>=<value>');
-    const value = text.slice(eq + 1);
-    const wrong = check?.(value);
-    if (wrong !== undefined) throw new InvalidArgumentError(wrong);
-    return { ...previous, [text.slice(0, eq)]: value };
-  };
-
-const isEntity = (v: string) =>
-  (ENTITY_ORDER as readonly string[]).includes(v) ? undefined : `entity must be one of ${ENTITY_ORDER.join(', ')}`;
-
-export function registerInitCommand(program: Command): void {
-  program
-    .command('init')
-    .argument('[path]', 'the export: a folder, a .zip or a file', '.')
-    .description('look at an export and write .migrate.config.json to import it (never the API key)')
-    .option('--force', 'overwrite an existing config file')
-    .option('--print', 'only print the config, write nothing')
-    .option('--pick <field=column>', 'take this column for this API field (repeatable): --pick data.text=body', pairs())
-    .option(
-      '--entity <file=entity>',
-      'the entity a plain file holds (repeatable): --entity people.csv=users',
-      pairs(isEntity),
-    )
-    .option('--app-id <id>', 'write this app id into the config')
-    .option('--region <region>', 'write this region into the config (us, eu, in)')
-    .option('--base-url <url>', 'write this base URL into the config (a sandbox, say)')
-    .option('-c, --config <file>', `the config file to write (default ${CONFIG_FILE} in the working directory)`)
-    .action(runCommand((target: string, opts: InitOptions) => initAction(target, opts)));
-}
-
-async function initAction(target: string, opts: InitOptions): Promise<number> {
+export async function initAction(target: string, opts: InitOptions): Promise<number> {
   const configFile = path.resolve(opts.config ?? CONFIG_FILE);
   const proposal = await inspectExport({
     target: path.resolve(target),

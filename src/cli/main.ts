@@ -1,19 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../errors.js';
-import { registerDemoCommand } from './demo-command.js';
-import { registerIdsCommand } from './ids-command.js';
-import { keepHeapSmall } from './heap-budget.js';
-import { registerImportCommand } from './import-command.js';
-import { registerInitCommand } from './init-command.js';
+import { registerCommands } from './commands.js';
 import { printJsonError } from './run-command.js';
-import { registerReplayCommand } from './replay-command.js';
-import { registerSandboxCommand } from './sandbox-command.js';
-import { registerReportCommand } from './report-command.js';
-import { registerStatusCommand } from './status-command.js';
-import { registerUndoCommand } from './undo-command.js';
-import { registerValidateCommand } from './validate-command.js';
-import { registerVerifyCommand } from './verify-command.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -26,22 +15,12 @@ const program = new Command()
   .showHelpAfterError('(run chat-migrate --help for usage)')
   .exitOverride();
 
-registerImportCommand(program);
-registerValidateCommand(program);
-registerStatusCommand(program);
-registerSandboxCommand(program);
-registerDemoCommand(program);
-registerInitCommand(program);
-registerVerifyCommand(program);
-registerIdsCommand(program);
-registerReplayCommand(program);
-registerUndoCommand(program);
-registerReportCommand(program);
+registerCommands(program);
 for (const cmd of program.commands) cmd.exitOverride();
 // The memory budget is import's and validate's; the sandbox stands in for a remote service, and a
 // heap held small would only spend its CPU on GC that the tool it serves then waits for.
-program.hook('preAction', (_program, action) => {
-  if (action.name() !== 'sandbox') keepHeapSmall();
+program.hook('preAction', async (_program, action) => {
+  if (action.name() !== 'sandbox') (await import('./heap-budget.js')).keepHeapSmall();
   // One switch that every part reads, the UI packages included (no-color.org: any non-empty value).
   if (program.opts().color === false) process.env.NO_COLOR = '1';
 });

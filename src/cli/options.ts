@@ -9,9 +9,11 @@ import {
   type KeyTable,
   type ValueOf,
 } from '../config/keys.js';
-import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { proxySecrets } from '../http/proxy-env.js';
+import type { LoadedConfig } from '../config/load.js';
 import { registerSecret } from './run-command.js';
+
+/** The config file a command reads by default, and the one init writes. */
+export const CONFIG_FILE = '.migrate.config.json';
 
 type FlagKey = { [K in ConfigKey]: KeyTable[K] extends { flag: string } ? K : never }[ConfigKey];
 /** commander's name for a flag's value: `--batch-size <n>` -> `batchSize`. */
@@ -73,6 +75,11 @@ export async function loadCommandConfig(opts: CommonOptions, requireApiKey: bool
     registerSecret(flags[key] as string | undefined);
     registerSecret(env === undefined ? undefined : process.env[env]);
   }
+  // The loader (cosmiconfig, the schema's checks) is read by the commands that load a config, when they do.
+  const [{ loadConfig }, { proxySecrets }] = await Promise.all([
+    import('../config/load.js'),
+    import('../http/proxy-env.js'),
+  ]);
   // A proxy URL's password reaches undici only; an error that echoed it would still be redacted.
   for (const secret of proxySecrets(process.env)) registerSecret(secret);
   const { config: configFile } = opts;

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { Command } from 'commander';
 import { readCheckpoint } from '../checkpoint/store.js';
 import { ENTITIES } from '../entities/index.js';
 import { CheckpointError, ExitCode } from '../errors.js';
@@ -13,9 +12,9 @@ import {
 } from '../pipeline/import/replay-rejects.js';
 import { plural } from '../report/words.js';
 import { printSummary } from './import-command.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
 import { planRun } from './plan-run.js';
-import { redact, runCommand } from './run-command.js';
+import { redact } from './run-command.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
 
 interface ReplayOptions extends CommonOptions {
@@ -25,15 +24,7 @@ interface ReplayOptions extends CommonOptions {
 const STOPPING_NOTICE =
   'stopping: finishing the batches in flight, then saving the checkpoint.\n  Press Ctrl+C again to stop at once.';
 
-export function registerReplayCommand(program: Command): void {
-  addConfigOptions(program.command('replay'))
-    .argument('[rejects-file]', 'the rejects file, as you edited it (default: the "rejects" key)')
-    .description('send the rejected records again, as edited in the rejects file; what gets in is closed')
-    .option('--dry-run', 'check the records still open without sending anything')
-    .action(runCommand((file: string | undefined, opts: ReplayOptions) => replayAction(file, opts)));
-}
-
-async function replayAction(file: string | undefined, opts: ReplayOptions): Promise<number> {
+export async function replayAction(file: string | undefined, opts: ReplayOptions): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   if (file !== undefined) config.rejects = path.resolve(file);

@@ -1,30 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
 import { ExitCode } from '../errors.js';
 import { loadReportData, type ReportData, type ReportSources } from '../report/html/report-data.js';
 import { renderHtml } from '../report/html/render-html.js';
 import { renderMarkdown } from '../report/report-md.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
-import { runCommand } from './run-command.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
 
 interface ReportOptions extends CommonOptions {
   out?: string;
   format: 'html' | 'md';
-}
-
-const format = (value: string): 'html' | 'md' => {
-  if (value === 'html' || value === 'md') return value;
-  throw new InvalidArgumentError('must be html or md');
-};
-
-export function registerReportCommand(program: Command): void {
-  addConfigOptions(program.command('report'))
-    .description('write the migration report: one HTML file from the run log, checkpoint and rejects file')
-    .option('--out <file>', 'where to write it (default migration-report.html, or migration-report.md; - for stdout)')
-    .option('--format <format>', 'html, or md for the overview and rejects as Markdown', format, 'html')
-    .action(runCommand((opts: ReportOptions) => reportAction(opts)));
 }
 
 /** Writes the report of a migration to `out`; returns its figures. */
@@ -35,7 +19,7 @@ export async function writeReport(sources: ReportSources, out: string, kind: 'ht
   return data;
 }
 
-async function reportAction(opts: ReportOptions): Promise<number> {
+export async function reportAction(opts: ReportOptions): Promise<number> {
   // As status: a bare --checkpoint is enough, with no target configured.
   const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
     if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint, rejects: undefined } };

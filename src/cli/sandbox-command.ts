@@ -1,12 +1,9 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
-import { probability, wholeNumber } from './arg-parsers.js';
 import { ConfigError, ExitCode } from '../errors.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import type { SandboxOptions } from '../sandbox/index.js';
-import { runCommand } from './run-command.js';
 
 interface SandboxFlags {
   port: number;
@@ -38,52 +35,7 @@ interface SandboxFlags {
   losePattern?: string;
 }
 
-const nonNegative = wholeNumber(0);
-
-const rateHeaderStyle = (value: string): 'dashed' | 'compact' => {
-  if (value !== 'dashed' && value !== 'compact') throw new InvalidArgumentError('must be dashed or compact');
-  return value;
-};
-
-export function registerSandboxCommand(program: Command): void {
-  program
-    .command('sandbox')
-    .description('run a local server of the import API (for trials, tests and the demo)')
-    .option('--port <n>', 'port (0 picks a free one)', nonNegative, 8787)
-    .option('--host <host>', 'address to listen on (loopback only by default)', '127.0.0.1')
-    .option('--api-key <key>', `key the sandbox accepts (env MIGRATE_API_KEY; default "${SANDBOX_DEFAULT_API_KEY}")`)
-    .option('--requests-per-minute <n>', 'answer 429 over this rate (default: unlimited)', nonNegative)
-    .option('--latency-ms <n>', 'answer every request after this long', nonNegative)
-    .option('--fail-500-before <p>', 'fault: 500 before storing, with probability p', probability)
-    .option('--fail-500-after <p>', 'fault: 500 after storing (the ambiguous case)', probability)
-    .option('--drop <p>', 'fault: drop the connection without an answer', probability)
-    .option('--spurious-429 <p>', 'fault: 429 with Retry-After though under the rate', probability)
-    .option('--slow <p>', 'fault: answer after --slow-ms (a latency spike)', probability)
-    .option('--slow-ms <n>', 'delay of a latency spike', nonNegative)
-    .option('--poison <regex>', 'fault: a request holding a record whose id matches fails with 500 every time')
-    .option('--seed <n>', 'seed of the fault dice', nonNegative)
-    .option('--dump <file>', 'write what was stored to this JSON file on exit')
-    .option('--no-keep-records', 'keep only ids (for million-record runs)')
-    .option('--response-style <style>', 'flat, or nested as in the vendor examples')
-    .option('--rate-headers <style>', 'dashed: X-Rate-Limit* (default); compact: X-RateLimit-*', rateHeaderStyle)
-    .option('--api-version <version>', 'serve only this version segment (default: both v3.0 and v3)')
-    .option('--tls', 'serve HTTPS with a self-signed certificate made at start; prints where it is written')
-    .option('--tls-cert <pem>', 'serve HTTPS with this certificate (with --tls-key)')
-    .option('--tls-key <pem>', 'the private key of --tls-cert')
-    .option('--json', 'print {"url", "port"} as JSON when listening (and "ca", the certificate, with --tls)')
-    .option('--reads-without-muid', 'reads answer messages without their muid')
-    .option(
-      '--retention-days <n>',
-      'messages older than n days are accepted, never read back (default: keep all)',
-      nonNegative,
-    )
-    .option('--read-rate <n>', 'answer reads and deletes 429 over n a minute (default: unlimited)', nonNegative)
-    .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
-    .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')
-    .action(runCommand((flags: SandboxFlags) => sandboxAction(flags)));
-}
-
-async function sandboxAction(flags: SandboxFlags): Promise<number> {
+export async function sandboxAction(flags: SandboxFlags): Promise<number> {
   const apiKey = flags.apiKey ?? process.env.MIGRATE_API_KEY ?? SANDBOX_DEFAULT_API_KEY;
   const options: SandboxOptions = {
     host: flags.host,

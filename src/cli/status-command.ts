@@ -1,20 +1,12 @@
-import type { Command } from 'commander';
 import { readCheckpoint } from '../checkpoint/store.js';
 import { FileProgress } from '../checkpoint/file-progress.js';
 import { ExitCode } from '../errors.js';
 import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
-import { runCommand } from './run-command.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
 import { plural } from '../report/words.js';
 import { ledgerView, type LedgerRow, type LedgerView } from '../checkpoint/ledger.js';
 
-export function registerStatusCommand(program: Command): void {
-  addConfigOptions(program.command('status'))
-    .description("show the checkpoint's progress per entity and file")
-    .action(runCommand((opts: CommonOptions) => statusAction(opts)));
-}
-
-async function statusAction(opts: CommonOptions): Promise<number> {
+export async function statusAction(opts: CommonOptions): Promise<number> {
   const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
     // status must work from a bare --checkpoint too, with no target configured.
     if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint } as { checkpoint: string } };

@@ -1,9 +1,8 @@
-import type { Command } from 'commander';
 import { ConfigError, ExitCode } from '../errors.js';
 import type { PreparedUndo } from '../pipeline/undo/undo-session.js';
 import { plural } from '../report/words.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
-import { redact, runCommand } from './run-command.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
+import { redact } from './run-command.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { formatDuration } from '../report/summary.js';
@@ -11,14 +10,6 @@ import { formatDuration } from '../report/summary.js';
 interface UndoOptions extends CommonOptions {
   yes?: boolean;
   dryRun?: boolean;
-}
-
-export function registerUndoCommand(program: Command): void {
-  addConfigOptions(program.command('undo'))
-    .description('delete from the target what this migration created (a trial import), newest first')
-    .option('--yes', 'really delete: without it undo only says what it would delete')
-    .option('--dry-run', 'say what would be deleted, delete nothing')
-    .action(runCommand((opts: UndoOptions) => undoAction(opts)));
 }
 
 /** The deletes at the REST rate: 'auto' starts where the run's REST limiter does. */
@@ -44,7 +35,7 @@ function describe(prepared: PreparedUndo, config: MigrateConfig): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function undoAction(opts: UndoOptions): Promise<number> {
+export async function undoAction(opts: UndoOptions): Promise<number> {
   const { config, warnings } = await loadCommandConfig(opts, !opts.dryRun);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { prepareUndo, undoInRun, undoEnd } = await import('../pipeline/undo/undo-session.js');

@@ -1,23 +1,12 @@
-import type { Command } from 'commander';
-import { sinceTime, wholeNumber } from './arg-parsers.js';
 import { ExitCode } from '../errors.js';
 import { planRun } from './plan-run.js';
 import { retentionNotice } from '../pipeline/retention.js';
-import { addConfigOptions, loadCommandConfig, type CommonOptions } from './options.js';
-import { runCommand } from './run-command.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
 
 export interface ValidateOptions extends CommonOptions {
   maxErrors?: number;
   since?: number;
-}
-
-export function registerValidateCommand(program: Command): void {
-  addConfigOptions(program.command('validate'))
-    .description('dry run, offline: find every record the service would refuse, located to file and line')
-    .option('--max-errors <n>', 'stop after N errors', wholeNumber(1))
-    .option('--since <time>', 'check only messages sent at or after this time', sinceTime)
-    .action(runCommand((opts: ValidateOptions) => validateAction(opts)));
 }
 
 /** validate, and `import --dry-run`, which is the same run. */

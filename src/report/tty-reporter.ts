@@ -1,4 +1,4 @@
-import cliProgress from 'cli-progress';
+import cliProgress, { type GenericFormatter, type Options, type Params, type SingleBar } from 'cli-progress';
 import ora, { type Ora } from 'ora';
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
@@ -20,14 +20,53 @@ const BAR_MIN = 8;
 const BAR_MAX = 30;
 
 /**
- * A spinner while a phase starts (opening files, the first request), then two lines for the phase:
- * bar, done/total, rate and ETA; under it the outcome in the summary's words, or a retry under way.
+ * The rows' templates, filled by cli-progress: `{bar}`, `{value}`, `{total}` and `{percentage}` are
+ * its own (the bar's value is the records done, its total the phase's); `{name}`, `{rate}`, `{when}`
+ * and `{outcome}` come with each update, in the words of figures.ts.
+ */
+const BAR_ROW = '{name}{bar} {value}/{total} {percentage}% | {rate} | {when}';
+/** The bar row without its bar: too narrow a terminal for 8 cells of bar, and the measure of the room left. */
+const FIGURES_ROW = '{name}{value}/{total} {percentage}% | {rate} | {when}';
+/** No total to measure against (nothing was estimated): the count and the rate. */
+const COUNT_ROW = '{name}{value} records | {rate}';
+const OUTCOME_ROW = '{name}{outcome}';
+
+interface FiguresPayload {
+  name: string;
+  rate: string;
+  /** `ETA 37s` while the phase runs, `in 4.2s` once it is over; none without a total. */
+  when?: string;
+}
+
+/** Every row is cut to one column less than the terminal, so nothing wraps (see `TtyReporter`). */
+const widthOf = (params: Params): number => Math.max(20, params.maxWidth - 1);
+
+const fill = (template: string, options: Options, params: Params, payload: object, barsize?: number): string =>
+  cliProgress.Format.Formatter({ ...options, format: template, ...(barsize ? { barsize } : {}) }, params, payload);
+
+/** `messages  ████░░░░ 2250/6000 37% | 136.9 rec/s | ETA 37s`: the bar takes the room left, up to 30 cells. */
+const figuresRow: GenericFormatter = (options, params, payload: FiguresPayload) => {
+  const width = widthOf(params);
+  if (payload.when === undefined) return fitLine(fill(COUNT_ROW, options, params, payload), width);
+  const figures = fill(FIGURES_ROW, options, params, payload);
+  const barsize = Math.min(BAR_MAX, width - figures.length - 1);
+  if (barsize < BAR_MIN) return fitLine(figures, width);
+  return fill(BAR_ROW, options, params, payload, barsize);
+};
+
+const outcomeRow: GenericFormatter = (options, params, payload) =>
+  fitLine(fill(OUTCOME_ROW, options, params, payload), widthOf(params));
+
+/**
+ * A spinner while a phase starts (opening files, the first request), then two rows for the phase, drawn
+ * by cli-progress's MultiBar from the templates above: bar, done/total, rate and ETA; under it the
+ * outcome in the summary's words (or verify's, by `terms`), or a retry under way.
  * Every line is cut to the terminal's width, so nothing wraps (a wrapped live line is redrawn a line
  * too low). Phases run one after another: a finished phase's lines stay on screen as its record.
  */
 export class TtyReporter implements Reporter {
   private spinner: Ora | undefined;
-  private bars: cliProgress.MultiBar | undefined;
+  private bars: { multi: cliProgress.MultiBar; figures: SingleBar; outcome: SingleBar } | undefined;
   private entity = '';
   private expected: number | undefined;
   private counts: EntityCounts | undefined;
@@ -65,16 +104,25 @@ export class TtyReporter implements Reporter {
     if (this.retry && Date.now() >= this.retry.at + this.retry.notice.delayMs) this.retry = undefined;
     if (this.bars) return;
     this.stopSpinner();
-    this.bars = new cliProgress.MultiBar({
+    const multi = new cliProgress.MultiBar({
       stream: this.out,
       hideCursor: true,
       clearOnComplete: false,
       fps: 8,
-      // Keep the terminal's own wrapping: lines written above the bars (a long path) then wrap, not vanish.
-      linewrap: null,
+      // The terminal's wrapping is off while the bars are up (and on again when they stop): a row too
+      // long is cut at the edge, never wrapped onto the next. line() wraps what it writes above them.
+      linewrap: false,
+      barsize: BAR_MAX,
+      barCompleteChar: '█',
+      barIncompleteChar: '░',
     });
-    this.bars.create(1, 0, {}, { format: () => this.figuresLine() });
-    this.bars.create(1, 0, {}, { format: () => this.outcomeLine() });
+    this.bars = {
+      multi,
+      figures: multi.create(1, 0, {}, { format: figuresRow }),
+      outcome: multi.create(1, 0, {}, { format: outcomeRow }),
+    };
+    // Before each frame: the figures are the counts' (the retry's wait counts down between counts).
+    multi.on('update-pre', () => this.refresh());
   }
 
   phaseFinished(entity: EntityName, c: EntityCounts, completed: boolean): void {
@@ -105,25 +153,21 @@ export class TtyReporter implements Reporter {
     return Math.max(20, (this.out.columns || 80) - 1);
   }
 
-  /** `messages  ████░░░░ 2250/6000 37% | 136.9 rec/s | ETA 37s`; the bar takes the room that is left. */
-  private figuresLine(): string {
+  /** The bars' values and words for the next frame: done of the total, rate, ETA, the outcome or a retry. */
+  private refresh(): void {
+    const { figures, outcome } = this.bars!;
     const c = this.counts!;
     // A finished phase's total is what was read: the estimate counted lines, not records.
     const f = figuresOf(c, this.completed ? c.read : this.expected);
-    const name = this.entity.padEnd(NAME_WIDTH);
-    if (f.total === undefined) return fitLine(`${name}${f.done} records | ${formatRate(f.perSec)}`, this.width());
-    const when = this.completed ? `in ${formatDuration(c.elapsedMs)}` : `ETA ${formatEta(f.etaSec)}`;
-    const rest = `${f.done}/${f.total} ${f.percent}% | ${formatRate(f.perSec)} | ${when}`;
-    const size = Math.min(BAR_MAX, this.width() - name.length - rest.length - 1);
-    if (size < BAR_MIN) return fitLine(`${name}${rest}`, this.width());
-    const filled = Math.round((f.done / f.total) * size);
-    return `${name}${'█'.repeat(filled)}${'░'.repeat(size - filled)} ${rest}`;
-  }
-
-  /** Under the bar: the outcome so far, or the retry a request waits for. */
-  private outcomeLine(): string {
-    const text = this.retry ? this.retryText() : describeOutcome(this.counts!, this.terms);
-    return fitLine(`${' '.repeat(NAME_WIDTH)}${text}`, this.width());
+    let when: string | undefined;
+    if (f.total !== undefined) {
+      figures.setTotal(f.total);
+      when = this.completed ? `in ${formatDuration(c.elapsedMs)}` : `ETA ${formatEta(f.etaSec)}`;
+    }
+    const payload: FiguresPayload = { name: this.entity.padEnd(NAME_WIDTH), rate: formatRate(f.perSec), when };
+    figures.update(f.done, payload);
+    const text = this.retry ? this.retryText() : describeOutcome(c, this.terms);
+    outcome.update({ name: ' '.repeat(NAME_WIDTH), outcome: text });
   }
 
   private retryText(): string {
@@ -139,8 +183,8 @@ export class TtyReporter implements Reporter {
     const lines = wrapText(text, this.width(), '  ', true);
     if (this.bars) {
       // Each line clears the rest of its row: it is written over the rows the bars stood on.
-      this.bars.log(lines.map((l) => `${l}\x1b[K\n`).join(''));
-      this.bars.update();
+      this.bars.multi.log(lines.map((l) => `${l}\x1b[K\n`).join(''));
+      this.bars.multi.update();
       return;
     }
     if (this.spinner) this.spinner.clear();
@@ -155,8 +199,8 @@ export class TtyReporter implements Reporter {
 
   private stopBars(): void {
     if (!this.bars) return;
-    this.bars.update();
-    this.bars.stop();
+    this.bars.multi.update();
+    this.bars.multi.stop();
     this.bars = undefined;
   }
 }

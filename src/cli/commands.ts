@@ -1,0 +1,157 @@
+/**
+ * Every command's name, arguments, description and options: what `--help` shows and commander parses.
+ * Light on purpose (commander, the config table and the flag parsers): a command's own module, and the
+ * pipeline it imports, loads only when that command runs, so `--version`, `--help` and each command
+ * start without reading the others (test/startup.test.mjs).
+ *
+ * The contract with the command files (`<name>-command.ts`): each exports its action, named here, which
+ * takes what commander passes an action (positional arguments, then the options object, then the
+ * command) and resolves to the exit code. `runCommand` wraps it as before: errors become messages and
+ * exit codes there.
+ */
+import type { Command } from 'commander';
+import { ENTITY_ORDER } from '../entities/types.js';
+import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
+import {
+  entityList,
+  isEntity,
+  pairs,
+  probability,
+  rateHeaderStyle,
+  reportFormat,
+  sinceTime,
+  wholeNumber,
+} from './arg-parsers.js';
+import { addConfigOptions, CONFIG_FILE } from './options.js';
+import { runCommand } from './run-command.js';
+
+type Action = (...args: never[]) => Promise<number>;
+
+/** `name` of the module `load` imports, called when the command runs; the module is not read before. */
+function later<K extends string, M extends { [P in K]: Action }>(
+  load: () => Promise<M>,
+  name: K,
+): (...args: Parameters<M[K]>) => Promise<void> {
+  return runCommand(async (...args: Parameters<M[K]>) => (await load())[name](...args));
+}
+
+const nonNegative = wholeNumber(0);
+
+export function registerCommands(program: Command): void {
+  addConfigOptions(program.command('import'))
+    .description('import users, groups, members and messages; resumes from the checkpoint')
+    .option('--fresh', 'ignore the checkpoint and start over')
+    .option('--strict', 'refuse to start while validate finds errors')
+    .option('--dry-run', 'validate only: read, map and check everything, send nothing')
+    .option('--since <time>', 'import only messages sent at or after this time (ISO-8601 or UNIX seconds)', sinceTime)
+    .action(later(() => import('./import-command.js'), 'importAction'));
+
+  addConfigOptions(program.command('validate'))
+    .description('dry run, offline: find every record the service would refuse, located to file and line')
+    .option('--max-errors <n>', 'stop after N errors', wholeNumber(1))
+    .option('--since <time>', 'check only messages sent at or after this time', sinceTime)
+    .action(later(() => import('./validate-command.js'), 'validateAction'));
+
+  addConfigOptions(program.command('status'))
+    .description("show the checkpoint's progress per entity and file")
+    .action(later(() => import('./status-command.js'), 'statusAction'));
+
+  registerSandboxCommand(program);
+
+  program
+    .command('demo')
+    .description('import the bundled fixtures/ into an embedded sandbox, with real progress output')
+    .option('--json', 'print the summary as JSON')
+    .action(
+      runCommand(async (opts: { json?: boolean }) =>
+        (await import('./demo-command.js')).demoAction(Boolean(opts.json)),
+      ),
+    );
+
+  program
+    .command('init')
+    .argument('[path]', 'the export: a folder, a .zip or a file', '.')
+    .description('look at an export and write .migrate.config.json to import it (never the API key)')
+    .option('--force', 'overwrite an existing config file')
+    .option('--print', 'only print the config, write nothing')
+    .option('--pick <field=column>', 'take this column for this API field (repeatable): --pick data.text=body', pairs())
+    .option(
+      '--entity <file=entity>',
+      'the entity a plain file holds (repeatable): --entity people.csv=users',
+      pairs(isEntity),
+    )
+    .option('--app-id <id>', 'write this app id into the config')
+    .option('--region <region>', 'write this region into the config (us, eu, in)')
+    .option('--base-url <url>', 'write this base URL into the config (a sandbox, say)')
+    .option('-c, --config <file>', `the config file to write (default ${CONFIG_FILE} in the working directory)`)
+    .action(later(() => import('./init-command.js'), 'initAction'));
+
+  addConfigOptions(program.command('verify'))
+    .description('read the service back and report, per record of the export, what is missing or different')
+    .option('--entities <list>', `check only these, comma-separated (${ENTITY_ORDER.join(',')})`, entityList)
+    .option('--sample <n>', 'compare a random sample of N records per entity (extras are not counted)', wholeNumber(1))
+    .option('--since <time>', 'as given to import: messages sent before it are not expected', sinceTime)
+    .option('--repair', 'send the missing records again (as import does), then check them again')
+    .action(later(() => import('./verify-command.js'), 'verifyAction'));
+
+  const ids = program.command('ids').description("look up records in the migration's id map and id log");
+  addConfigOptions(ids.command('find <id>'))
+    .description('print every line about a source id, muid, uid, guid or service message id (exit 1: none)')
+    .action(later(() => import('./ids-command.js'), 'findAction'));
+
+  addConfigOptions(program.command('replay'))
+    .argument('[rejects-file]', 'the rejects file, as you edited it (default: the "rejects" key)')
+    .description('send the rejected records again, as edited in the rejects file; what gets in is closed')
+    .option('--dry-run', 'check the records still open without sending anything')
+    .action(later(() => import('./replay-command.js'), 'replayAction'));
+
+  addConfigOptions(program.command('undo'))
+    .description('delete from the target what this migration created (a trial import), newest first')
+    .option('--yes', 'really delete: without it undo only says what it would delete')
+    .option('--dry-run', 'say what would be deleted, delete nothing')
+    .action(later(() => import('./undo-command.js'), 'undoAction'));
+
+  addConfigOptions(program.command('report'))
+    .description('write the migration report: one HTML file from the run log, checkpoint and rejects file')
+    .option('--out <file>', 'where to write it (default migration-report.html, or migration-report.md; - for stdout)')
+    .option('--format <format>', 'html, or md for the overview and rejects as Markdown', reportFormat, 'html')
+    .action(later(() => import('./report-command.js'), 'reportAction'));
+}
+
+function registerSandboxCommand(program: Command): void {
+  program
+    .command('sandbox')
+    .description('run a local server of the import API (for trials, tests and the demo)')
+    .option('--port <n>', 'port (0 picks a free one)', nonNegative, 8787)
+    .option('--host <host>', 'address to listen on (loopback only by default)', '127.0.0.1')
+    .option('--api-key <key>', `key the sandbox accepts (env MIGRATE_API_KEY; default "${SANDBOX_DEFAULT_API_KEY}")`)
+    .option('--requests-per-minute <n>', 'answer 429 over this rate (default: unlimited)', nonNegative)
+    .option('--latency-ms <n>', 'answer every request after this long', nonNegative)
+    .option('--fail-500-before <p>', 'fault: 500 before storing, with probability p', probability)
+    .option('--fail-500-after <p>', 'fault: 500 after storing (the ambiguous case)', probability)
+    .option('--drop <p>', 'fault: drop the connection without an answer', probability)
+    .option('--spurious-429 <p>', 'fault: 429 with Retry-After though under the rate', probability)
+    .option('--slow <p>', 'fault: answer after --slow-ms (a latency spike)', probability)
+    .option('--slow-ms <n>', 'delay of a latency spike', nonNegative)
+    .option('--poison <regex>', 'fault: a request holding a record whose id matches fails with 500 every time')
+    .option('--seed <n>', 'seed of the fault dice', nonNegative)
+    .option('--dump <file>', 'write what was stored to this JSON file on exit')
+    .option('--no-keep-records', 'keep only ids (for million-record runs)')
+    .option('--response-style <style>', 'flat, or nested as in the vendor examples')
+    .option('--rate-headers <style>', 'dashed: X-Rate-Limit* (default); compact: X-RateLimit-*', rateHeaderStyle)
+    .option('--api-version <version>', 'serve only this version segment (default: both v3.0 and v3)')
+    .option('--tls', 'serve HTTPS with a self-signed certificate made at start; prints where it is written')
+    .option('--tls-cert <pem>', 'serve HTTPS with this certificate (with --tls-key)')
+    .option('--tls-key <pem>', 'the private key of --tls-cert')
+    .option('--json', 'print {"url", "port"} as JSON when listening (and "ca", the certificate, with --tls)')
+    .option('--reads-without-muid', 'reads answer messages without their muid')
+    .option(
+      '--retention-days <n>',
+      'messages older than n days are accepted, never read back (default: keep all)',
+      nonNegative,
+    )
+    .option('--read-rate <n>', 'answer reads and deletes 429 over n a minute (default: unlimited)', nonNegative)
+    .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
+    .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')
+    .action(later(() => import('./sandbox-command.js'), 'sandboxAction'));
+}
