@@ -1,7 +1,8 @@
+import type { LedgerRow } from '../checkpoint/ledger.js';
 import { formatDuration } from './summary.js';
 import { plural } from './words.js';
 import { undoneWords } from './html/render-sections.js';
-import { OVERVIEW_ROWS, type EntityRow, type ReportData } from './html/report-data.js';
+import { OVERVIEW_ROWS, type ReportData } from './html/report-data.js';
 
 const n = (v: number | undefined) => (v === undefined ? '–' : v.toLocaleString('en-US'));
 /** A table cell: a pipe or a line break would end it. */
@@ -17,7 +18,7 @@ export function renderMarkdown(data: ReportData): string {
       `${n(data.ledger.traffic.retries)} retries.`,
     '',
   );
-  const columns = [...(Object.entries(data.entities) as Array<[string, EntityRow]>), ['total', data.total] as const];
+  const columns = [...(Object.entries(data.entities) as Array<[string, LedgerRow]>), ['total', data.total] as const];
   if (columns.length > 1) {
     out.push(`| | ${columns.map(([name]) => name).join(' | ')} |`, `|---|${columns.map(() => '--:').join('|')}|`);
     for (const { label, key, optional } of OVERVIEW_ROWS) {

@@ -1,7 +1,8 @@
+import type { LedgerRow } from '../../checkpoint/ledger.js';
 import { formatDuration } from '../summary.js';
 import { escapeHtml as e } from './escape.js';
 import { renderCharts } from './report-charts.js';
-import { OVERVIEW_ROWS, type EntityRow, type ReportData } from './report-data.js';
+import { OVERVIEW_ROWS, type ReportData } from './report-data.js';
 import { REPORT_CSS } from './report-style.js';
 import { renderFiles, renderMedia, renderRejects, renderResults } from './render-sections.js';
 
@@ -58,7 +59,7 @@ function overviewFigures(data: ReportData): string {
 }
 
 function totalsTable(data: ReportData): string {
-  const columns = [...(Object.entries(data.entities) as Array<[string, EntityRow]>), ['total', data.total] as const];
+  const columns = [...(Object.entries(data.entities) as Array<[string, LedgerRow]>), ['total', data.total] as const];
   if (columns.length === 1) return '';
   const reasons = Object.keys(data.total.skippedBy).sort();
   const head = `<tr><th></th>${columns.map(([name]) => `<th class="n">${e(name)}</th>`).join('')}</tr>`;

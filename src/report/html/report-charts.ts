@@ -1,5 +1,5 @@
 import type { ReportData } from './report-data.js';
-import { SENDING_COMMANDS, type RunRecord, type SampleLine } from './report-runs.js';
+import { CHARTED_COMMANDS, type RunRecord, type SampleLine } from './report-runs.js';
 import { lineChart, type Point, type Series } from './svg-chart.js';
 
 /**
@@ -65,7 +65,7 @@ export function elapsedLabel(ms: number, spanMs: number): string {
 
 /** The charts of the sending runs, as SVG strings; none when no sending run has samples. */
 export function renderCharts(data: ReportData): string[] {
-  const runs = data.runs.filter((r) => SENDING_COMMANDS.has(r.command));
+  const runs = data.runs.filter((r) => CHARTED_COMMANDS.has(r.command));
   if (runs.every((r) => r.samples.length === 0)) return [];
   const placed = timeline(runs);
   const perRun = placed.map(({ run, offset }) => ({ run, offset, samples: downsample(run.samples) }));

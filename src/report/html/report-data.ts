@@ -6,14 +6,11 @@ import type { EntityName } from '../../entities/types.js';
 import { readRejects, type RejectCode } from './report-rejects.js';
 import { runsOf, type RunRecord } from './report-runs.js';
 
-/** One entity's row of the overview: the ledger's (src/checkpoint/ledger.ts). */
-export type EntityRow = LedgerRow;
-
 /**
  * The overview's rows, for the HTML and the Markdown alike; `optional` ones show only when some
  * entity has one.
  */
-export const OVERVIEW_ROWS: ReadonlyArray<{ label: string; key: keyof EntityRow; optional?: boolean }> = [
+export const OVERVIEW_ROWS: ReadonlyArray<{ label: string; key: keyof LedgerRow; optional?: boolean }> = [
   { label: 'in the export', key: 'inExport' },
   { label: 'imported', key: 'imported' },
   { label: 'already there', key: 'alreadyPresent' },
@@ -45,8 +42,8 @@ export interface ReportData {
   ledger: LedgerView;
   state: LedgerState;
   statusLine: string;
-  entities: Partial<Record<EntityName, EntityRow>>;
-  total: EntityRow;
+  entities: Partial<Record<EntityName, LedgerRow>>;
+  total: LedgerRow;
   interruptions: number;
   /** First run's start to last run's end. */
   wallMs: number;

@@ -3,8 +3,8 @@ import type { EntityName } from '../../entities/types.js';
 import type { EntityCounts } from '../../pipeline/events.js';
 import type { ImportSummary } from '../../pipeline/import/summary.js';
 
-/** Commands whose runs send records: their summaries make the overview's totals. */
-export const SENDING_COMMANDS = new Set(['import', 'demo']);
+/** Commands whose runs send records and sample their pace: the charts draw them, end to end. */
+export const CHARTED_COMMANDS = new Set(['import', 'demo', 'replay']);
 
 /** One run, put together from its lines of the run log. */
 export interface RunRecord {
