@@ -206,3 +206,30 @@ test('attachments not carried hold their messages: exit 3, counted by reason; a 
   assert.match(sb.records().messages.media1.data.attachments[0].url, /^https:\/\/media\.example\.test\//);
   assert.equal((await status(dir)).state, 'complete');
 });
+
+test('undo stopped with Ctrl+C: exit 130 within 3 s, the ledger says how far it got; undo again finishes', async (t) => {
+  const { spawnCli, collect, waitFor } = await import('./helpers.mjs');
+  const sb = await sandbox({ latencyMs: 100 });
+  t.after(() => sb.close());
+  const dir = await rehearsal(sb);
+  assert.equal((await runCli(['import'], { cwd: dir })).code, 3);
+  const child = spawnCli(['undo', '--yes', '--concurrency', '1'], { cwd: dir });
+  const done = collect(child);
+  const reads = sb.stats().readRequests;
+  await waitFor(() => sb.stats().readRequests >= reads + 2, { timeoutMs: 30_000 });
+  const signalledAt = Date.now();
+  child.kill('SIGINT');
+  const stopped = await done;
+  assert.equal(stopped.code, 130, stopped.stderr);
+  assert.ok(Date.now() - signalledAt < 3000, `exited ${Date.now() - signalledAt} ms after the signal`);
+  const ledger = await status(dir);
+  assert.equal(ledger.state, 'undoing', ledger.statusLine);
+  assert.match(ledger.statusLine, /^Undo under way: \d+ deletes? of 9 answered; run undo --yes again to finish\.$/);
+  const runs = await readNdjson(path.join(dir, 'state', 'ckpt.runs.ndjson'));
+  assert.equal(runs.findLast((l) => l.type === 'interrupt').signal, 'SIGINT');
+  assert.equal(runs.findLast((l) => l.type === 'run-end').status, 'interrupted');
+  const again = await runCli(['undo', '--yes'], { cwd: dir });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal((await status(dir)).state, 'undone');
+  assert.deepEqual(Object.keys(sb.records().users), []);
+});

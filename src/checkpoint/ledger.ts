@@ -35,7 +35,7 @@ export interface LedgerRow {
   notYetSent?: number;
 }
 
-export type LedgerState = 'not-started' | 'incomplete' | 'open' | 'verify-failed' | 'complete' | 'undone';
+export type LedgerState = 'not-started' | 'incomplete' | 'open' | 'verify-failed' | 'complete' | 'undoing' | 'undone';
 
 export interface LedgerView {
   exists: boolean;
@@ -199,8 +199,14 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
     };
   }
   // A run still `running` in the ledger was killed before it could say how it ended.
-  const ended = STOPPED_WORDS[data?.lastRun?.status ?? ''];
-  const how = ended && `the last ${data!.lastRun!.command} ${ended}`;
+  const last = data?.lastRun;
+  const ended = last && SENDING_COMMANDS.includes(last.command) ? STOPPED_WORDS[last.status] : undefined;
+  const how = ended && `the last ${last!.command} ${ended}`;
+  if (data?.undoing) {
+    const { done, total } = data.undoing;
+    const line = `Undo under way: ${count(done, 'delete')} of ${total.toLocaleString('en-US')} answered; run undo --yes again to finish.`;
+    return { state: 'undoing', statusLine: line };
+  }
   if (!data || files.length === 0) {
     if (how) return { state: 'incomplete', statusLine: `Incomplete: ${how}.` };
     return { state: 'not-started', statusLine: 'Not started: no import has run yet.' };

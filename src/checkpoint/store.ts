@@ -63,6 +63,8 @@ export interface CheckpointData {
   changedAt?: string;
   /** Set by undo; cleared when an import sends again. */
   undone?: UndoMark;
+  /** An undo under way (stopped or killed before its end): deletes answered of all. */
+  undoing?: { done: number; total: number };
   /** The last run that wrote this ledger and how it ended (`running` until it does: a crash leaves it). */
   lastRun?: { command: string; status: string; at: string; error?: string };
 }
@@ -224,10 +226,16 @@ export class CheckpointStore {
     this.data.verified = mark;
   }
 
+  /** How far an undo got: the service holds only part of the migration until it ends. */
+  recordUndoing(done: number, total: number): void {
+    this.data.undoing = { done, total };
+  }
+
   /** The entities this import reads, in order: the migration is incomplete until each is done. */
   plan(entities: EntityName[]): void {
     this.data.planned = entities;
     this.data.undone = undefined;
+    this.data.undoing = undefined;
   }
 
   /** An attachment held back with its message (`hold`), or carried now (undefined). */

@@ -7,7 +7,7 @@ import { CheckpointLock } from '../../checkpoint/lock.js';
 import type { Traffic } from '../../checkpoint/ledger.js';
 import { CheckpointStore, hashSources } from '../../checkpoint/store.js';
 import type { MigrateConfig } from '../../config/schema.js';
-import { MigrationError } from '../../errors.js';
+import { InterruptedError, MigrationError } from '../../errors.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
 import type { RunCounts, RunEvents } from '../events.js';
 import { openRunLog, type RunLog } from '../run-log.js';
@@ -170,9 +170,11 @@ export async function withRun<T>(
     sampler?.stop();
     tickSending();
     await clients.close();
-    const outcome = ended ? end(result as T, run) : undefined;
+    // A stop that ended the body early is an interruption, not a failure: the next run resumes.
+    const stopped = thrown instanceof InterruptedError;
+    const outcome = ended ? end(result as T, run) : stopped ? { status: 'interrupted' } : undefined;
     const error = thrown instanceof MigrationError ? thrown.code : thrown === undefined ? undefined : 'UNEXPECTED';
-    ledger?.recordRun(spec.command, outcome?.status ?? 'failed', error);
+    ledger?.recordRun(spec.command, outcome?.status ?? 'failed', stopped ? undefined : error);
     // The body closed the files kept in step with the ledger; this last write keeps their marks.
     ledger?.detachCompanions();
     await ledger?.save().catch((err: unknown) => events.warning(err instanceof Error ? err.message : String(err)));

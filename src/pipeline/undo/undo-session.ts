@@ -97,6 +97,8 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
       notFoundBefore = s.notFound;
       c.rejected = s.refused.filter((r) => r.label.startsWith(entity.slice(0, -1))).length;
       c.elapsedMs = Date.now() - started;
+      run.ledger?.recordUndoing(s.done, s.total);
+      run.ledger?.saveSoon().catch(() => undefined);
       run.events.progress(entity, c);
       if (steps[s.done]?.entity !== entity) run.events.phaseFinished(entity, c, true);
     },
