@@ -207,7 +207,7 @@ test('attachments not carried hold their messages: exit 3, counted by reason; a 
   assert.equal((await status(dir)).state, 'complete');
 });
 
-test('undo stopped with Ctrl+C: exit 130 within 3 s, the ledger says how far it got; undo again finishes', async (t) => {
+test('undo stopped by Ctrl+C: exit 130 within 3 s, the ledger says how far it got; undo again finishes', async (t) => {
   const { spawnCli, collect, waitFor } = await import('./helpers.mjs');
   const sb = await sandbox({ latencyMs: 100 });
   t.after(() => sb.close());

@@ -204,8 +204,8 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
   const how = ended && `the last ${last!.command} ${ended}`;
   if (data?.undoing) {
     const { done, total } = data.undoing;
-    const line = `Undo under way: ${count(done, 'delete')} of ${total.toLocaleString('en-US')} answered; run undo --yes again to finish.`;
-    return { state: 'undoing', statusLine: line };
+    const answered = `${count(done, 'delete')} of ${total.toLocaleString('en-US')} answered`;
+    return { state: 'undoing', statusLine: `Undo under way: ${answered}; run undo --yes again to finish.` };
   }
   if (!data || files.length === 0) {
     if (how) return { state: 'incomplete', statusLine: `Incomplete: ${how}.` };

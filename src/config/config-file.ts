@@ -56,7 +56,7 @@ const isYamlException = (e: unknown): e is YamlException => {
 /** The config file given with --config, or the first one found in the working directory; undefined if none. */
 export async function findConfigFile(cwd: string, configFile?: string): Promise<FoundConfigFile | undefined> {
   const explorer = cosmiconfig(MODULE_NAME, {
-    // The product's documented file name is not among cosmiconfig's defaults (STACK.md).
+    // The product's documented file name (README) is not among cosmiconfig's defaults.
     searchPlaces: ['.migrate.config.json', ...getDefaultSearchPlaces(MODULE_NAME)],
     searchStrategy: 'none',
     loaders: { '.json': loadJson },

@@ -7,7 +7,7 @@ import type { SourcesConfig } from './types.js';
 import { EXAMPLE_SOURCES } from './sources-schema.js';
 import { EXAMPLE_MEDIA, type MediaConfig } from './media-schema.js';
 
-/** The hosted service's documented limits (import-api.md "Limits"). */
+/** The hosted service's documented limits (docs/api-contract.md "Limits"). */
 export const MAX_BATCH_SIZE = 50;
 export const DEFAULT_REQUESTS_PER_MINUTE = 60;
 /** Reads share the app's 20,000-a-minute standard budget with its users (docs/verify.md): stay well below. */

@@ -9,7 +9,7 @@ import { keyProblem, type ConfigProblems } from './problems.js';
 import { isPlainObject } from './sources-schema.js';
 import { unknownKeyText } from './suggest.js';
 
-/** The service's per-file limit (import-api.md, "Limits"): the largest file a message may carry. */
+/** The service's per-file limit (docs/api-contract.md, "Limits"): the largest file a message may carry. */
 export const MAX_MEDIA_FILE_BYTES = 100 * 1024 * 1024;
 
 /** The header a host's downloads carry: `header: <prefix><value of $valueEnv>`. */

@@ -20,7 +20,7 @@ export const SOURCE_FIELDS = {
     "a record's own value wins",
 } as const;
 
-/** The fields of `deletion`, with the value used when a field is left out (pipeline/map.ts). */
+/** The fields of `deletion`, with the value used when a field is left out (src/pipeline/map/map.ts). */
 export const DELETION_FIELDS = {
   softField: { default: 'deletedAt', help: 'a field holding a deletion time: the message is soft-deleted' },
   permanentField: { default: 'deleted', help: 'a field whose value is `permanentValue`: permanently deleted' },

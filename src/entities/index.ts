@@ -22,7 +22,7 @@ export interface EntityDef {
   /** Codes with which the service says the record is already there: counted as imported. */
   alreadyExistsCodes: readonly string[];
   /**
-   * Top-level fields in the contract (import-api.md's table); the mapper drops others with a warning.
+   * Top-level fields in the contract (docs/api-contract.md's table); the mapper drops others with a warning.
    * Groups also take `description`, which the service's groups have though the table leaves it out;
    * messages take only the table's fields (no updatedAt/editedAt).
    */

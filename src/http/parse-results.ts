@@ -24,7 +24,7 @@ const isResult = (v: unknown): v is Obj => isObj(v) && typeof v.success === 'boo
 /**
  * Reads the per-record results of a 200 answer's text, in both documented shapes: `{"data": {key:
  * result}}` and the vendor examples' `{"data": {"data": {key: result}}}`, where message results may be
- * keyed by the service's new message id instead of the muid (import-api.md "Responses"); then the muid
+ * keyed by the service's new message id instead of the muid (docs/api-contract.md "Responses"); then the muid
  * inside the result is used. Returns results by the ids that were sent; ids with no result are absent.
  */
 export function parseRecordResults(

@@ -2,7 +2,7 @@ import type { Problem } from '../entities/types.js';
 import { problem } from './rules.js';
 import { formatCount, isAbsent, isHttpUrl, isObject, typeName } from './values.js';
 
-/** A file may be up to 100 MB (service-spec "Limits"); counted apart from the 10 KB of data. */
+/** A file may be up to 100 MB (docs/api-contract.md "Limits"); counted apart from the 10 KB of data. */
 export const MAX_ATTACHMENT_BYTES = 104_857_600;
 
 const REQUIRED = ['url', 'name', 'mimeType', 'extension'] as const;

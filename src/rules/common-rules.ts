@@ -18,7 +18,7 @@ import {
   typeName,
 } from './values.js';
 
-/** The service's own limits (vendor import constraints, service-spec "Limits"). */
+/** The service's own limits (vendor import constraints, docs/api-contract.md "Limits"). */
 export const LIMITS = {
   name: 100,
   url: 3000,
@@ -72,7 +72,7 @@ export function checkRequiredId(out: Problem[], v: unknown, field: string): bool
 }
 
 /**
- * The body's key must equal the id inside (import-api.md); a custom map can set them apart. `v`: the id
+ * The body's key must equal the id inside (docs/api-contract.md); a custom map can set them apart. `v`: the id
  * field's value.
  */
 export function checkIdMatches(out: Problem[], record: MappedRecord, v: unknown, field: string): void {

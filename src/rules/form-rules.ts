@@ -4,8 +4,8 @@ import { problem } from './rules.js';
 import { isAbsent, isAbsoluteUrl, isObject, typeName } from './values.js';
 
 /**
- * Interactive message form elements, as the table in service-spec.md ("Interactive message form
- * elements") lists them. Extra fields are left alone: clients ignore what they do not know.
+ * Interactive message form elements, as the vendor's interactive-message reference lists them (their
+ * `form.*` rules are in docs/validate-rules.md). Extra fields are left alone: clients ignore them.
  */
 type Kind = 'string' | 'boolean' | 'integer' | 'placeholder' | 'action' | 'options' | 'strings' | 'date' | 'timezone';
 

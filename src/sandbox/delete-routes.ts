@@ -2,7 +2,7 @@ import { isPlainObject } from './field-checks.js';
 import { notFound, type RouteAnswer } from './read-routes.js';
 import type { RecordStore } from './record-store.js';
 
-/** The DELETE routes of read-api.md ("Deleting"), which `undo` relies on; `path` as for reads. */
+/** The DELETE routes of docs/service-reads.md ("Deleting"), which `undo` relies on; `path` as for reads. */
 export function answerDelete(
   store: RecordStore,
   path: string[],

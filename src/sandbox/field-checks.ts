@@ -8,7 +8,7 @@ import { jsonBytesBound } from '../json/size-bound.js';
 
 /**
  * Letters, digits, '_' and '-' only (a loop: the regex cost more than the rest of a record's checks).
- * validate/id-hash.ts has the same test; the sandbox keeps its own on purpose, as for every rule here:
+ * src/rules/id-hash.ts has the same test; the sandbox keeps its own on purpose, as for every rule here:
  * it is the service the tool's checks are tested against, so a mistake in one must not hide in both.
  */
 function isIdText(value: string): boolean {

@@ -1,6 +1,6 @@
 /**
  * The local sandbox of the `v3.0/data_import` API: the same contract as the hosted service
- * (import-api.md), plus seeded faults, so the client's retry, resume and split logic can be tested
+ * (docs/api-contract.md), plus seeded faults, so the client's retry, resume and split logic can be tested
  * and benchmarked without touching a real app.
  */
 export { startSandbox } from './server.js';

@@ -1,5 +1,5 @@
 /**
- * The two ways reads page (read-api.md): numbered pages for users, groups and members, a cursor of
+ * The two ways reads page (docs/service-reads.md): numbered pages for users, groups and members, a cursor of
  * service ids for messages. Out-of-range sizes are clamped, as lenient services do; text where a
  * number belongs is a 400.
  */

@@ -5,7 +5,7 @@ import { answerRead, type RouteAnswer } from './read-routes.js';
 import type { RecordStore } from './record-store.js';
 import type { ResolvedOptions } from './sandbox-options.js';
 
-/** A GET or DELETE of read-api.md, once its key and rate are checked; undefined for an unknown path. */
+/** A GET or DELETE of docs/service-reads.md, once its key and rate are checked; undefined for an unknown path. */
 export function answerReadOrDelete(
   store: RecordStore,
   config: ResolvedOptions,

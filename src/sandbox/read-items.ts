@@ -2,7 +2,7 @@ import type { JsonObject } from '../entities/types.js';
 import type { RecordStore, Scope } from './record-store.js';
 
 /**
- * Stored records as the service's reads show them (read-api.md, "Items"). With `keepRecords` false
+ * Stored records as the service's reads show them (docs/service-reads.md, "Items"). With `keepRecords` false
  * only ids (and a member's scope) are known, so items carry just those: documented in docs/sandbox.md.
  */
 

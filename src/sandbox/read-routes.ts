@@ -24,7 +24,7 @@ export const notFound = (code: string, what: string): RouteAnswer => ({
 const badRequest = (message: string): RouteAnswer => ({ status: 400, body: errorBody('ERR_BAD_REQUEST', message) });
 
 /**
- * GET routes of read-api.md over what the sandbox stored; `path` is the segments after the version,
+ * GET routes of docs/service-reads.md over what the sandbox stored; `path` is the segments after the version,
  * ids lower-cased as the service stores them. Undefined for a path that is no read endpoint.
  */
 export function answerRead(

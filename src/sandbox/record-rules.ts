@@ -12,7 +12,7 @@ import {
 } from './field-checks.js';
 
 /**
- * Per-record rules of the import API (import-api.md, "The four endpoints" and "Identifier and size
+ * Per-record rules of the import API (docs/api-contract.md, "The four endpoints" and "Identifier and size
  * rules"). A record that fails is answered with its own error and not stored; the others go on.
  */
 

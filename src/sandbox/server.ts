@@ -175,7 +175,7 @@ class Sandbox {
     this.reply(res, 200, outcome.body, headers);
   }
 
-  /** GET and DELETE of read-api.md: the apiKey, the read rate window, then the routes; no faults. */
+  /** GET and DELETE of docs/service-reads.md: the apiKey, the read rate window, then the routes; no faults. */
   private async handleRead(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
     const { now } = this.config;
     this.stats.requestArrived(now());

@@ -88,7 +88,7 @@ export interface EntityStats {
 export interface SandboxStats {
   /** Every request to a non-control path, whatever its fate (dropped ones included). */
   requests: number;
-  /** Of those, the reads and deletes (GET and DELETE of read-api.md). */
+  /** Of those, the reads and deletes (GET and DELETE of docs/service-reads.md). */
   readRequests: number;
   /** Count per HTTP status answered; dropped requests have none. */
   byStatus: Record<string, number>;

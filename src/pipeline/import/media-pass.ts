@@ -20,7 +20,7 @@ export interface MediaRun {
   publicBaseUrl: string;
 }
 
-/** Where a message says which of its attachments were not carried, and why. */
+/** Where a held message (its line in the rejects file) says which attachments were not carried, and why. */
 export const NOT_CARRIED_FIELD = 'mediaNotCarried';
 
 /** Files queued per concurrent slot before reading waits: enough to keep every slot busy. */

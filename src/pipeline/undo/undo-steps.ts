@@ -12,7 +12,7 @@ export interface CreatedRecord {
   uid?: string;
 }
 
-/** One DELETE of read-api.md ("Deleting"). */
+/** One DELETE of docs/service-reads.md ("Deleting"). */
 export interface UndoStep {
   entity: EntityName;
   /** What a person reads: `message m1 (1029)`. */
