@@ -1,5 +1,6 @@
 import { errors as undiciErrors } from 'undici';
 import { type EndpointOptions, openEndpoint, type ServiceEndpoint } from './service-endpoint.js';
+import { parseRequestError } from './parse-results.js';
 import { parseRetryAfter } from './retry-policy.js';
 import type { RateSignals } from './rate-limiter.js';
 import {
@@ -12,6 +13,9 @@ import {
 /** What one POST came back with. The client knows nothing of records: it moves bytes and reads headers. */
 export interface ImportResponse {
   status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The service's error code, on an answer other than 200 that names one. */
+  code?: string;
   /** The body as text: the caller knows which shape to read from it. */
   text: string;
   rate: RateSignals;
@@ -108,8 +112,8 @@ export function rateSignalsOf(status: number, h: Record<string, string | string[
 
 /**
  * One keep-alive dispatcher (dispatcher.ts: proxies, TLS) for every request of the run. Retries live a
- * level up, in the batch sender, which knows a POST of already-imported records is safe to repeat
- * (undici's own retry skips POST).
+ * level up, in the one try loop (retrying-request.ts) as the batch sender drives it: it knows a POST of
+ * already-imported records is safe to repeat (undici's own retry skips POST).
  */
 export class ImportClient {
   private readonly at: ServiceEndpoint;
@@ -133,7 +137,9 @@ export class ImportClient {
         signal,
       });
       const text = await res.body.text();
-      return { status: res.statusCode, text, rate: rateSignalsOf(res.statusCode, res.headers) };
+      const status = res.statusCode;
+      const code = status === 200 ? undefined : parseRequestError(text)?.code;
+      return { status, headers: res.headers, code, text, rate: rateSignalsOf(status, res.headers) };
     } catch (err) {
       const seconds = `${this.options.timeoutMs / 1000} s`;
       if (err instanceof undiciErrors.HeadersTimeoutError) {
@@ -147,6 +153,11 @@ export class ImportClient {
       if (signal?.aborted) throw err;
       throw transportErrorOf(err, this.at.host, this.at.route);
     }
+  }
+
+  /** Where the requests go, as errors name it. */
+  get route(): TransportRoute {
+    return this.at.route;
   }
 
   async close(): Promise<void> {

@@ -63,7 +63,8 @@ async function verifyThenRepair(options: VerifyRunOptions): Promise<VerifyResult
     abandon: failed.signal,
     events: {
       requestStarted: () => outcome.requests++,
-      retrying: options.events.retrying,
+      // Called, not passed: a reporter's method taken off it loses its `this` (`this.now is not a function`).
+      retrying: (entity, notice) => options.events.retrying(entity, notice),
     },
   });
   const outcome: RepairOutcome = { sent: {}, imported: 0, alreadyPresent: 0, rejected: [], requests: 0 };

@@ -4,13 +4,14 @@ import { rotateRejects } from '../../checkpoint/rejects-file.js';
 import { readCheckpoint, type CheckpointData } from '../../checkpoint/store.js';
 import type { MigrateConfig } from '../../config/schema.js';
 import { CheckpointError } from '../../errors.js';
-import { DeleteClient } from '../../http/delete-client.js';
+import { RestClient } from '../../http/rest-client.js';
 import { RateLimiter, systemClock } from '../../http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
 import { idLogOf, readCreatedRecords } from './created-records.js';
 import { runUndo, type UndoState } from './run-undo.js';
 import { planUndo, type UndoPlan } from './undo-steps.js';
 import { endpointOptionsOf } from '../../http/service-endpoint.js';
+import { DEFAULT_REST_REQUESTS_PER_MINUTE } from '../../config/keys.js';
 
 /** The undo's progress file: beside the checkpoint, named after it. */
 export const undoStatePathOf = (checkpoint: string): string =>
@@ -66,13 +67,15 @@ export async function runUndoSession(options: UndoSessionOptions): Promise<UndoO
   const { config, prepared } = options;
   const lock = new CheckpointLock(`${config.checkpoint}.lock`);
   await lock.acquire();
-  const client = new DeleteClient({
+  // Deletes are standard operations (read-api.md): the REST budget, not the import's.
+  const client = new RestClient({
     ...endpointOptionsOf(config),
-    limiter: new RateLimiter(config.requestsPerMinute, systemClock),
+    limiter: new RateLimiter(config.restRequestsPerMinute, systemClock, DEFAULT_REST_REQUESTS_PER_MINUTE),
     policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
     clock: systemClock,
-    hardStop: options.hardStop,
-    onRetry: options.onRetry,
+    stop: options.hardStop,
+    saved: 'the undo progress is saved',
+    events: { retrying: (n) => options.onRetry?.(n.reason, n.attempt, n.delayMs) },
   });
   const statePath = undoStatePathOf(config.checkpoint);
   try {

@@ -3,7 +3,7 @@ import type { MigrateConfig } from '../../config/schema.js';
 import type { EntityName, MappedRecord } from '../../entities/types.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
 import { RateLimiter, systemClock } from '../../http/rate-limiter.js';
-import { ReadClient } from '../../http/read-client.js';
+import { RestClient } from '../../http/rest-client.js';
 import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
@@ -11,6 +11,7 @@ import { readServiceIds } from './service-id-table.js';
 import { runVerify } from './run-verify.js';
 import type { VerifyResult } from './verify-result.js';
 import { endpointOptionsOf } from '../../http/service-endpoint.js';
+import { DEFAULT_REST_REQUESTS_PER_MINUTE } from '../../config/keys.js';
 
 export interface VerifySessionOptions {
   config: MigrateConfig;
@@ -26,7 +27,7 @@ export interface VerifySessionOptions {
 }
 
 /**
- * One `verify`: a read client of its own (its limiter at `readRequestsPerMinute`, adapted from the
+ * One `verify`: a read client of its own (its limiter at `restRequestsPerMinute`, adapted from the
  * rate headers and 429s as the import's is; the run's one retry policy), the comparison, and the
  * client closed whatever happens.
  */
@@ -48,11 +49,11 @@ export async function runVerifySession(options: VerifySessionOptions): Promise<V
     warning: (message) => shown.warning(message),
     info: (message) => shown.info(message),
   };
-  const client = new ReadClient({
+  const client = new RestClient({
     ...endpointOptionsOf(config),
     // Pages are read one after another: a cursor cannot be read ahead of its last answer.
     connections: 2,
-    limiter: new RateLimiter(config.readRequestsPerMinute, systemClock, 600),
+    limiter: new RateLimiter(config.restRequestsPerMinute, systemClock, DEFAULT_REST_REQUESTS_PER_MINUTE),
     policy: { ...DEFAULT_RETRY_POLICY, retries: config.retries },
     clock: systemClock,
     stop: options.stop,
