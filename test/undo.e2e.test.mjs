@@ -131,3 +131,26 @@ test('undo killed midway resumes from its saved progress and finishes the job', 
   assert.ok(JSON.parse(resumed.stdout).notFound <= 2, resumed.stdout);
   assert.deepEqual(snapshot(sb), before);
 });
+
+test('undo keeps to the rate the service states in its rate headers: deletes are standard operations', async (t) => {
+  // 120 reads and deletes a minute, said in X-RateLimit-* headers; the config allows the import 1e9.
+  const sb = await sandbox({ readRequestsPerMinute: 120, rateHeaders: 'compact' });
+  t.after(() => sb.close());
+  const dir = await workspace(sb, exportRecords());
+  assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
+  // The sandbox's own count of deletes, watched from this process (the sandbox runs in it).
+  const arrivals = [];
+  let seen = sb.stats().readRequests;
+  const watch = setInterval(() => {
+    for (const n = sb.stats().readRequests; seen < n; seen++) arrivals.push(Date.now());
+  }, 5);
+  const run = await runCli(['undo', '--yes'], { cwd: dir });
+  clearInterval(watch);
+  assert.equal(run.code, 0, run.stderr);
+  const n = arrivals.length;
+  assert.ok(n >= 19, `${n} deletes`);
+  // One delete every 0.5 s once the first answer told the rate (the default, 500 a minute, is 0.12 s).
+  const span = arrivals[n - 1] - arrivals[0];
+  assert.ok(span >= (n - 2) * 450, `${n} deletes in ${span} ms`);
+  assert.equal(sb.stats().rateLimited, 0);
+});

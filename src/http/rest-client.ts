@@ -51,11 +51,16 @@ const NOT_FOUND_CODES: readonly string[] = [
 export class RestClient {
   private readonly at: ServiceEndpoint;
   private readonly loop: TryLoop;
+  /**
+   * Fired by close: requests still trying (siblings of a delete that ended the run) neither wait nor try
+   * again, else they kept the process alive through their whole budget after the run had failed.
+   */
+  private readonly closing = new AbortController();
 
   constructor(options: RestClientOptions) {
     this.at = openEndpoint(options);
     const { limiter, policy, clock, stop, events, saved } = options;
-    this.loop = { limiter, policy, clock, stop, events, saved };
+    this.loop = { limiter, policy, clock, stop, events, saved, abandon: this.closing.signal };
   }
 
   /**
@@ -153,11 +158,13 @@ export class RestClient {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     await this.at.dispatcher.close();
   }
 
   /** Drops connections at once (Ctrl+C). */
   async destroy(): Promise<void> {
+    this.closing.abort();
     await this.at.dispatcher.destroy();
   }
 }

@@ -170,6 +170,8 @@ async function backoff(
   reason: string,
 ): Promise<number> {
   const { policy, clock, stop, abandon } = loop;
+  // The run ended elsewhere: a failure now is no news, and no retry is wanted.
+  if (abandon?.aborted) throw new InterruptedError();
   if (attempt >= policy.retries) {
     const tries = `${policy.retries} ${policy.retries === 1 ? 'retry' : 'retries'}`;
     const again = loop.saved ? `${loop.saved}; run the same command again to resume` : 'run the same command again';
