@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { Agent } from 'undici';
 import { Bandwidth } from '../dist/media/bandwidth.js';
-import { downloadFile, HostLimiters } from '../dist/media/download.js';
+import { downloadFile } from '../dist/media/download.js';
 import { systemClock } from '../dist/http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
 import { isPrivateAddress, checkHost } from '../dist/media/safe-address.js';
@@ -144,7 +144,7 @@ function downloadContext(t) {
     bandwidth: new Bandwidth(0, systemClock),
     maxFileBytes: 1_000_000,
     signal: new AbortController().signal,
-    limiters: new HostLimiters(systemClock),
+    limiters: new Map(),
   };
 }
 
@@ -166,4 +166,16 @@ test('media: a host that keeps answering 503 fails that file after the download 
   assert.equal(fetched.ok, false);
   assert.match(fetched.reason, /HTTP 503; gave up after 3 retries/);
   assert.equal(host.arrivals.length, 1 + DEFAULT_RETRY_POLICY.downloadRetries);
+});
+
+test('media: a media host whose name does not resolve fails that file at once, naming the host', async (t) => {
+  const ctx = downloadContext(t);
+  // Allowed by name, so the socket's own lookup is the one that fails.
+  const allowed = { ...ctx, rules: new HostRules({ 'nosuch.invalid': {} }), allowPrivate: new Set(['nosuch.invalid']) };
+  const dir = await tempDir();
+  const started = Date.now();
+  const fetched = await downloadFile('http://nosuch.invalid/a.png', path.join(dir, 'a'), allowed);
+  assert.equal(fetched.ok, false);
+  assert.match(fetched.reason, /cannot reach nosuch\.invalid: .*(ENOTFOUND|EAI_AGAIN).*: check the URL/);
+  assert.ok(Date.now() - started < 3000, 'no retries');
 });

@@ -9,8 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors as undiciErrors } from 'undici';
 import { InterruptedError, MigrationError, RemoteError } from '../errors.js';
-import { rateSignalsOf, TransportError, transportErrorOf } from './import-client.js';
-import type { Clock, RateLimiter } from './rate-limiter.js';
+import { type Clock, type RateLimiter, rateSignalsOf } from './rate-limiter.js';
 import {
   backoffDelay,
   classifyStatus,
@@ -19,7 +18,7 @@ import {
   type RetryPolicy,
 } from './retry-policy.js';
 import type { ServiceEndpoint } from './service-endpoint.js';
-import { fatalTransportError, type TransportRoute } from './transport-errors.js';
+import { fatalTransportError, TransportError, transportErrorOf, type TransportRoute } from './transport-errors.js';
 
 /** A retry about to wait: its number from 1, the most allowed, the wait, and what failed, short. */
 export interface RetryNotice {
@@ -152,10 +151,12 @@ export function transportErrorIn(err: unknown, route: TransportRoute, timeoutMs?
   if (err instanceof TransportError) return err;
   const seconds = timeoutMs === undefined ? 'the timeout' : `${timeoutMs / 1000} s`;
   if (err instanceof undiciErrors.HeadersTimeoutError) {
-    return new TransportError('timeout', `no answer from ${route.host} within ${seconds} (timeoutMs)`, 'timeout');
+    const message = `no answer from ${route.host} within ${seconds} (timeoutMs)`;
+    return new TransportError('timeout', message, `no answer in ${seconds}`);
   }
   if (err instanceof undiciErrors.BodyTimeoutError) {
-    return new TransportError('timeout', `the answer from ${route.host} stalled for ${seconds} (timeoutMs)`, 'stalled');
+    const message = `the answer from ${route.host} stalled for ${seconds} (timeoutMs)`;
+    return new TransportError('timeout', message, `answer stalled ${seconds}`);
   }
   return transportErrorOf(err, route.host, route);
 }
@@ -200,7 +201,7 @@ export async function sendToService(
     body?: string | Buffer;
     headers?: Record<string, string>;
   },
-  signal: AbortSignal,
+  signal?: AbortSignal,
 ): Promise<ServiceAnswer> {
   const res = await at.dispatcher.request({
     origin: at.origin,

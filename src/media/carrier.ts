@@ -15,7 +15,7 @@ import type { Clock } from '../http/rate-limiter.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { Bandwidth } from './bandwidth.js';
 import { Bucket } from './bucket.js';
-import { downloadFile, hashLocalFile, HostLimiters, type DownloadContext, type Fetched } from './download.js';
+import { downloadFile, hashLocalFile, type DownloadContext, type Fetched } from './download.js';
 import type { HostRules } from './host-rules.js';
 import type { MediaEntry, MediaMap } from './media-map.js';
 import type { MediaSource } from './media-sources.js';
@@ -90,7 +90,7 @@ export class MediaCarrier {
       bandwidth: new Bandwidth(config.bandwidth, options.clock),
       maxFileBytes: config.maxFileBytes,
       signal: options.signal,
-      limiters: new HostLimiters(options.clock),
+      limiters: new Map(),
     };
   }
 

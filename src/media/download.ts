@@ -40,26 +40,14 @@ export interface DownloadContext {
   bandwidth: Bandwidth;
   maxFileBytes: number;
   signal: AbortSignal;
-  limiters: HostLimiters;
+  /**
+   * A limiter per media host, learning from its answers: a CDN that asks for a pause (429, rate headers)
+   * holds back its own files only. Each starts fast: media hosts state no rate.
+   */
+  limiters: Map<string, RateLimiter>;
 }
 
-/**
- * A limiter per media host, learning from its answers (rate headers, 429 with Retry-After): one CDN
- * that asks for a pause holds back its own files, not the others'. It starts fast: media hosts state
- * no rate, so only what they answer slows the downloads.
- */
-export class HostLimiters {
-  private static readonly START = 6000;
-  private readonly byHost = new Map<string, RateLimiter>();
-
-  constructor(private readonly clock: Clock) {}
-
-  of(host: string): RateLimiter {
-    let limiter = this.byHost.get(host);
-    if (!limiter) this.byHost.set(host, (limiter = new RateLimiter(HostLimiters.START, this.clock)));
-    return limiter;
-  }
-}
+const MEDIA_HOST_RATE = 6000;
 
 class TooLarge extends Error {}
 
@@ -127,8 +115,10 @@ async function getOnce(target: URL, tempPath: string, ctx: DownloadContext): Pro
   }
   const header = ctx.rules.headerFor(target.hostname);
   const headers = header ? { [header.name]: header.value } : {};
+  let limiter = ctx.limiters.get(target.host);
+  if (!limiter) ctx.limiters.set(target.host, (limiter = new RateLimiter(MEDIA_HOST_RATE, ctx.clock)));
   const loop: TryLoop = {
-    limiter: ctx.limiters.of(target.host),
+    limiter,
     policy: { ...policy, retries: policy.downloadRetries },
     clock: ctx.clock,
     stop: ctx.signal,

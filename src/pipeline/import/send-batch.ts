@@ -154,6 +154,7 @@ export class BatchSender {
     await retryingRequest(this.loopOf(entity), {
       subject: entity.name,
       route: client.route,
+      timeoutMs: client.timeoutMs,
       resent: okBaseline >= 0,
       send: (signal) => {
         sends++;
