@@ -68,7 +68,7 @@ export type Verdict<T> = { done: T } | { retry: string; reason?: string } | unde
 export type AnswerKind = 'ok' | FailedAnswer;
 
 export interface OneRequest<A extends Answer, T> {
-  /** Names the request in errors: `users`, `GET /users`, `DELETE users/u1`, a file's URL. */
+  /** Names the request in errors: `users`, `GET /users`, `DELETE users/u1`, `download`. */
   subject: string;
   /** Where it goes, for the errors of TLS, proxies and names that do not resolve. */
   route: TransportRoute;
