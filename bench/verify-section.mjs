@@ -25,7 +25,7 @@ export async function measureVerify({ ds, concurrency, log, row }) {
       baseUrl: sb.url,
       concurrency,
       requestsPerMinute: 1e9,
-      readRequestsPerMinute: 1e9,
+      restRequestsPerMinute: 1e9,
       retentionDays: 0,
       checkpoint: path.join(dir, 'checkpoint.json'),
       rejects: path.join(dir, 'rejects.ndjson'),

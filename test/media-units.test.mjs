@@ -2,7 +2,13 @@
 // a header, how `media` settings are checked, and validate's one warning about expiring hosts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import path from 'node:path';
+import { Agent } from 'undici';
+import { Bandwidth } from '../dist/media/bandwidth.js';
+import { downloadFile } from '../dist/media/download.js';
+import { systemClock } from '../dist/http/rate-limiter.js';
+import { DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
 import { isPrivateAddress, checkHost } from '../dist/media/safe-address.js';
 import { expiringHostOf, HostRules } from '../dist/media/host-rules.js';
 import { MediaSources, EXPORT_PLACEHOLDER_BASE } from '../dist/media/media-sources.js';
@@ -108,4 +114,68 @@ test('validate: one warning counts attachments on expiring hosts that media does
   await writeConfig(dir, { media });
   const covered = await runCli(['validate', '--preset', 'discord', '--from', from, '--json'], { cwd: dir });
   assert.deepEqual(JSON.parse(covered.stdout).expiringMedia, { total: 1, byHost: { 'media.discordapp.net': 1 } });
+});
+
+/** A file server on loopback whose `answer(n)` gives the status and headers of its n-th request (from 1). */
+async function fileHost(t, answer) {
+  const arrivals = [];
+  const server = createServer((_req, res) => {
+    arrivals.push(Date.now());
+    const { status, headers = {} } = answer(arrivals.length);
+    if (status !== 200) return void res.writeHead(status, headers).end('not now');
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': 5 }).end('hello');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  t.after(() => new Promise((resolve) => server.close(resolve)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return { url: `http://127.0.0.1:${port}/a.png`, arrivals };
+}
+
+/** What the carrier gives a download, for a loopback host allowed by name. */
+function downloadContext(t) {
+  const dispatcher = new Agent();
+  t.after(() => dispatcher.close());
+  return {
+    dispatcher,
+    policy: DEFAULT_RETRY_POLICY,
+    clock: systemClock,
+    rules: new HostRules({ '127.0.0.1': {} }),
+    allowPrivate: new Set(['127.0.0.1']),
+    bandwidth: new Bandwidth(0, systemClock),
+    maxFileBytes: 1_000_000,
+    signal: new AbortController().signal,
+    limiters: new Map(),
+  };
+}
+
+test('media: a download answered 429 with Retry-After: 1 is tried again no sooner than that', async (t) => {
+  const host = await fileHost(t, (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+  const dir = await tempDir();
+  const fetched = await downloadFile(host.url, path.join(dir, 'a'), downloadContext(t));
+  assert.equal(fetched.ok, true, JSON.stringify(fetched));
+  assert.equal(host.arrivals.length, 2);
+  const gap = host.arrivals[1] - host.arrivals[0];
+  assert.ok(gap >= 1000, `tried again after ${gap} ms, Retry-After asked 1 s`);
+});
+
+test('media: a host that keeps answering 503 fails that file after the download retries, with the cause', async (t) => {
+  const host = await fileHost(t, () => ({ status: 503 }));
+  const dir = await tempDir();
+  const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1 };
+  const fetched = await downloadFile(host.url, path.join(dir, 'a'), { ...downloadContext(t), policy });
+  assert.equal(fetched.ok, false);
+  assert.match(fetched.reason, /HTTP 503; gave up after 3 retries/);
+  assert.equal(host.arrivals.length, 1 + DEFAULT_RETRY_POLICY.downloadRetries);
+});
+
+test('media: a media host whose name does not resolve fails that file at once, naming the host', async (t) => {
+  const ctx = downloadContext(t);
+  // Allowed by name, so the socket's own lookup is the one that fails.
+  const allowed = { ...ctx, rules: new HostRules({ 'nosuch.invalid': {} }), allowPrivate: new Set(['nosuch.invalid']) };
+  const dir = await tempDir();
+  const started = Date.now();
+  const fetched = await downloadFile('http://nosuch.invalid/a.png', path.join(dir, 'a'), allowed);
+  assert.equal(fetched.ok, false);
+  assert.match(fetched.reason, /cannot reach nosuch\.invalid: .*(ENOTFOUND|EAI_AGAIN).*: check the URL/);
+  assert.ok(Date.now() - started < 3000, 'no retries');
 });

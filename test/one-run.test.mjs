@@ -9,7 +9,7 @@ import { ROOT } from './helpers.mjs';
 const SRC = path.join(ROOT, 'src');
 const read = (rel) => readFileSync(path.join(SRC, rel), 'utf8');
 
-/** The run's own parts: whoever else makes one of these has copied the run. */
+/** The run's own parts: whoever else makes one of these has copied the run. @type {[RegExp, string][]} */
 const WIRING = [
   [/new CheckpointLock\(/, 'a checkpoint lock'],
   [/\bopenRunLog\(/, 'a run log'],

@@ -59,14 +59,21 @@ test('unreachable: the error names host and cause, each retry shows, the summary
   for (const out of [run.stdout, run.stderr, json.stdout, json.stderr]) assert.ok(!out.includes(API_KEY));
 });
 
-test('a host that does not resolve is named, with the cause in words', async () => {
-  const dir = await smallExport({ baseUrl: 'https://no-such-host.invalid', retries: 1 });
-  const run = await runCli(['import'], { cwd: dir });
-  assert.equal(run.code, 1, run.stderr);
+test('a service host that does not resolve stops import and verify at once: named, with the fix', async () => {
+  // No retries (8 are allowed, ~60 s of backoff): a wrong appId or region cannot mend itself.
+  const dir = await smallExport({ baseUrl: 'https://nosuchapp.api-nowhere.invalid' });
   // A machine without a resolver says EAI_AGAIN rather than ENOTFOUND: either way the host is named.
   const cause = /(no such host \(ENOTFOUND\)|the name lookup failed for now \(EAI_AGAIN\))/.source;
-  assert.match(run.stderr, new RegExp(`cannot reach no-such-host\\.invalid: ${cause}; gave up after 1 retry \\[`));
-  assert.match(run.stderr, /\[users\] retrying in [\d.]+ s \(1\/1\): (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid$/m);
+  for (const command of ['import', 'verify']) {
+    const started = Date.now();
+    const run = await runCli([command], { cwd: dir });
+    const elapsed = Date.now() - started;
+    assert.equal(run.code, 1, run.stderr);
+    const named = `cannot reach nosuchapp\\.api-nowhere\\.invalid: ${cause}: check appId and region \\(baseUrl\\)`;
+    assert.match(run.stderr, new RegExp(`${named} \\[REMOTE_HOST_NOT_FOUND\\]`), command);
+    assert.doesNotMatch(run.stderr, /retrying in/);
+    assert.ok(elapsed < 10_000, `${command} took ${elapsed} ms`);
+  }
 });
 
 test('429 and 5xx answers show as retries in the log, at most a line a second, and are counted', async () => {

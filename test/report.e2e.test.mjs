@@ -72,7 +72,7 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     const summaries = [JSON.parse(stopped.stdout), JSON.parse(resumed.stdout)];
     const validated = await runCli(['validate', '--json'], { cwd: dir });
     assert.equal(validated.code, 3, validated.stderr);
-    const verified = await runCli(['verify', '--read-requests-per-minute', '100000', '--retention-days', '0'], {
+    const verified = await runCli(['verify', '--rest-requests-per-minute', '100000', '--retention-days', '0'], {
       cwd: dir,
     });
     assert.equal(verified.code, 3, verified.stdout + verified.stderr);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { configDigest, configWithoutSecrets } from '../dist/config/digest.js';
 import { openRunLog } from '../dist/pipeline/run-log.js';
+import { CheckpointStore } from '../dist/checkpoint/store.js';
 import { loadReportData } from '../dist/report/html/report-data.js';
 import { downsample, MAX_POINTS } from '../dist/report/html/report-charts.js';
 import { renderHtml } from '../dist/report/html/render-html.js';
@@ -68,6 +69,14 @@ test('a 6-hour run of 20,000 samples and a verify line: rendered quickly, small,
     );
   }
   await writeFile(file, `${start}\n${lines.join('\n')}\n`);
+  // What a real import writes first: the ledger, with this run as `running` until it ends.
+  const ledger = await CheckpointStore.open(
+    checkpoint,
+    { target: { baseUrl: 'https://app.example.com' }, sourcesHash: 'x' },
+    false,
+  );
+  ledger.recordRun('import', 'running');
+  await ledger.save();
   const verify = await openRunLog(checkpoint, { command: 'verify' });
   const users = { expected: 10, present: 8, missing: 1, different: 1, extra: 0, beyondRetention: 2 };
   verify.event('verify-end', { entities: { users } });
@@ -85,5 +94,5 @@ test('a 6-hour run of 20,000 samples and a verify line: rendered quickly, small,
   assert.match(html, /6h00/, 'a long run is labelled in hours');
   assert.equal(data.state, 'incomplete', 'a run with no end line is not complete');
   assert.equal(data.interruptions, 1, 'a run with no end line counts as an interruption');
-  assert.match(renderMarkdown(data), /^## Migration report\n\n\*\*Incomplete/);
+  assert.match(renderMarkdown(data), /^## Migration report\n\n\*\*Incomplete: the last import crashed\./);
 });

@@ -121,6 +121,26 @@ test('without the CA, a self-signed certificate stops the run at once, naming ho
   assert.match(text.stderr, /\n {2}chat-migrate always verifies certificates\. .* NODE_EXTRA_CA_CERTS=\/path\/ca\.pem/);
 });
 
+test('an untrusted certificate ends verify, undo and import alike: the same code, at once', async (t) => {
+  const { sb, dir, trust } = await tlsSetup(t, 'self-signed');
+  // A trusted import first: undo needs what it created, verify what it sent.
+  assert.equal((await timedImport(dir, await trust(sb.certificate))).code, 0);
+  const requests = sb.stats().requests;
+  for (const args of [['verify'], ['undo', '--yes'], ['import', '--fresh']]) {
+    const started = Date.now();
+    const run = await runCli(args, { cwd: dir, env: { NODE_EXTRA_CA_CERTS: undefined } });
+    const elapsed = Date.now() - started;
+    assert.equal(run.code, 1, `${args[0]}: ${run.stderr}`);
+    assert.match(
+      run.stderr,
+      /error: TLS: the certificate of .* is refused: it is self-signed .*\[REMOTE_TLS_UNTRUSTED\]/,
+    );
+    assert.match(run.stderr, /NODE_EXTRA_CA_CERTS=\/path\/ca\.pem/);
+    assert.ok(elapsed < 5000, `${args[0]} took ${elapsed} ms`);
+  }
+  assert.equal(sb.stats().requests, requests);
+});
+
 test('a certificate from a private CA: trusted with that CA, refused as "unknown CA" without it', async (t) => {
   const ca = await privateCa();
   const { sb, dir, trust, host } = await tlsSetup(t, await leaf({ ca }));

@@ -1,7 +1,7 @@
 // undo (issue 17, point 3): a trial import taken back. The sandbox holds exactly what it held before
 // (records that were there already stay), and an import afterwards brings everything back.
 import assert from 'node:assert/strict';
-import { access, writeFile } from 'node:fs/promises';
+import { access, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { collect, runCli, sandbox, spawnCli, tempDir, writeConfig } from './helpers.mjs';
@@ -95,7 +95,12 @@ test('import, then undo --yes: the sandbox is back to what it held; import bring
   const undo = await runCli(['undo', '--yes'], { cwd: dir });
   assert.equal(undo.code, 0, undo.stderr);
   assert.deepEqual(snapshot(sb), before, 'exactly what it held before, the records already there included');
-  await assert.rejects(access(path.join(dir, '.migrate-checkpoint.json')), 'the checkpoint is set aside');
+  // The migration's checkpoint is set aside; the ledger left in its place says what was undone.
+  const aside = (await readdir(dir)).filter((f) => f.startsWith('.migrate-checkpoint.json.undone-'));
+  assert.equal(aside.length, 1, 'the checkpoint is set aside');
+  const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout);
+  assert.equal(status.migration.state, 'undone');
+  assert.deepEqual(status.files, []);
 
   const again = await runCli(['import', '--json'], { cwd: dir });
   assert.equal(again.code, 0, again.stderr);
@@ -130,4 +135,27 @@ test('undo killed midway resumes from its saved progress and finishes the job', 
   // It went on from its saved progress: at most the group in flight at the kill is asked again.
   assert.ok(JSON.parse(resumed.stdout).notFound <= 2, resumed.stdout);
   assert.deepEqual(snapshot(sb), before);
+});
+
+test('undo keeps to the rate the service states in its rate headers: deletes are standard operations', async (t) => {
+  // 120 reads and deletes a minute, said in X-RateLimit-* headers; the config allows the import 1e9.
+  const sb = await sandbox({ readRequestsPerMinute: 120, rateHeaders: 'compact' });
+  t.after(() => sb.close());
+  const dir = await workspace(sb, exportRecords());
+  assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
+  // The sandbox's own count of deletes, watched from this process (the sandbox runs in it).
+  const arrivals = [];
+  let seen = sb.stats().readRequests;
+  const watch = setInterval(() => {
+    for (const n = sb.stats().readRequests; seen < n; seen++) arrivals.push(Date.now());
+  }, 5);
+  const run = await runCli(['undo', '--yes'], { cwd: dir });
+  clearInterval(watch);
+  assert.equal(run.code, 0, run.stderr);
+  const n = arrivals.length;
+  assert.ok(n >= 19, `${n} deletes`);
+  // One delete every 0.5 s once the first answer told the rate (the default, 500 a minute, is 0.12 s).
+  const span = arrivals[n - 1] - arrivals[0];
+  assert.ok(span >= (n - 2) * 450, `${n} deletes in ${span} ms`);
+  assert.equal(sb.stats().rateLimited, 0);
 });

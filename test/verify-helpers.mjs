@@ -65,7 +65,7 @@ export async function verifyWorkspace(url, options = {}, config = {}) {
       messages: { path: 'messages.ndjson' },
     },
     requestsPerMinute: 1e9,
-    readRequestsPerMinute: 1e9,
+    restRequestsPerMinute: 1e9,
     ...config,
   });
   return { dir, ...written };

@@ -93,7 +93,7 @@ test('validate counts the messages older than retentionDays and says what to do'
 
 test('Ctrl+C ends a verify at once: exit 130, reads under way ended, nothing printed as a result', async (t) => {
   const sb = await sandboxProcess(t);
-  const ws = await verifyWorkspace(sb.url, {}, { readRequestsPerMinute: 30 });
+  const ws = await verifyWorkspace(sb.url, {}, { restRequestsPerMinute: 30 });
   assert.equal((await importRun(ws.dir)).code, 0);
   const child = spawnCli(['verify'], { cwd: ws.dir });
   const run = collect(child);

@@ -139,3 +139,19 @@ test('reads without muid: messages matched by the service ids of the import id l
   assert.equal(blind.code, 1);
   assert.match(blind.stderr, /carry no muid, and no id log .*\[VERIFY_NO_MUID\]/);
 });
+
+test('verify --repair against a service answering 429s: the repair waits, retries and finishes', async (t) => {
+  // Half the import requests answered 429 (Retry-After: 1): the repair's own sends meet some. Its first
+  // retry notice crashed the run once (`unexpected failure: this.now is not a function`, exit 1).
+  const sb = await sandboxProcess(t, ['--lose-pattern', LOST, '--spurious-429', '0.5', '--seed', '5']);
+  const ws = await verifyWorkspace(sb.url);
+  assert.equal((await importRun(ws.dir, ['--retries', '30'])).code, 0);
+  const before = (await sb.stats()).faults.spurious429;
+  const repaired = await verify(ws.dir, ['--repair', '--retries', '30']);
+  assert.doesNotMatch(repaired.stderr, /unexpected failure/);
+  assert.equal(repaired.code, 0, repaired.stdout + repaired.stderr);
+  assert.ok((await sb.stats()).faults.spurious429 > before, 'the repair met no 429: pick another seed');
+  assert.match(repaired.stderr, /retrying in [\d.]+ s \(\d+\/30\): HTTP 429 \(rate limited\)/);
+  assert.match(repaired.stdout, /repair: sent again users 1, members 1, messages 2 .*: 4 stored/);
+  assert.match(repaired.stdout, /^OK: all 87 records of the export are on the service/m);
+});

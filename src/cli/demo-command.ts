@@ -34,7 +34,7 @@ export async function demoAction(json: boolean): Promise<number> {
         requestsPerMinute: 120,
         checkpoint: path.join(work, 'checkpoint.json'),
         rejects: path.join(work, 'rejects.ndjson'),
-        readRequestsPerMinute: 6000,
+        restRequestsPerMinute: 6000,
       },
       requireApiKey: true,
     });

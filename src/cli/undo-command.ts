@@ -5,6 +5,7 @@ import { loadCommandConfig, type CommonOptions } from './options.js';
 import { redact } from './run-command.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
 import type { MigrateConfig } from '../config/schema.js';
+import { DEFAULT_REST_REQUESTS_PER_MINUTE } from '../config/keys.js';
 import { formatDuration } from '../report/summary.js';
 
 interface UndoOptions extends CommonOptions {
@@ -14,9 +15,10 @@ interface UndoOptions extends CommonOptions {
 
 /** The deletes at the REST rate: 'auto' starts where the run's REST limiter does. */
 function undoDuration(prepared: PreparedUndo, config: MigrateConfig): string {
-  const rate = config.readRequestsPerMinute === 'auto' ? 600 : config.readRequestsPerMinute;
+  const { restRequestsPerMinute } = config;
+  const rate = restRequestsPerMinute === 'auto' ? DEFAULT_REST_REQUESTS_PER_MINUTE : restRequestsPerMinute;
   const minutes = prepared.plan.steps.length / rate;
-  const rateWords = `${rate} requests a minute (readRequestsPerMinute)`;
+  const rateWords = `${rate} requests a minute (restRequestsPerMinute)`;
   return `about ${formatDuration(minutes * 60_000)} at ${rateWords}`;
 }
 

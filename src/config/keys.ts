@@ -10,15 +10,19 @@ import { EXAMPLE_MEDIA, type MediaConfig } from './media-schema.js';
 /** The hosted service's documented limits (docs/api-contract.md "Limits"). */
 export const MAX_BATCH_SIZE = 50;
 export const DEFAULT_REQUESTS_PER_MINUTE = 60;
-/** Reads share the app's 20,000-a-minute standard budget with its users (docs/verify.md): stay well below. */
-export const DEFAULT_READ_REQUESTS_PER_MINUTE = 600;
+/**
+ * Reads and deletes are the service's "standard operations" (read-api.md "Rate limits for reads"): 20,000
+ * a minute per app, shared with the app's own users, and 500 a minute over everything on the free plan.
+ * The default is the free plan's figure, the lowest documented: it fits every plan.
+ */
+export const DEFAULT_REST_REQUESTS_PER_MINUTE = 500;
 /** The hosted service's regions (the vendor's OpenAPI file, `servers[].variables.region.enum`). */
 export const KNOWN_REGIONS = ['us', 'eu', 'in'] as const;
 
 /** How a value is checked; string, path and url are all non-empty strings (URLs are checked when used). */
 export type KeyKind = 'string' | 'path' | 'url' | 'int' | 'bool' | 'rate' | 'sources' | 'media';
 /** The commands that read the config; each accepts every key, and uses the ones its entries name. */
-export type CommandName = 'import' | 'validate' | 'status' | 'verify';
+export type CommandName = 'import' | 'validate' | 'status' | 'verify' | 'undo';
 
 /** The sections of the reference page, in its order. */
 export const KEY_GROUPS = {
@@ -226,16 +230,19 @@ export const CONFIG_KEYS = {
     flag: '--timeout-ms <n>',
     help: 'request timeout, in milliseconds',
   },
-  readRequestsPerMinute: {
+  restRequestsPerMinute: {
     kind: 'rate',
     group: 'sending',
-    commands: ['verify'],
-    default: DEFAULT_READ_REQUESTS_PER_MINUTE,
-    flag: '--read-requests-per-minute <n>',
-    help: 'client-side rate limit of the reads verify makes, or "auto" (learnt from X-Rate-Limit); lowered on 429s',
+    commands: ['verify', 'undo'],
+    default: DEFAULT_REST_REQUESTS_PER_MINUTE,
+    flag: '--rest-requests-per-minute <n>',
+    help:
+      'client-side rate limit of the reads of verify and the deletes of undo, or "auto" (learnt from ' +
+      'X-Rate-Limit); lowered on 429s',
     doc:
-      "Reads count against the app's standard budget (20,000 a minute, 500 on the free plan), which the " +
-      "app's own users share: keep it well below. See [Verify](verify.md).",
+      'Reads and deletes are the service\'s "standard operations", with a budget apart from the ' +
+      "import's: 20,000 a minute per app, which the app's own users share, and 500 a minute over " +
+      'everything on the free plan (the default). Formerly `readRequestsPerMinute`. See [Verify](verify.md).',
   },
   retentionDays: {
     kind: 'int',

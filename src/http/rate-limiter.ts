@@ -1,3 +1,5 @@
+import { parseRetryAfter } from './retry-policy.js';
+
 /** A source of time, so tests and the limiter agree on "now" and waits can be cut short. */
 export interface Clock {
   now(): number;
@@ -121,4 +123,25 @@ export class RateLimiter {
   private intervalMs(): number {
     return 60_000 / (this.rate * RateLimiter.MARGIN);
   }
+}
+
+const num = (v: string | string[] | undefined): number | undefined => {
+  const n = Number(Array.isArray(v) ? v[0] : v);
+  return v === undefined || !Number.isFinite(n) ? undefined : n;
+};
+
+/** Both spellings of the rate headers: the vendor's newest page writes X-RateLimit-*, older ones X-Rate-Limit*. */
+const rateHeader = (h: Record<string, string | string[] | undefined>, compact: string, dashed: string) =>
+  num(h[compact]) ?? num(h[dashed]);
+
+/** What an answer's status and rate headers say, for the limiter: imports and reads read them alike. */
+export function rateSignalsOf(status: number, h: Record<string, string | string[] | undefined>): RateSignals {
+  const reset = rateHeader(h, 'x-ratelimit-reset', 'x-rate-limit-reset');
+  return {
+    status,
+    limit: rateHeader(h, 'x-ratelimit-limit', 'x-rate-limit'),
+    remaining: rateHeader(h, 'x-ratelimit-remaining', 'x-rate-limit-remaining'),
+    resetAt: reset === undefined ? undefined : reset * 1000,
+    retryAfterMs: parseRetryAfter(h['retry-after'] as string | undefined, Date.now()),
+  };
 }

@@ -28,6 +28,11 @@ export interface RetryPolicy {
   fatalTransportCodes: readonly string[];
   /** Answers of a proxy to CONNECT that stop the run (credentials wanted or refused, tunnel forbidden). */
   fatalProxyStatuses: readonly number[];
+  /**
+   * Name lookups that failed: the host does not exist (ENOTFOUND), or the resolver cannot say (EAI_AGAIN,
+   * what a machine without one answers). A wrong appId or region is the usual cause: no try mends it.
+   */
+  unresolvedCodes: readonly string[];
   /** Downloads (media): answers that point elsewhere, followed by hand so each hop is checked. */
   redirectStatuses: readonly number[];
   /** Downloads: redirects followed per file before it counts as failed. */
@@ -63,6 +68,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
     'ERR_SSL_WRONG_VERSION_NUMBER',
   ],
   fatalProxyStatuses: [403, 407],
+  unresolvedCodes: ['ENOTFOUND', 'EAI_AGAIN'],
   redirectStatuses: [301, 302, 303, 307, 308],
   maxRedirects: 5,
   downloadRetries: 3,
@@ -81,12 +87,16 @@ export function classifyStatus(policy: RetryPolicy, status: number): FailedAnswe
   return 'refused';
 }
 
-/** What a request that got no answer at all means: `fatal` stops the run, `retry` tries again. */
+/**
+ * What a request that got no answer at all means: `fatal` stops the run, `unresolved` too (the host's
+ * name does not resolve), `retry` tries again.
+ */
 export function classifyTransport(
   policy: RetryPolicy,
   failure: { code?: string; proxyStatus?: number },
-): 'fatal' | 'retry' {
+): 'fatal' | 'unresolved' | 'retry' {
   if (failure.code !== undefined && policy.fatalTransportCodes.includes(failure.code)) return 'fatal';
+  if (failure.code !== undefined && policy.unresolvedCodes.includes(failure.code)) return 'unresolved';
   if (failure.proxyStatus !== undefined && policy.fatalProxyStatuses.includes(failure.proxyStatus)) return 'fatal';
   return 'retry';
 }

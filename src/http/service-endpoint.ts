@@ -26,6 +26,8 @@ export interface ServiceEndpoint {
   readonly host: string;
   readonly route: TransportRoute;
   readonly headers: Record<string, string>;
+  /** The dispatcher's timeout (until the answer's headers, and between its chunks), as messages name it. */
+  readonly timeoutMs: number;
 }
 
 export function openEndpoint(options: EndpointOptions): ServiceEndpoint {
@@ -38,6 +40,7 @@ export function openEndpoint(options: EndpointOptions): ServiceEndpoint {
     host: url.host,
     route: { host: url.host, proxy: proxyFor(url, proxy) },
     headers: { 'content-type': 'application/json', accept: 'application/json', apikey: options.apiKey },
+    timeoutMs: options.timeoutMs,
   };
 }
 

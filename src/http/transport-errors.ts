@@ -1,5 +1,5 @@
 /**
- * Words for requests that got no answer because of TLS or a proxy: what a person needs to fix it,
+ * Words for requests that got no answer (a socket error, TLS, a proxy): what a person needs to fix it,
  * naming the host and the proxy (never its credentials). Which of them stop the run is the retry
  * policy's (retry-policy.ts `classifyTransport`); this module only says what they mean.
  */
@@ -108,4 +108,71 @@ export function fatalTransportError(failure: TransportFailure, route: TransportR
           ? "check this machine's clock; if it is right, the server's certificate must be renewed"
           : "the server's certificate must be replaced; nothing on this side can accept it";
   return new RemoteError(code, message, { hint });
+}
+
+/**
+ * A request that got no HTTP answer: timeout, reset, refused, no such host, a refused certificate. The
+ * retry policy says which are worth another try.
+ * `message` says whom and why in words (`cannot reach api.example.com: no such host (ENOTFOUND)`);
+ * `reason` is the short form a retry notice shows (`ENOTFOUND api.example.com`).
+ */
+export class TransportError extends Error {
+  constructor(
+    readonly kind: 'timeout' | 'network',
+    message: string,
+    /** The short form a retry notice shows (`ENOTFOUND api.example.com`). */
+    readonly reason: string,
+    /** The error's code and what TLS or a proxy said, for the retry policy; and where the request went. */
+    readonly failure: TransportFailure = {},
+    readonly route?: TransportRoute,
+  ) {
+    super(message);
+  }
+}
+
+/** Words for the system and undici codes a person meets when the service cannot be reached. */
+const CAUSES: Record<string, string> = {
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the name lookup failed for now',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection broken',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'the server closed the connection',
+  UND_ERR_CLOSED: 'the connection was closed',
+};
+
+/** The server's certificate or TLS setup was not accepted: a retry rarely helps, the words must say so. */
+const TLS_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO)/;
+
+/**
+ * A TransportError naming the host and the cause. Built from the error's code, address and port only:
+ * undici errors can carry the request, whose headers hold the API key.
+ */
+export function transportErrorOf(err: unknown, host: string, route?: TransportRoute): TransportError {
+  const failure = transportFailure(err);
+  // Through a proxy, the proxy's refusal is what the user must read (named without its credentials).
+  const viaProxy = route ? describeProxyFailure(failure, route) : undefined;
+  if (viaProxy !== undefined) return new TransportError('network', viaProxy, failure.code ?? 'proxy', failure, route);
+  // Node tries each address of a name (happy eyeballs) and may throw them all together.
+  const first = (err instanceof AggregateError && err.errors.length > 0 ? err.errors[0] : err) as {
+    code?: string;
+    message?: string;
+    address?: string;
+    port?: number;
+  };
+  const code = first.code ?? (err as { code?: string }).code;
+  const where = first.address ? `${first.address}${first.port ? `:${first.port}` : ''}` : host;
+  if (code === undefined) {
+    const text = first.message ?? 'network error';
+    return new TransportError('network', `cannot reach ${host}: ${text}`, `${text} (${host})`, failure, route);
+  }
+  const cause = CAUSES[code] ?? (TLS_CODE.test(code) ? 'the TLS certificate was not accepted' : code);
+  const lost = code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED';
+  const detail = first.address ? `${code} ${where}` : code;
+  const message = `${lost ? 'lost the connection to' : 'cannot reach'} ${host}: ${cause} (${detail})`;
+  return new TransportError('network', message, `${code} ${where}`, failure, route);
 }

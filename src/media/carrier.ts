@@ -90,6 +90,7 @@ export class MediaCarrier {
       bandwidth: new Bandwidth(config.bandwidth, options.clock),
       maxFileBytes: config.maxFileBytes,
       signal: options.signal,
+      limiters: new Map(),
     };
   }
 

@@ -10,8 +10,10 @@ import { rm } from 'node:fs/promises';
 import { Transform, Writable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request, type Dispatcher } from 'undici';
-import { backoffDelay, classifyStatus, classifyTransport, type RetryPolicy } from '../http/retry-policy.js';
-import type { Clock } from '../http/rate-limiter.js';
+import { InterruptedError, MigrationError, RemoteError } from '../errors.js';
+import { type Clock, RateLimiter } from '../http/rate-limiter.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
+import { type Answer, type AnswerKind, retryingRequest, type TryLoop, type Verdict } from '../http/retrying-request.js';
 import type { Bandwidth } from './bandwidth.js';
 import type { HostRules } from './host-rules.js';
 import { checkHost, PRIVATE_ADDRESS_CODE } from './safe-address.js';
@@ -38,7 +40,14 @@ export interface DownloadContext {
   bandwidth: Bandwidth;
   maxFileBytes: number;
   signal: AbortSignal;
+  /**
+   * A limiter per media host, learning from its answers: a CDN that asks for a pause (429, rate headers)
+   * holds back its own files only. Each starts fast: media hosts state no rate.
+   */
+  limiters: Map<string, RateLimiter>;
 }
+
+const MEDIA_HOST_RATE = 6000;
 
 class TooLarge extends Error {}
 
@@ -85,7 +94,17 @@ export async function downloadFile(url: string, tempPath: string, ctx: DownloadC
 
 type Hop = { kind: 'redirect'; to: URL } | { kind: 'done'; result: Fetched };
 
-/** One URL with the retry policy: a redirect, the file, or why not. */
+/** An answer of a media host, its body still to read. */
+interface FileAnswer extends Answer {
+  res: Dispatcher.ResponseData;
+}
+
+/**
+ * One URL through the one try loop (http/retrying-request.ts): a redirect, the file, or why not.
+ * Rate-limited and server errors are tried again (at most `downloadRetries` times, never sooner than
+ * Retry-After asks), each answer tells the host's limiter; an untrusted certificate, a name that does
+ * not resolve or a spent budget end this file only.
+ */
 async function getOnce(target: URL, tempPath: string, ctx: DownloadContext): Promise<Hop> {
   const { policy } = ctx;
   const fail = (reason: string): Hop => ({ kind: 'done', result: { ok: false, reason } });
@@ -96,42 +115,45 @@ async function getOnce(target: URL, tempPath: string, ctx: DownloadContext): Pro
   }
   const header = ctx.rules.headerFor(target.hostname);
   const headers = header ? { [header.name]: header.value } : {};
-  let last = '';
-  for (let attempt = 0; attempt <= policy.downloadRetries; attempt++) {
-    if (attempt > 0) await ctx.clock.sleep(backoffDelay(policy, attempt - 1), ctx.signal);
-    let res: Dispatcher.ResponseData;
+  let limiter = ctx.limiters.get(target.host);
+  if (!limiter) ctx.limiters.set(target.host, (limiter = new RateLimiter(MEDIA_HOST_RATE, ctx.clock)));
+  const loop: TryLoop = {
+    limiter,
+    policy: { ...policy, retries: policy.downloadRetries },
+    clock: ctx.clock,
+    stop: ctx.signal,
+  };
+  const send = async (signal: AbortSignal): Promise<FileAnswer> => {
     try {
-      res = await request(target, { dispatcher: ctx.dispatcher, method: 'GET', headers, signal: ctx.signal });
+      const res = await request(target, { dispatcher: ctx.dispatcher, method: 'GET', headers, signal });
+      return { status: res.statusCode, headers: res.headers, res };
     } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      const code = errorCode(err);
-      if (code === PRIVATE_ADDRESS_CODE) return fail((err as Error).message);
-      last = code ?? (err instanceof Error ? err.message : String(err));
-      if (classifyTransport(policy, { code }) === 'fatal') return fail(last);
-      continue;
+      // The address check's refusal is final: no try can make the address public.
+      if (errorCode(err) === PRIVATE_ADDRESS_CODE) throw new RemoteError(PRIVATE_ADDRESS_CODE, (err as Error).message);
+      throw err;
     }
-    const { statusCode } = res;
-    if (policy.redirectStatuses.includes(statusCode)) {
+  };
+  const judge = async ({ res, status }: FileAnswer, kind: AnswerKind): Promise<Verdict<Hop>> => {
+    if (policy.redirectStatuses.includes(status)) {
       await res.body.dump();
       const location = res.headers.location;
-      if (typeof location !== 'string') return fail(`HTTP ${statusCode} without a Location`);
+      if (typeof location !== 'string') return { done: fail(`HTTP ${status} without a Location`) };
       try {
-        return { kind: 'redirect', to: new URL(location, target) };
+        return { done: { kind: 'redirect', to: new URL(location, target) } };
       } catch {
-        return fail(`HTTP ${statusCode} to a Location that is not a URL`);
+        return { done: fail(`HTTP ${status} to a Location that is not a URL`) };
       }
     }
-    if (statusCode !== 200) {
+    if (status !== 200) {
       await res.body.dump().catch(() => undefined);
-      last = `HTTP ${statusCode}`;
-      const kind = classifyStatus(policy, statusCode);
-      if (kind === 'rate-limited' || kind === 'server-error') continue;
-      return fail(last);
+      // A media host's 401 or 403 is about this file, not the service's key.
+      if (kind === 'rate-limited' || kind === 'server-error') return undefined;
+      return { done: fail(`HTTP ${status}`) };
     }
     const length = Number(res.headers['content-length']);
     if (Number.isFinite(length) && length > ctx.maxFileBytes) {
       res.body.destroy();
-      return fail(tooLarge(ctx.maxFileBytes));
+      return { done: fail(tooLarge(ctx.maxFileBytes)) };
     }
     const type = res.headers['content-type'];
     const mimeType = typeof type === 'string' ? type.split(';')[0].trim().toLowerCase() : undefined;
@@ -148,15 +170,25 @@ async function getOnce(target: URL, tempPath: string, ctx: DownloadContext): Pro
     } catch (err) {
       await rm(tempPath, { force: true });
       if (ctx.signal.aborted) throw err;
-      if (err instanceof TooLarge) return fail(tooLarge(ctx.maxFileBytes));
-      last = errorCode(err) ?? 'the download broke off';
-      continue;
+      if (err instanceof TooLarge) return { done: fail(tooLarge(ctx.maxFileBytes)) };
+      return { retry: errorCode(err) ?? 'the download broke off' };
     }
     const file: FileCopy = { path: tempPath, temp: true, size: counted.bytes, sha256: hash.digest('hex') };
     if (mimeType?.includes('/')) file.mimeType = mimeType;
-    return { kind: 'done', result: { ok: true, file } };
+    return { done: { kind: 'done', result: { ok: true, file } } };
+  };
+  try {
+    return await retryingRequest(loop, {
+      subject: 'download',
+      route: { host: target.host },
+      send,
+      judge,
+      unresolvedHint: 'check the URL',
+    });
+  } catch (err) {
+    if (ctx.signal.aborted || err instanceof InterruptedError || !(err instanceof MigrationError)) throw err;
+    return fail(err.message);
   }
-  return fail(last);
 }
 
 /** A file of the export: read once to hash and size it; uploaded from where it is. */

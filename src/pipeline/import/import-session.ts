@@ -85,7 +85,7 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
           phase.requests++;
           if (isRetry) phase.retries++;
         },
-        retrying: events.retrying,
+        retrying: (entity, notice) => events.retrying(entity, notice),
         answered: (_entity, status, latencyMs) => requests.answered(status, latencyMs),
       },
       judgeAlreadyExists: (record) => {
@@ -129,6 +129,8 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     }
     let summary = summarise(run, counts, started, resumed, error);
     if (media) summary = { ...summary, media: media.session.summary() };
+    // The ledger's word on the whole migration, this run's outcome included (the run ends it the same way).
+    checkpoint.recordRun(run.command, summary.status);
     const view = ledgerView(checkpoint.snapshot);
     const { state, statusLine } = view;
     const migration = {

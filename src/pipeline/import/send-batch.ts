@@ -1,12 +1,12 @@
 import type { EntityDef } from '../../entities/index.js';
 import type { EntityName, MappedRecord } from '../../entities/types.js';
-import { InterruptedError, RemoteError } from '../../errors.js';
-import { TransportError, type ImportClient } from '../../http/import-client.js';
+import { RemoteError } from '../../errors.js';
+import type { ImportClient, ImportResponse } from '../../http/import-client.js';
 import { parseRecordResults, parseRequestError, type RecordResult } from '../../http/parse-results.js';
 import type { Clock, RateLimiter } from '../../http/rate-limiter.js';
 import { serialiseBatch } from './batch-body.js';
-import { backoffDelay, classifyStatus, classifyTransport, type RetryPolicy } from '../../http/retry-policy.js';
-import { fatalTransportError } from '../../http/transport-errors.js';
+import type { RetryPolicy } from '../../http/retry-policy.js';
+import { type AnswerKind, retryingRequest, type TryLoop, type Verdict } from '../../http/retrying-request.js';
 import type { RunEvents } from '../events.js';
 
 /** What became of each record of a batch. */
@@ -90,6 +90,7 @@ export class BatchSender {
   /**
    * `okBaseline`, for halves of a split batch: the count of 200 answers when the whole batch first
    * failed. A half's success (the sibling of a poison record) then counts as evidence for the other.
+   * The tries are the one loop's (http/retrying-request.ts); what an answer does to the records is here.
    */
   private async sendGroup(
     entity: EntityDef,
@@ -97,7 +98,7 @@ export class BatchSender {
     outcome: BatchOutcome,
     okBaseline = -1,
   ): Promise<void> {
-    const { client, limiter, hardStop } = this.options;
+    const { client } = this.options;
     let pending = records;
     // Serialised once per set of records: a retry of the same records re-sends the same bytes.
     let body: Buffer;
@@ -108,72 +109,24 @@ export class BatchSender {
       if (pending.length === 0) return;
       body = serialiseBatch(entity, pending);
     }
-    let attempt = 0;
+    let sends = 0;
     let serverErrors = 0;
     let okCountAtFirstError = okBaseline;
-    let isRetry = okBaseline >= 0;
-    for (;;) {
-      if (isRetry && this.options.abandon?.aborted) throw new InterruptedError();
-      await limiter.acquire(hardStop);
-      if (hardStop.aborted) throw new InterruptedError();
-      this.options.events?.requestStarted(entity.name, isRetry);
-      const resent = isRetry;
-      isRetry = true;
-      let response;
-      const sentAt = performance.now();
-      try {
-        response = await client.post(entity.endpoint, body, hardStop);
-      } catch (err) {
-        if (hardStop.aborted) throw new InterruptedError();
-        if (!(err instanceof TransportError)) throw err;
-        // An untrusted certificate or a proxy refusing the tunnel: another try cannot help.
-        if (classifyTransport(this.options.policy, err.failure) === 'fatal') {
-          throw fatalTransportError(err.failure, err.route ?? { host: 'the service' });
-        }
-        attempt = await this.backoffOrGiveUp(entity, attempt, 0, err.message, err.reason);
-        continue;
-      }
-      const { status, rate } = response;
-      this.options.events?.answered?.(entity.name, status, performance.now() - sentAt);
-      limiter.observe(rate);
+    let halves: { parts: MappedRecord[][]; baseline: number } | undefined;
+    const judge = (answer: ImportResponse, kind: AnswerKind): Verdict<void> => {
+      const resent = okBaseline >= 0 || sends > 1;
+      const { status } = answer;
       if (status === 200) {
         this.okCount++;
-        pending = this.settle(
-          entity,
-          pending,
-          parseRecordResults(
-            response.text,
-            pending.map((r) => r.id),
-            entity.idField,
-          ),
-          outcome,
-          resent,
-        );
-        if (pending.length === 0) return;
+        const ids = pending.map((r) => r.id);
+        pending = this.settle(entity, pending, parseRecordResults(answer.text, ids, entity.idField), outcome, resent);
+        if (pending.length === 0) return { done: undefined };
         body = serialiseBatch(entity, pending);
         // Records the answer did not mention: send them again, already-exists makes it safe.
         const some = `${pending.length} ${pending.length === 1 ? 'record' : 'records'}`;
-        const what = `the service answered without a result for ${some}`;
-        attempt = await this.backoffOrGiveUp(entity, attempt, 0, what, `no result for ${some}`);
-        continue;
+        return { retry: `the service answered without a result for ${some}`, reason: `no result for ${some}` };
       }
-      const error = parseRequestError(response.text);
-      const kind = classifyStatus(this.options.policy, status);
-      if (kind === 'auth') {
-        throw new RemoteError(
-          'REMOTE_AUTH',
-          `the service refused the API key (${status} ${error?.code ?? ''}): check apiKey, appId and region`.replace(
-            ' )',
-            ')',
-          ),
-        );
-      }
-      if (kind === 'rate-limited') {
-        const asked = rate.retryAfterMs ?? 0;
-        const reason = `HTTP ${status} (rate limited)`;
-        attempt = await this.backoffOrGiveUp(entity, attempt, asked, `rate limited (${status})`, reason);
-        continue;
-      }
+      if (kind === 'auth' || kind === 'rate-limited') return undefined;
       // The service fails a whole request for one bad record: split it after a few server failures in a row.
       const { splitAfter } = this.options.policy;
       const retryable = kind === 'server-error';
@@ -183,26 +136,56 @@ export class BatchSender {
       }
       if (!retryable || serverErrors >= splitAfter) {
         if (pending.length > 1) {
-          // Both halves at once: the healthy one's success is what lets the other judge its lone record.
           const half = Math.ceil(pending.length / 2);
           const baseline = okCountAtFirstError < 0 ? this.okCount : okCountAtFirstError;
-          await Promise.all([
-            this.sendGroup(entity, pending.slice(0, half), outcome, baseline),
-            this.sendGroup(entity, pending.slice(half), outcome, baseline),
-          ]);
-          return;
+          halves = { parts: [pending.slice(0, half), pending.slice(half)], baseline };
+          return { done: undefined };
         }
         // Alone and still failing while other requests succeed: this record is what breaks the request.
         // When nothing succeeds, the service is down, not the record: keep retrying until the budget ends.
         const othersSucceed = this.okCount > okCountAtFirstError;
         if (!retryable || (serverErrors > splitAfter && othersSucceed)) {
-          this.rejectPoison(pending[0], status, error, outcome);
-          return;
+          this.rejectPoison(pending[0], status, parseRequestError(answer.text), outcome);
+          return { done: undefined };
         }
       }
-      const answer = `HTTP ${status} ${error?.code ?? ''}`.trim();
-      attempt = await this.backoffOrGiveUp(entity, attempt, rate.retryAfterMs ?? 0, answer, answer);
+      return undefined;
+    };
+    await retryingRequest(this.loopOf(entity), {
+      subject: entity.name,
+      route: client.route,
+      timeoutMs: client.timeoutMs,
+      resent: okBaseline >= 0,
+      send: (signal) => {
+        sends++;
+        return client.post(entity.endpoint, body, signal);
+      },
+      judge,
+    });
+    if (halves) {
+      // Both halves at once: the healthy one's success is what lets the other judge its lone record.
+      const { parts, baseline } = halves;
+      await Promise.all(parts.map((part) => this.sendGroup(entity, part, outcome, baseline)));
     }
+  }
+
+  /** The one try loop, with this sender's limiter, policy and stops, and its events told per entity. */
+  private loopOf(entity: EntityDef): TryLoop {
+    const { limiter, policy, clock, hardStop, abandon, random, events } = this.options;
+    return {
+      limiter,
+      policy,
+      clock,
+      stop: hardStop,
+      abandon,
+      random,
+      saved: 'the checkpoint is saved',
+      events: events && {
+        requestStarted: (isRetry) => events.requestStarted(entity.name, isRetry),
+        answered: (status, latencyMs) => events.answered?.(entity.name, status, latencyMs),
+        retrying: (notice) => events.retrying(entity.name, notice),
+      },
+    };
   }
 
   /**
@@ -275,28 +258,5 @@ export class BatchSender {
       code: error?.code ?? `HTTP_${status}`,
       message: `the service failed this record alone with HTTP ${status}${error?.message ? `: ${error.message}` : ''}`,
     });
-  }
-
-  /** `what` says what failed in words, for the error that ends the run; `reason`, short, for a retry notice. */
-  private async backoffOrGiveUp(
-    entity: EntityDef,
-    attempt: number,
-    serverAskedMs: number,
-    what: string,
-    reason: string,
-  ): Promise<number> {
-    const { policy, clock, hardStop, random } = this.options;
-    if (attempt >= policy.retries) {
-      const tries = `${policy.retries} ${policy.retries === 1 ? 'retry' : 'retries'}`;
-      throw new RemoteError('REMOTE_RETRIES_EXHAUSTED', `${entity.name}: ${what}; gave up after ${tries}`, {
-        hint: 'the checkpoint is saved; run the same command again to resume (raise "retries" for a flaky network)',
-      });
-    }
-    const delayMs = backoffDelay(policy, attempt, serverAskedMs, random);
-    this.options.events?.retrying(entity.name, { attempt: attempt + 1, of: policy.retries, delayMs, reason });
-    const { abandon } = this.options;
-    await clock.sleep(delayMs, abandon ? AbortSignal.any([hardStop, abandon]) : hardStop);
-    if (hardStop.aborted || abandon?.aborted) throw new InterruptedError();
-    return attempt + 1;
   }
 }

@@ -69,7 +69,8 @@ async function verifyThenRepair(run: Run, options: VerifyRunOptions): Promise<Ve
         requests.requestStarted(isRetry);
         outcome.requests++;
       },
-      retrying: run.events.retrying,
+      // Called, not passed: a reporter's method taken off it loses its `this` (`this.now is not a function`).
+      retrying: (entity, notice) => run.events.retrying(entity, notice),
       answered: (_entity, status, latencyMs) => requests.answered(status, latencyMs),
     },
   });

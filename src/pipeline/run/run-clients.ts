@@ -1,15 +1,13 @@
 import type { MigrateConfig } from '../../config/schema.js';
-import { DeleteClient } from '../../http/delete-client.js';
 import { ImportClient } from '../../http/import-client.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
 import { RateLimiter, systemClock, type Clock } from '../../http/rate-limiter.js';
-import { ReadClient, type ReadEvents } from '../../http/read-client.js';
+import { RestClient } from '../../http/rest-client.js';
+import type { RequestEvents } from '../../http/retrying-request.js';
+import { DEFAULT_REST_REQUESTS_PER_MINUTE } from '../../config/keys.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../http/retry-policy.js';
 import { endpointOptionsOf } from '../../http/service-endpoint.js';
 import type { StopSignals } from './signals.js';
-
-/** Reads and deletes start here when `restRequestsPerMinute` is 'auto', until the rate headers say. */
-const REST_AUTO_START = 600;
 
 /**
  * The clients of a run, made when first asked for and closed at its end: the import's (its limiter
@@ -36,7 +34,12 @@ export class RunClients {
   }
 
   get restLimiter(): RateLimiter {
-    return (this.restLimiterMade ??= new RateLimiter(this.config.readRequestsPerMinute, this.clock, REST_AUTO_START));
+    const { restRequestsPerMinute } = this.config;
+    return (this.restLimiterMade ??= new RateLimiter(
+      restRequestsPerMinute,
+      this.clock,
+      DEFAULT_REST_REQUESTS_PER_MINUTE,
+    ));
   }
 
   /** A client of the import endpoints. */
@@ -44,32 +47,22 @@ export class RunClients {
     return this.keep(new ImportClient(endpointOptionsOf(this.config, this.proxy)));
   }
 
-  /** A client of the REST reads; `stop` ends them (a read is safe to cut short). */
-  readClient(events: ReadEvents, stop: AbortSignal = this.signals.stop): ReadClient {
+  /**
+   * A client of the service's REST API (reads and deletes), on the run's one REST limiter. `stop`
+   * ends its requests under way: the soft stop for reads (safe to cut short), the hard one for deletes.
+   */
+  restClient(options: { events?: RequestEvents; stop?: AbortSignal; saved?: string } = {}): RestClient {
     return this.keep(
-      new ReadClient({
+      new RestClient({
         ...endpointOptionsOf(this.config, this.proxy),
-        // Pages are read one after another: a cursor cannot be read ahead of its last answer.
-        connections: 2,
+        // Pages are read one after another, deletes a few at a time: a small pool is enough.
+        connections: Math.min(this.config.concurrency, 4),
         limiter: this.restLimiter,
         policy: this.policy,
         clock: this.clock,
-        stop,
-        events,
-      }),
-    );
-  }
-
-  /** A client of the REST deletes. */
-  deleteClient(onRetry?: (reason: string, attempt: number, delayMs: number) => void): DeleteClient {
-    return this.keep(
-      new DeleteClient({
-        ...endpointOptionsOf(this.config, this.proxy),
-        limiter: this.restLimiter,
-        policy: this.policy,
-        clock: this.clock,
-        hardStop: this.signals.hardStop,
-        onRetry,
+        stop: options.stop ?? this.signals.stop,
+        events: options.events,
+        saved: options.saved,
       }),
     );
   }

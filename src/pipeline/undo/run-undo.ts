@@ -2,7 +2,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { CheckpointError, InterruptedError } from '../../errors.js';
 import type { EntityName } from '../../entities/types.js';
 import { STATE_FILE_MODE } from '../../checkpoint/state-files.js';
-import type { DeleteResult } from '../../http/delete-client.js';
+import type { DeleteResult } from '../../http/rest-client.js';
 import type { UndoPlan } from './undo-steps.js';
 
 /** The undo's progress beside the checkpoint: a crash resumes at `done`; deletes are safe to repeat. */

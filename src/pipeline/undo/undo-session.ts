@@ -57,18 +57,16 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
   const requests = run.requests('undo');
   // The service is about to change: an earlier verify no longer speaks for it.
   run.ledger?.markChanged();
-  const client = run.clients.deleteClient((reason, attempt, delayMs) =>
-    run.events.retrying(current, { attempt, of: run.clients.policy.retries, delayMs, reason }),
-  );
-  const counted = {
-    delete: async (path: string, body?: object) => {
-      requests.requestStarted(false);
-      const started = performance.now();
-      const result = await client.delete(path, body);
-      requests.answered(result.outcome === 'refused' ? result.status : 200, performance.now() - started);
-      return result;
+  // Deletes are standard operations (docs/service-reads.md): the run's REST limiter, not the import's.
+  const client = run.clients.restClient({
+    stop: run.hardStop,
+    saved: 'the undo progress is saved',
+    events: {
+      requestStarted: (isRetry) => requests.requestStarted(isRetry),
+      answered: (status, latencyMs) => requests.answered(status, latencyMs),
+      retrying: (notice) => run.events.retrying(current, notice),
     },
-  };
+  });
   const statePath = undoStatePathOf(config.checkpoint);
   const steps = prepared.plan.steps;
   let current: EntityName = steps[0]?.entity ?? 'messages';
@@ -79,7 +77,7 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
   const started = Date.now();
   const state = await runUndo({
     plan: prepared.plan,
-    client: counted,
+    client,
     statePath,
     target: { baseUrl: config.baseUrl, appId: config.appId },
     concurrency: config.concurrency,

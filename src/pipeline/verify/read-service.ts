@@ -1,6 +1,6 @@
 import type { EntityName } from '../../entities/types.js';
 import { VerifyError } from '../../errors.js';
-import type { ReadClient } from '../../http/read-client.js';
+import type { RestClient } from '../../http/rest-client.js';
 import { serviceDigest } from './compared-fields.js';
 import { DIFFERENT, type ExpectedIndex, keyOf, SAME, UNSEEN } from './expected-index.js';
 
@@ -34,7 +34,7 @@ export interface ServiceIdLookup {
 }
 
 export interface ServiceReadOptions {
-  client: ReadClient;
+  client: RestClient;
   /** Loaded only when a message comes back without a muid. */
   loadIdLog: (messages: ExpectedIndex) => Promise<ServiceIdLookup | undefined>;
   /** With a sample, records outside it are not extras: none are counted. */

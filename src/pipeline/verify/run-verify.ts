@@ -1,5 +1,5 @@
 import { ENTITY_ORDER, type EntityName, type MappedRecord } from '../../entities/types.js';
-import type { ReadClient } from '../../http/read-client.js';
+import type { RestClient } from '../../http/rest-client.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { emptyCounts, type RunEvents } from '../events.js';
 import { DIFFERENT, type ExpectedIndex, SAME } from './expected-index.js';
@@ -10,7 +10,7 @@ import { emptyVerdict, type EntityVerdict, type VerifyResult } from './verify-re
 
 export interface VerifyOptions {
   plans: EntityPlan[];
-  client: ReadClient;
+  client: RestClient;
   /** The entities to verify (default: every configured one). */
   entities?: ReadonlySet<EntityName>;
   nowSec: number;

@@ -38,13 +38,16 @@ export async function verifyInRun(run: Run, options: VerifySessionOptions): Prom
     warning: (message) => shown.warning(message),
     info: (message) => shown.info(message),
   };
-  const client = run.clients.readClient({
-    requestStarted: (isRetry) => {
-      counter.requestStarted(isRetry);
-      counts.requests++;
-      if (isRetry) counts.retries++;
+  const client = run.clients.restClient({
+    events: {
+      requestStarted: (isRetry) => {
+        counter.requestStarted(isRetry);
+        counts.requests++;
+        if (isRetry) counts.retries++;
+      },
+      answered: (status, latencyMs) => counter.answered(status, latencyMs),
+      retrying: (notice) => shown.retrying(current, notice),
     },
-    retrying: (notice) => shown.retrying(current, notice),
   });
   // Where the import kept the service's message ids and what it sent from outside the export.
   const idLog = idLogPathOf(config.checkpoint);
