@@ -103,8 +103,13 @@ test('a rehearsal: import, replay (one fixed, one given up), verify --repair, re
   assert.match(md, /\| `id\.duplicate` \| 0 \| 0 \| 1 \|/, 'the given-up rule is listed as given up');
   assert.match(md, /\| given up \(dropped from the rejects file\) \| 1 \| 0 \| 0 \| 0 \| 1 \|/);
 
+  // undo says how long it will take at the REST rate, then shows a phase per entity with its rate.
+  const dry = await runCli(['undo', '--dry-run'], { cwd: dir });
+  assert.match(dry.stdout, /10 delete requests: about [\d.]+s at 500 requests a minute \(restRequestsPerMinute\)/);
   const undo = await runCli(['undo', '--yes'], { cwd: dir });
   assert.equal(undo.code, 0, undo.stderr);
+  assert.match(undo.stderr, /\[messages\] finished after [\d.]+s: 4\/4 \(100%\), [\d.]+ rec\/s: deleted 4/);
+  assert.match(undo.stderr, /\[users\] finished after [\d.]+s: 3\/3 \(100%\), [\d.]+ rec\/s: deleted 3/);
   ledger = await status(dir);
   assert.equal(ledger.state, 'undone');
   const gone = /^Undone: 4 messages, 2 members, 1 group and 3 users this migration created were deleted; nothing/;
@@ -145,7 +150,7 @@ test('import --fresh starts a new id log: ids find shows one "created" line per 
 });
 
 test('attachments not carried hold their messages: exit 3, counted by reason; a later run carries them', async (t) => {
-  const { startBucket, startFileServer, AWS_ENV, BUCKET } = await import('./media-servers.mjs');
+  const { startBucket, startFileServer, mediaMessage, AWS_ENV, BUCKET } = await import('./media-servers.mjs');
   const { writeGeneratedExport } = await import('./helpers.mjs');
   const sb = await sandbox();
   const bucket = await startBucket();
@@ -155,19 +160,7 @@ test('attachments not carried hold their messages: exit 3, counted by reason; a 
   const dir = await tempDir('cm-media-ledger-');
   const { sources } = await writeGeneratedExport(dir, { users: 2, groups: 1, membersPerGroup: 2, messages: 0 });
   const at = (file) => `http://127.0.0.1:${fs.port}${file}`;
-  const messages = ['/a.png', '/late1.png', '/late2.png'].map((file, i) => ({
-    muid: `media${i}`,
-    sender: 'user0',
-    receiverType: 'group',
-    receiver: 'grp0',
-    sentAt: 1_700_000_000 + i,
-    category: 'message',
-    type: 'image',
-    data: {
-      text: `file ${i}`,
-      attachments: [{ url: at(file), name: `f${i}.png`, mimeType: 'image/png', extension: 'png' }],
-    },
-  }));
+  const messages = ['/a.png', '/late1.png', '/late2.png'].map((file, i) => mediaMessage(i, at(file), `f${i}.png`));
   await writeFile(path.join(dir, 'messages.ndjson'), ndjson(messages));
   const media = {
     bucket: BUCKET,

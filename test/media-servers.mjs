@@ -96,3 +96,21 @@ export async function startFileServer(files) {
 }
 
 export const bytes = (n) => randomBytes(n);
+
+/** A file message of user0 in grp0 whose one attachment is at `url`. */
+export function mediaMessage(i, url, name, extra = {}) {
+  const extension = name.split('.').pop();
+  return {
+    muid: `media${i}`,
+    sender: 'user0',
+    receiverType: 'group',
+    receiver: 'grp0',
+    sentAt: 1_700_000_000 + i,
+    category: 'message',
+    type: 'file',
+    data: {
+      text: `file ${i}`,
+      attachments: [{ url, name, mimeType: 'application/octet-stream', extension, ...extra }],
+    },
+  };
+}

@@ -23,29 +23,13 @@ import {
   bytes,
   BUCKET,
   FILE_TOKEN,
+  mediaMessage as message,
   sha256,
   startBucket,
   startFileServer,
 } from './media-servers.mjs';
 
 const PUBLIC = 'https://media.example.test/m';
-
-function message(i, url, name, extra = {}) {
-  const extension = name.split('.').pop();
-  return {
-    muid: `media${i}`,
-    sender: 'user0',
-    receiverType: 'group',
-    receiver: 'grp0',
-    sentAt: 1_700_000_000 + i,
-    category: 'message',
-    type: 'file',
-    data: {
-      text: `file ${i}`,
-      attachments: [{ url, name, mimeType: 'application/octet-stream', extension, ...extra }],
-    },
-  };
-}
 
 async function workspace(baseUrl, bucket, messages, media) {
   const dir = await tempDir('cm-media-');

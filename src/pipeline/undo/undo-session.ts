@@ -74,7 +74,7 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
   // `imported`, gone already as `alreadyPresent`, refused as `rejected` (UNDO_TERMS).
   const counts: Partial<Record<EntityName, EntityCounts>> = {};
   let notFoundBefore = 0;
-  const started = Date.now();
+  let phaseStarted = Date.now();
   const state = await runUndo({
     plan: prepared.plan,
     client,
@@ -87,6 +87,7 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
       let c = counts[entity];
       if (c === undefined) {
         current = entity;
+        phaseStarted = Date.now();
         c = counts[entity] = emptyCounts();
         run.events.phaseStarted(entity, prepared.plan.counts[entity]);
       }
@@ -94,7 +95,9 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
       c.alreadyPresent += s.notFound - notFoundBefore;
       notFoundBefore = s.notFound;
       c.rejected = s.refused.filter((r) => r.label.startsWith(entity.slice(0, -1))).length;
-      c.elapsedMs = Date.now() - started;
+      // Every answered delete is a record of the phase handled: the progress's done count.
+      c.read = c.imported + c.alreadyPresent + c.rejected;
+      c.elapsedMs = Date.now() - phaseStarted;
       run.ledger?.recordUndoing(s.done, s.total);
       run.ledger?.saveSoon().catch(() => undefined);
       run.events.progress(entity, c);

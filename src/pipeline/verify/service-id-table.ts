@@ -59,12 +59,19 @@ class ServiceIdTable implements ServiceIdLookup {
 /** A service id of digits is its own number (never 0: ids start at 1); anything else its hash. */
 const numberOf = (id: string): number => (/^[1-9]\d{0,14}$/.test(id) ? Number(id) : hash53(id));
 
+/** An id log line as verify reads it: the fields it uses, unchecked. */
+interface LoggedId {
+  entity?: unknown;
+  id?: unknown;
+  serviceId?: unknown;
+  via?: unknown;
+}
+
 /**
- * Reads the id log at `file` into a table over the expected messages; undefined when there is no
- * log. A message the export does not expect (refused, or not in this run's sample) is left out.
+ * The id log's lines that hold `marker` (a cheap test before parsing: a big log is mostly lines
+ * verify does not need); undefined when there is no log. A line that is no JSON is passed over.
  */
-export async function readServiceIds(file: string, expected: ExpectedIndex): Promise<ServiceIdLookup | undefined> {
-  const table = new ServiceIdTable(expected);
+async function idLogLines(file: string, marker: string): Promise<AsyncIterable<LoggedId> | undefined> {
   let stream: ReturnType<typeof createReadStream>;
   try {
     stream = createReadStream(file, { encoding: 'utf8' });
@@ -76,15 +83,28 @@ export async function readServiceIds(file: string, expected: ExpectedIndex): Pro
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-    // Cheap test first: most lines of a big log are messages, and only those carry a service id.
-    if (!line.includes('"serviceId"')) continue;
-    let entry: { entity?: unknown; id?: unknown; serviceId?: unknown };
-    try {
-      entry = JSON.parse(line) as typeof entry;
-    } catch {
-      continue;
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  return (async function* () {
+    for await (const line of lines) {
+      if (!line.includes(marker)) continue;
+      try {
+        yield JSON.parse(line) as LoggedId;
+      } catch {
+        // A line cut short by a crash is nobody's record.
+      }
     }
+  })();
+}
+
+/**
+ * Reads the id log at `file` into a table over the expected messages; undefined when there is no
+ * log. A message the export does not expect (refused, or not in this run's sample) is left out.
+ */
+export async function readServiceIds(file: string, expected: ExpectedIndex): Promise<ServiceIdLookup | undefined> {
+  const entries = await idLogLines(file, '"serviceId"');
+  if (entries === undefined) return undefined;
+  const table = new ServiceIdTable(expected);
+  for await (const entry of entries) {
     if (entry.entity !== 'messages' || typeof entry.id !== 'string' || entry.serviceId === undefined) continue;
     const index = expected.find(keyOf(entry.id));
     if (index >= 0) table.add(String(entry.serviceId), index);
@@ -99,25 +119,7 @@ export async function readServiceIds(file: string, expected: ExpectedIndex): Pro
  */
 export async function readOutsideExport(file: string): Promise<Set<string>> {
   const ids = new Set<string>();
-  let stream: ReturnType<typeof createReadStream>;
-  try {
-    stream = createReadStream(file, { encoding: 'utf8' });
-    await new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
-    });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ids;
-    throw err;
-  }
-  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-    if (!line.includes('"via"')) continue;
-    let entry: { entity?: unknown; id?: unknown; serviceId?: unknown; via?: unknown };
-    try {
-      entry = JSON.parse(line) as typeof entry;
-    } catch {
-      continue;
-    }
+  for await (const entry of (await idLogLines(file, '"via"')) ?? []) {
     if (typeof entry.entity !== 'string' || typeof entry.id !== 'string' || entry.via === undefined) continue;
     ids.add(`${entry.entity}\t${entry.id.toLowerCase()}`);
     if (entry.serviceId !== undefined) ids.add(`${entry.entity}\tid ${String(entry.serviceId).toLowerCase()}`);
