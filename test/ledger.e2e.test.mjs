@@ -89,6 +89,7 @@ test('a rehearsal: import, replay (one fixed, one given up), verify --repair, re
   const text = await runCli(['verify'], { cwd: dir });
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /OK: all 10 records of the export are on the service/);
+  assert.match(text.stdout, /\nMigration: Complete: every record of the export is in, and the last verify found all/);
 
   ledger = await status(dir);
   assert.equal(ledger.entities.messages.repaired, 1);

@@ -40,6 +40,18 @@ export async function verifyAction(opts: VerifyOptions): Promise<number> {
     (run) => verifyOrRepair(run, { plans, entities, sample: opts.sample ?? 0, sinceSec: since, repair }),
     verifyEnd,
   );
-  process.stdout.write(redact(opts.json ? formatVerifyJson(result) : formatVerifyText(result)));
+  // The migration as the ledger now says it, this verdict included (nothing when no import ran here).
+  const [{ readCheckpoint }, { ledgerView }] = await Promise.all([
+    import('../checkpoint/store.js'),
+    import('../checkpoint/ledger.js'),
+  ]);
+  const data = await readCheckpoint(config.checkpoint);
+  const view = data && ledgerView(data);
+  const migration = view && { state: view.state, statusLine: view.statusLine };
+  if (opts.json) process.stdout.write(redact(formatVerifyJson(migration ? { ...result, migration } : result)));
+  else
+    process.stdout.write(
+      redact(`${formatVerifyText(result)}${migration ? `Migration: ${migration.statusLine}\n` : ''}`),
+    );
   return result.ok ? ExitCode.ok : ExitCode.rejected;
 }

@@ -104,6 +104,6 @@ function repairLines(r: VerifyResult): string[] {
   return out;
 }
 
-export function formatVerifyJson(r: VerifyResult): string {
+export function formatVerifyJson(r: VerifyResult & { migration?: { state: string; statusLine: string } }): string {
   return `${JSON.stringify(r)}\n`;
 }
