@@ -111,6 +111,9 @@ test('a sender told to abandon stops at its next wait: no more tries against a r
   });
   t.after(() => client.close());
   const abandon = new AbortController();
+  /** @type {(value?: unknown) => void} */
+  let backingOff = () => {};
+  const waiting = new Promise((resolve) => (backingOff = resolve));
   const sender = new BatchSender({
     client,
     limiter: new RateLimiter(1e9, systemClock),
@@ -119,10 +122,12 @@ test('a sender told to abandon stops at its next wait: no more tries against a r
     hardStop: new AbortController().signal,
     abandon: abandon.signal,
     random: () => 0.99,
+    events: { requestStarted: () => {}, retrying: () => backingOff() },
   });
   const started = Date.now();
   const sending = sender.send(ENTITIES.users, [record('stuck', 'f', 0)]);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Told to abandon once the 500 is answered and the sender has begun its 10 s wait before the next try.
+  await waiting;
   abandon.abort();
   await assert.rejects(sending, { code: 'INTERRUPTED' });
   assert.ok(Date.now() - started < 5000, `gave up in ${Date.now() - started} ms, not after its 10 s backoff`);

@@ -76,13 +76,68 @@ export function collect(child) {
   });
 }
 
-export async function waitFor(predicate, { timeoutMs = 20_000, everyMs = 10 } = {}) {
+/**
+ * Resolves once `predicate` holds, checked every `everyMs`: for a state with no event to listen to (a
+ * file appearing, a counter of the sandbox). The timeout only bounds a hang; its error says what was awaited.
+ * @param {() => unknown} predicate
+ * @param {{ timeoutMs?: number, everyMs?: number, what?: string }} [options]
+ */
+export async function waitFor(predicate, { timeoutMs = 20_000, everyMs = 10, what = 'condition' } = {}) {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await predicate()) return;
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  throw new Error('condition not met in time');
+  throw new Error(`${what}: not met within ${timeoutMs} ms`);
+}
+
+/**
+ * Resolves once the sandbox has counted `n` requests: all of them as they arrive, or with `entity`
+ * that entity's import requests as they are answered (the sandbox counts those once the latency is
+ * over). `sb.stats()` may answer a promise (a sandbox in a child process, through its stats endpoint).
+ * @param {{ stats(): any }} sb
+ * @param {number} n
+ * @param {{ entity?: string, timeoutMs?: number }} [options]
+ */
+export function waitForRequests(sb, n, { entity, timeoutMs = 30_000 } = {}) {
+  const counted = async () => {
+    const stats = await sb.stats();
+    return entity ? stats.perEntity[entity].requests : stats.requests;
+  };
+  const what = `${n} ${entity ? `${entity} requests answered` : 'requests'} by the sandbox`;
+  return waitFor(async () => (await counted()) >= n, { timeoutMs, what, everyMs: 5 });
+}
+
+/**
+ * Resolves with the match once the child's `stream` output (from now on) matches `pattern`; rejects
+ * when the child ends first, or after `timeoutMs`, with what it wrote, so the failure says why.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {RegExp} pattern
+ * @param {{ stream?: 'stdout' | 'stderr', timeoutMs?: number }} [options]
+ * @returns {Promise<RegExpExecArray>}
+ */
+export function waitForOutput(child, pattern, { stream = 'stderr', timeoutMs = 30_000 } = {}) {
+  const source = /** @type {import('node:stream').Readable} */ (child[stream]);
+  let text = '';
+  return new Promise((resolve, reject) => {
+    const finish = (/** @type {() => void} */ settle) => {
+      clearTimeout(timer);
+      source.off('data', onData);
+      child.off('close', onClose);
+      settle();
+    };
+    const onData = (/** @type {Buffer} */ d) => {
+      text += d;
+      const match = pattern.exec(text);
+      if (match) finish(() => resolve(match));
+    };
+    const fail = (/** @type {string} */ why) =>
+      finish(() => reject(new Error(`${stream} never matched ${pattern} (${why}); it read:\n${text}`)));
+    const onClose = () => fail('the process ended');
+    const timer = setTimeout(() => fail(`not within ${timeoutMs} ms`), timeoutMs);
+    source.on('data', onData);
+    child.on('close', onClose);
+  });
 }
 
 export async function readNdjson(file) {

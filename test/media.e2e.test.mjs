@@ -265,7 +265,8 @@ test('media: killed mid-run (SIGKILL), the resumed run uploads nothing twice', a
   const mapFile = path.join(dir, 'state', 'ckpt.media.ndjson');
   const child = spawnCli(['import'], { cwd: dir, env: AWS_ENV });
   const done = collect(child);
-  await waitFor(async () => (await readNdjson(mapFile).catch(() => [])).length >= 5, { timeoutMs: 30_000 });
+  const carried = async () => (await readNdjson(mapFile).catch(() => [])).length;
+  await waitFor(async () => (await carried()) >= 5, { timeoutMs: 30_000, what: '5 files in the media map' });
   child.kill('SIGKILL');
   const killed = await done;
   assert.equal(killed.signal, 'SIGKILL');

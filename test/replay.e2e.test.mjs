@@ -12,6 +12,7 @@ import {
   sandbox,
   spawnCli,
   tempDir,
+  waitFor,
   writeConfig,
   messageLine as message,
 } from './helpers.mjs';
@@ -147,8 +148,7 @@ test('replay: SIGKILL mid-replay, then replay again: every fixed record in once,
   const stored = () => sb.stats().perEntity.messages.stored;
   const child = spawnCli(['replay'], { cwd: dir });
   const done = collect(child);
-  const deadline = Date.now() + 20_000;
-  while (stored() < n / 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => stored() >= n / 3, { everyMs: 5, what: 'a third of the fixed messages stored' });
   child.kill('SIGKILL');
   const killed = await done;
   assert.equal(killed.signal, 'SIGKILL', 'the replay was still running when killed');

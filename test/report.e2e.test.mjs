@@ -14,7 +14,7 @@ import {
   sandbox,
   spawnCli,
   tempDir,
-  waitFor,
+  waitForRequests,
   writeConfig,
   writeManyFilesExport,
 } from './helpers.mjs';
@@ -62,7 +62,7 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     await appendFile(path.join(dir, 'messages.ndjson'), BAD_MESSAGES.map((m) => `${JSON.stringify(m)}\n`).join(''));
     const child = spawnCli(['import', '--json'], { cwd: dir });
     const first = collect(child);
-    await waitFor(() => sb.stats().perEntity.messages.requests >= 3, { timeoutMs: 60_000 });
+    await waitForRequests(sb, 3, { entity: 'messages', timeoutMs: 60_000 });
     child.kill('SIGINT');
     const stopped = await first;
     assert.equal(stopped.code, 130, stopped.stderr);
@@ -188,7 +188,7 @@ test('a run killed with SIGKILL: the report counts what its checkpoint acknowled
     const { dir, counts } = await generatedWorkspace(sb, { users: 50, groups: 2, membersPerGroup: 5, messages: 1500 });
     const child = spawnCli(['import', '--json'], { cwd: dir });
     const killed = collect(child);
-    await waitFor(() => sb.stats().perEntity.messages.requests >= 6, { timeoutMs: 60_000 });
+    await waitForRequests(sb, 6, { entity: 'messages', timeoutMs: 60_000 });
     child.kill('SIGKILL');
     await killed;
     const resumed = await runCli(['import', '--json'], { cwd: dir });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { mulberry32 } from '../dist/sandbox/index.js';
 import {
   collect,
@@ -11,6 +11,7 @@ import {
   sandbox,
   spawnCli,
   tempDir,
+  waitFor,
   writeConfig,
   writeGeneratedExport,
   writeManyFilesExport,
@@ -54,10 +55,12 @@ async function killAndResume(options) {
       // Kill after a random number of further requests (records) reach the sandbox (0 = during start-up
       // or a checkpoint write), or with `killWindowMs`, a random time in that window after the first one.
       const target = previous + (killWindowMs ? 1 : Math.floor(random() * (recordsStep ?? 6)));
-      const deadline = Date.now() + 15_000;
-      while (sent() < target && Date.now() < deadline && child.exitCode === null) {
-        await new Promise((r) => setTimeout(r, 2));
-      }
+      const unit = recordsStep ? 'records' : 'requests';
+      await waitFor(() => sent() >= target || child.exitCode !== null, {
+        everyMs: 2,
+        what: `${target} ${unit} sent, or the run's end`,
+      });
+      // The random moment itself, drawn from the seed: a delay on purpose, not a wait for anything.
       const [from, to] = killWindowMs ?? [0, 12];
       await new Promise((r) => setTimeout(r, from + Math.floor(random() * (to - from))));
       const killed = child.kill('SIGKILL');
@@ -91,16 +94,6 @@ async function killAndResume(options) {
   }
 }
 
-test(
-  'SIGKILL at 24 random moments, a checkpoint write per batch: ' +
-    'every record once, re-sent at most the batches in flight',
-  async () => {
-    const { kills, resent } = await killAndResume({ seed: 20261122, kills: 24, config: { checkpointIntervalMs: 0 } });
-    assert.ok(kills >= 20, `only ${kills} kills landed`);
-    assert.ok(resent <= kills * CONCURRENCY * 50, `${resent} re-sent records for ${kills} kills`);
-  },
-);
-
 /** Every 13th message without text, one member line that is not JSON, and one message the service fails on. */
 async function spoilExport(dir, counts) {
   const messages = (await readFile(path.join(dir, 'messages.ndjson'), 'utf8')).split('\n').filter(Boolean);
@@ -119,36 +112,50 @@ async function spoilExport(dir, counts) {
   return bad + 2;
 }
 
-test('SIGKILL at 10 random moments, rejects on the way: each rejected record in the rejects file once', async () => {
-  // Runs long enough for checkpoint writes (200 ms apart), so each run gets further and its kill meets
-  // rejects read ahead and batches answered but not yet in a checkpoint.
-  const { kills } = await killAndResume({
-    seed: 99,
-    kills: 10,
-    latencyMs: 40,
-    killWindowMs: [100, 450],
-    faults: { poisonIdPattern: '^msg1600$' },
-    spoil: spoilExport,
+// Each test has its own sandbox, export and child processes: two run at once, since much of a kill's
+// cycle is a child starting up or waiting on its requests. The longest two go first.
+describe('SIGKILL at random moments, then resume', { concurrency: 2 }, () => {
+  test('SIGKILL at 16 random moments over 200 small message files: every record once', async () => {
+    // Kills are timed by records sent, not requests, so they spread over the run whether a request
+    // carries one small file (a batch stops at each file's end) or 50 records taken from several files.
+    const { kills, resent } = await killAndResume({
+      seed: 2014,
+      kills: 16,
+      recordsStep: 100,
+      config: { checkpointIntervalMs: 0 },
+      write: (dir) => writeManyFilesExport(dir, { files: 200, users: 60, groups: 6, membersPerGroup: 10 }),
+    });
+    assert.ok(kills >= 12, `only ${kills} kills landed`);
+    assert.ok(resent <= kills * CONCURRENCY * 50, `${resent} re-sent records for ${kills} kills`);
   });
-  assert.ok(kills >= 6, `only ${kills} kills landed`);
-});
 
-test('SIGKILL at 8 random moments with writes 200 ms apart (the default): every record once', async () => {
-  // Killed within a few requests, a run would never reach its first deferred write: these live longer.
-  const { kills } = await killAndResume({ seed: 7, kills: 8, latencyMs: 40, killWindowMs: [80, 300] });
-  assert.ok(kills >= 5, `only ${kills} kills landed`);
-});
+  test(
+    'SIGKILL at 24 random moments, a checkpoint write per batch: ' +
+      'every record once, re-sent at most the batches in flight',
+    async () => {
+      const { kills, resent } = await killAndResume({ seed: 20261122, kills: 24, config: { checkpointIntervalMs: 0 } });
+      assert.ok(kills >= 20, `only ${kills} kills landed`);
+      assert.ok(resent <= kills * CONCURRENCY * 50, `${resent} re-sent records for ${kills} kills`);
+    },
+  );
 
-test('SIGKILL at 16 random moments over 200 small message files: every record once', async () => {
-  // Kills are timed by records sent, not requests, so they spread over the run whether a request
-  // carries one small file (a batch stops at each file's end) or 50 records taken from several files.
-  const { kills, resent } = await killAndResume({
-    seed: 2014,
-    kills: 16,
-    recordsStep: 100,
-    config: { checkpointIntervalMs: 0 },
-    write: (dir) => writeManyFilesExport(dir, { files: 200, users: 60, groups: 6, membersPerGroup: 10 }),
+  test('SIGKILL at 10 random moments, rejects on the way: each rejected record in the rejects file once', async () => {
+    // Runs long enough for checkpoint writes (200 ms apart), so each run gets further and its kill meets
+    // rejects read ahead and batches answered but not yet in a checkpoint.
+    const { kills } = await killAndResume({
+      seed: 99,
+      kills: 10,
+      latencyMs: 40,
+      killWindowMs: [100, 450],
+      faults: { poisonIdPattern: '^msg1600$' },
+      spoil: spoilExport,
+    });
+    assert.ok(kills >= 6, `only ${kills} kills landed`);
   });
-  assert.ok(kills >= 12, `only ${kills} kills landed`);
-  assert.ok(resent <= kills * CONCURRENCY * 50, `${resent} re-sent records for ${kills} kills`);
+
+  test('SIGKILL at 8 random moments with writes 200 ms apart (the default): every record once', async () => {
+    // Killed within a few requests, a run would never reach its first deferred write: these live longer.
+    const { kills } = await killAndResume({ seed: 7, kills: 8, latencyMs: 40, killWindowMs: [80, 300] });
+    assert.ok(kills >= 5, `only ${kills} kills landed`);
+  });
 });

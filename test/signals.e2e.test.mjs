@@ -4,18 +4,27 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { collect, generatedWorkspace, runCli, sandbox, spawnCli, waitFor } from './helpers.mjs';
+import {
+  collect,
+  generatedWorkspace,
+  runCli,
+  sandbox,
+  spawnCli,
+  waitFor,
+  waitForOutput,
+  waitForRequests,
+} from './helpers.mjs';
 
-const slowRun = (sb, messages = 3000) =>
-  generatedWorkspace(sb, { users: 100, groups: 4, membersPerGroup: 10, messages });
+const slowRun = (sb, messages) => generatedWorkspace(sb, { users: 100, groups: 4, membersPerGroup: 10, messages });
 
 test('SIGINT: in-flight batches finish, checkpoint saved, exit 130 with how to resume; resume completes', async () => {
   const sb = await sandbox({ latencyMs: 250 });
   try {
-    const { dir, counts } = await slowRun(sb);
+    // 20 batches: two answered before the stop, the rest read ahead or left for the resume.
+    const { dir, counts } = await slowRun(sb, 1000);
     const child = spawnCli(['import', '--json'], { cwd: dir });
     const done = collect(child);
-    await waitFor(() => sb.stats().perEntity.messages.requests >= 2);
+    await waitForRequests(sb, 2, { entity: 'messages' });
     const sentAt = Date.now();
     child.kill('SIGINT');
     const result = await done;
@@ -44,14 +53,23 @@ test('SIGINT: in-flight batches finish, checkpoint saved, exit 130 with how to r
 test('a second SIGINT exits at once and the checkpoint stays valid; the resume completes', async () => {
   const sb = await sandbox({ latencyMs: 1500 });
   try {
-    const { dir, counts } = await slowRun(sb, 200);
+    // One batch of messages: the resume pays the 1.5 s answer once per phase, not more.
+    const { dir, counts } = await slowRun(sb, 50);
     const child = spawnCli(['import'], { cwd: dir });
     const done = collect(child);
-    // The sandbox counts a request when it answers: groups answered, so members' request is now in flight.
-    await waitFor(() => sb.stats().perEntity.groups.requests >= 1, { timeoutMs: 30_000 });
-    await new Promise((r) => setTimeout(r, 200));
+    // The sandbox counts an entity's request when it answers, and every request as it arrives: groups
+    // answered and one more arrived, so members' request is in flight, its answer 1.5 s away.
+    await waitFor(
+      () => {
+        const { requests, perEntity } = sb.stats();
+        return perEntity.groups.requests >= 1 && requests > perEntity.users.requests + perEntity.groups.requests;
+      },
+      { timeoutMs: 30_000, what: "members' request in flight" },
+    );
+    const stopping = waitForOutput(child, /stopping: finishing the batches in flight/);
     child.kill('SIGINT');
-    await new Promise((r) => setTimeout(r, 100));
+    // The second Ctrl+C once the first was taken (two signals sent at once may arrive as one).
+    await stopping;
     const sentAt = Date.now();
     child.kill('SIGINT');
     const result = await done;

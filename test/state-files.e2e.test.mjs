@@ -147,10 +147,13 @@ test('checkpoint, lock, rejects and id map are created 0600 and stay so when rew
     const child = spawnCli(['import', ...SLACK], { cwd: dir });
     const done = collect(child);
     let lockMode;
-    await waitFor(async () => {
-      lockMode = await modeOf(file('.migrate-checkpoint.json.lock')).catch(() => undefined);
-      return lockMode !== undefined;
-    });
+    await waitFor(
+      async () => {
+        lockMode = await modeOf(file('.migrate-checkpoint.json.lock')).catch(() => undefined);
+        return lockMode !== undefined;
+      },
+      { what: 'the lock file' },
+    );
     assert.equal((await done).code, 0);
     assert.equal(lockMode, 0o600, 'lock');
     const names = ['.migrate-checkpoint.json', 'migrate-rejects.ndjson', '.migrate-checkpoint.ids.ndjson'];

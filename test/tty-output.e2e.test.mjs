@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
-import { generatedWorkspace, sandbox, tempDir, waitFor, writeConfig, writeGeneratedExport } from './helpers.mjs';
+import {
+  generatedWorkspace,
+  sandbox,
+  tempDir,
+  waitForRequests,
+  writeConfig,
+  writeGeneratedExport,
+} from './helpers.mjs';
 import { COLOUR, drawnRows, inTerminal, shownTail } from './pty.mjs';
 
 const COLS = 80;
@@ -30,7 +37,7 @@ test('80 columns: nothing wraps; a resumed bar counts this run only for rate and
   try {
     const { dir } = await generatedWorkspace(sb, { users: 60, groups: 3, membersPerGroup: 10, messages: MESSAGES });
     const first = inTerminal(['import'], { cwd: dir, cols: COLS, rows: 30 });
-    await waitFor(() => sb.stats().perEntity.messages.requests >= 3, { timeoutMs: 30_000 });
+    await waitForRequests(sb, 3, { entity: 'messages' });
     first.ctrlC();
     const stopped = await first.done;
     assert.equal(stopped.code, 130, shownTail(stopped.output));

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { access, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { collect, runCli, sandbox, spawnCli, tempDir, writeConfig } from './helpers.mjs';
+import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
 
 const ndjson = (rows) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
 const msg = (i, sender, receiverType, receiver, muid = `m${i}`) => ({
@@ -124,8 +124,7 @@ test('undo killed midway resumes from its saved progress and finishes the job', 
   const messagesIn = () => Object.keys(sb.records().messages).length;
   const child = spawnCli(['undo', '--yes'], { cwd: dir });
   const done = collect(child);
-  const deadline = Date.now() + 20_000;
-  while (messagesIn() > 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => messagesIn() <= 200, { everyMs: 5, what: 'a third of the messages deleted' });
   child.kill('SIGKILL');
   assert.equal((await done).signal, 'SIGKILL');
   assert.ok(messagesIn() > 1, 'killed before the end');

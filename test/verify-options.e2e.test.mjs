@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { collect, runCli, spawnCli, waitFor } from './helpers.mjs';
+import { collect, runCli, spawnCli, waitForOutput } from './helpers.mjs';
 import { importRun, sandboxProcess, verify, verifyWorkspace } from './verify-helpers.mjs';
 
 test('--json: one document with per-entity figures, located records and the request count', async (t) => {
@@ -97,13 +97,11 @@ test('Ctrl+C ends a verify at once: exit 130, reads under way ended, nothing pri
   assert.equal((await importRun(ws.dir)).code, 0);
   const child = spawnCli(['verify'], { cwd: ws.dir });
   const run = collect(child);
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
   // At 30 reads a minute the service's lists take ~20 s: stop it once it reads them.
-  await waitFor(() => stderr.includes('[users] started'));
+  await waitForOutput(child, /\[users\] started/);
   const stoppedAt = Date.now();
   child.kill('SIGINT');
-  const { code, stdout } = await run;
+  const { code, stdout, stderr } = await run;
   assert.equal(code, 130, stderr);
   assert.ok(Date.now() - stoppedAt < 3000, `stopped in ${Date.now() - stoppedAt} ms`);
   assert.match(stderr, /stopping/);
