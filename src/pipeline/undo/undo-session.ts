@@ -57,6 +57,8 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
   const requests = run.requests('undo');
   // The service is about to change: an earlier verify no longer speaks for it.
   run.ledger?.markChanged();
+  const steps = prepared.plan.steps;
+  let current: EntityName = steps[0]?.entity ?? 'messages';
   // Deletes are standard operations (docs/service-reads.md): the run's REST limiter, not the import's.
   const client = run.clients.restClient({
     stop: run.hardStop,
@@ -68,8 +70,6 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
     },
   });
   const statePath = undoStatePathOf(config.checkpoint);
-  const steps = prepared.plan.steps;
-  let current: EntityName = steps[0]?.entity ?? 'messages';
   // A phase per entity, so the progress shown has a total, a rate and an ETA: deleted counts as
   // `imported`, gone already as `alreadyPresent`, refused as `rejected` (UNDO_TERMS).
   const counts: Partial<Record<EntityName, EntityCounts>> = {};
@@ -105,6 +105,8 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
     },
   });
   if (state.refused.length > 0) return { state, setAside: [] };
+  // No write of the progress may land after the checkpoint is renamed aside.
+  await run.ledger?.save();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const setAside: string[] = [];
   for (const file of [config.checkpoint, prepared.idLog]) {
