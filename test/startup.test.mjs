@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { API_KEY, fixtureWorkspace, sandbox } from './helpers.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = pathToFileURL(path.join(ROOT, 'dist')).href;
@@ -15,13 +16,13 @@ const COUNTER = path.join(ROOT, 'test', 'count-modules.mjs');
 const BIN = path.join(ROOT, 'bin', 'chat-migrate.js');
 
 /** Runs the CLI with the counter; resolves with its output and the project modules and packages it loaded. */
-async function loadedBy(args) {
+async function loadedBy(args, cwd) {
   const dir = await mkdtemp(path.join(tmpdir(), 'cm-startup-'));
   const log = path.join(dir, 'modules.log');
   try {
     const child = spawn(process.execPath, ['--import', COUNTER, BIN, ...args], {
-      cwd: dir,
-      env: { ...process.env, CI: 'true', NO_COLOR: '1', COUNT_MODULES_LOG: log },
+      cwd: cwd ?? dir,
+      env: { ...process.env, CI: 'true', NO_COLOR: '1', COUNT_MODULES_LOG: log, MIGRATE_API_KEY: API_KEY },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -75,14 +76,22 @@ test("a command's --help reads its options from the table, not the command's mod
   assert.deepEqual(packages, ['commander']);
 });
 
-test('an import and a verify without media or TLS load neither the AWS SDK nor selfsigned', async () => {
-  // demo: the bundled fixtures (no media key) into an embedded sandbox (plain HTTP), then verify.
-  const { code, stderr, own, packages } = await loadedBy(['demo', '--json']);
-  assert.equal(code, 0, stderr);
-  assert.ok(own.includes('pipeline/import/import-session.js') && own.includes('cli/demo-command.js'));
-  assert.ok(packages.includes('undici'), packages.join(', '));
-  assert.deepEqual(
-    packages.filter((p) => p.startsWith('@aws-sdk/') || p === 'selfsigned'),
-    [],
-  );
+test('an import and a verify without media or TLS load neither the AWS SDK nor selfsigned', async (t) => {
+  // The bundled fixtures (no media key) into a sandbox on plain HTTP, then verified.
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const dir = await fixtureWorkspace(sb.url);
+  for (const [command, module] of [
+    ['import', 'pipeline/import/import-session.js'],
+    ['verify', 'pipeline/verify/verify-session.js'],
+  ]) {
+    const { code, stderr, own, packages } = await loadedBy([command, '--json'], dir);
+    assert.equal(code, 0, stderr);
+    assert.ok(own.includes(module), `${command} ran: ${own.length} modules`);
+    assert.ok(packages.includes('undici'), packages.join(', '));
+    assert.deepEqual(
+      packages.filter((p) => p.startsWith('@aws-sdk/') || p === 'selfsigned'),
+      [],
+    );
+  }
 });
