@@ -69,7 +69,7 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     const requests = run.requests();
     const limiter = run.clients.importLimiter;
     const sender = new BatchSender({
-      client: run.clients.importClient(),
+      client: await run.clients.importClient(),
       limiter,
       policy: run.clients.policy,
       clock: run.clients.clock,

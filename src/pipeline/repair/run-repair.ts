@@ -58,7 +58,7 @@ async function verifyThenRepair(run: Run, options: VerifyRunOptions): Promise<Ve
   const requests = run.requests('repair');
   const failed = new AbortController();
   const sender = new BatchSender({
-    client: run.clients.importClient(),
+    client: await run.clients.importClient(),
     limiter: run.clients.importLimiter,
     policy: run.clients.policy,
     clock: run.clients.clock,

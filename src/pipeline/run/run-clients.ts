@@ -1,18 +1,18 @@
 import type { MigrateConfig } from '../../config/schema.js';
-import { ImportClient } from '../../http/import-client.js';
+import type { ImportClient } from '../../http/import-client.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
 import { RateLimiter, systemClock, type Clock } from '../../http/rate-limiter.js';
-import { RestClient } from '../../http/rest-client.js';
+import type { RestClient } from '../../http/rest-client.js';
 import type { RequestEvents } from '../../http/retrying-request.js';
 import { DEFAULT_REST_REQUESTS_PER_MINUTE } from '../../config/keys.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../http/retry-policy.js';
-import { endpointOptionsOf } from '../../http/service-endpoint.js';
 import type { StopSignals } from './signals.js';
 
 /**
  * The clients of a run, made when first asked for and closed at its end: the import's (its limiter
  * at `requestsPerMinute`) and the REST API's for reads and deletes (one limiter, the service's
- * standard-operations budget). One retry policy for all.
+ * standard-operations budget). One retry policy for all. The HTTP stack (undici) loads only when a
+ * client is asked for: validate, which sends nothing, starts without it.
  */
 export class RunClients {
   readonly policy: RetryPolicy;
@@ -43,7 +43,11 @@ export class RunClients {
   }
 
   /** A client of the import endpoints. */
-  importClient(): ImportClient {
+  async importClient(): Promise<ImportClient> {
+    const [{ ImportClient }, { endpointOptionsOf }] = await Promise.all([
+      import('../../http/import-client.js'),
+      import('../../http/service-endpoint.js'),
+    ]);
     return this.keep(new ImportClient(endpointOptionsOf(this.config, this.proxy)));
   }
 
@@ -51,7 +55,11 @@ export class RunClients {
    * A client of the service's REST API (reads and deletes), on the run's one REST limiter. `stop`
    * ends its requests under way: the soft stop for reads (safe to cut short), the hard one for deletes.
    */
-  restClient(options: { events?: RequestEvents; stop?: AbortSignal; saved?: string } = {}): RestClient {
+  async restClient(options: { events?: RequestEvents; stop?: AbortSignal; saved?: string } = {}): Promise<RestClient> {
+    const [{ RestClient }, { endpointOptionsOf }] = await Promise.all([
+      import('../../http/rest-client.js'),
+      import('../../http/service-endpoint.js'),
+    ]);
     return this.keep(
       new RestClient({
         ...endpointOptionsOf(this.config, this.proxy),

@@ -60,7 +60,7 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
   const steps = prepared.plan.steps;
   let current: EntityName = steps[0]?.entity ?? 'messages';
   // Deletes are standard operations (docs/service-reads.md): the run's REST limiter, not the import's.
-  const client = run.clients.restClient({
+  const client = await run.clients.restClient({
     stop: run.hardStop,
     saved: 'the undo progress is saved',
     events: {

@@ -38,7 +38,7 @@ export async function verifyInRun(run: Run, options: VerifySessionOptions): Prom
     warning: (message) => shown.warning(message),
     info: (message) => shown.info(message),
   };
-  const client = run.clients.restClient({
+  const client = await run.clients.restClient({
     events: {
       requestStarted: (isRetry) => {
         counter.requestStarted(isRetry);
