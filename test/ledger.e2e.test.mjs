@@ -124,6 +124,14 @@ test('a rehearsal: import, replay (one fixed, one given up), verify --repair, re
   assert.deepEqual(commands, ['import', 'replay', 'verify --repair', 'verify', 'undo']);
   const undoEnd = runs.findLast((l) => l.type === 'run-end');
   assert.deepEqual(undoEnd.deleted, { users: 3, groups: 1, members: 2, messages: 4 });
+  // Every run samples its pace: undo's and verify's too (requests, latency, the limiter's rate).
+  for (const command of ['verify', 'undo']) {
+    const { run } = runs.find((l) => l.type === 'run-start' && l.command === command);
+    assert.ok(
+      runs.some((l) => l.type === 'sample' && l.run === run && l.requests > 0),
+      `${command} sampled`,
+    );
+  }
 
   // The next import starts over, and says so.
   const again = await runCli(['import', '--json'], { cwd: dir });

@@ -6,14 +6,22 @@ import type { RunLog } from './run-log.js';
 const KEEP_LATENCIES = 2048;
 
 /**
- * What the sender saw between two samples: answers by status and their latency. Fed by the sender's
- * `answered` hook (one push per request); read and reset at each sample.
+ * What the run's requests did: counted as they start, and answers by status with their latency
+ * between two samples (read and reset at each sample). Fed by the run's request counters (run.ts).
  */
 export class TrafficStats {
+  /** Requests started since the run started (every try), and of them the tries again. */
+  requests = 0;
+  retries = 0;
   /** 429 answers since the run started. */
   rateLimited = 0;
   private latencies: number[] = [];
   private seen = 0;
+
+  started(isRetry: boolean): void {
+    this.requests++;
+    if (isRetry) this.retries++;
+  }
 
   answered(status: number, latencyMs: number): void {
     if (status === 429) this.rateLimited++;
@@ -69,13 +77,10 @@ export function sampleRun(
   const figures = () => {
     clearTimeout(timer);
     let records = 0;
-    let requests = 0;
-    let retries = 0;
     for (const c of Object.values(counts)) {
       records += c!.imported + c!.alreadyPresent + c!.rejected + c!.skipped + c!.fileProblems;
-      requests += c!.requests;
-      retries += c!.retries;
     }
+    const { requests, retries } = traffic;
     const entity = phase();
     const p = entity ? counts[entity] : undefined;
     const phaseDone = p ? p.imported + p.alreadyPresent + p.rejected + p.skipped + p.resumed : undefined;

@@ -141,6 +141,7 @@ export async function withRun<T>(
         requestStarted(isRetry) {
           traffic.requests++;
           if (isRetry) traffic.retries++;
+          stats.started(isRetry);
         },
         answered(status, latencyMs) {
           if (status === 429) traffic.rateLimited++;
@@ -150,6 +151,8 @@ export async function withRun<T>(
       };
     },
     sample(counts, rate) {
+      // A run that samples twice (verify --repair reads twice) ends the first sampler's timer first.
+      sampler?.stop();
       sampler = sampleRun(log, counts, stats, rate, logged.current);
     },
     note(fields) {

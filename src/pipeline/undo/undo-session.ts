@@ -73,6 +73,7 @@ export async function undoInRun(run: Run, prepared: PreparedUndo): Promise<UndoO
   // A phase per entity, so the progress shown has a total, a rate and an ETA: deleted counts as
   // `imported`, gone already as `alreadyPresent`, refused as `rejected` (UNDO_TERMS).
   const counts: Partial<Record<EntityName, EntityCounts>> = {};
+  run.sample(counts, () => run.clients.restLimiter.currentRate);
   let notFoundBefore = 0;
   let phaseStarted = Date.now();
   const state = await runUndo({

@@ -49,6 +49,8 @@ export async function verifyInRun(run: Run, options: VerifySessionOptions): Prom
       retrying: (notice) => shown.retrying(current, notice),
     },
   });
+  // Its samples carry the reads' pace (requests, 429s, latency, the REST limiter's rate), no records.
+  run.sample({}, () => run.clients.restLimiter.currentRate);
   // Where the import kept the service's message ids and what it sent from outside the export.
   const idLog = idLogPathOf(config.checkpoint);
   return runVerify({
