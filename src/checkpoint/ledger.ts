@@ -4,7 +4,7 @@
  * or a CI job sees (`status`, `report`, the summaries, `--json`) is derived here, from it alone.
  */
 import { ENTITY_ORDER, MEDIA_NOT_CARRIED, type EntityName } from '../entities/types.js';
-import type { CheckpointData, EntityTotals } from './store.js';
+import type { CheckpointData, EntityTotals } from './checkpoint-data.js';
 import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyMark } from './ledger-marks.js';
 
 export type { MediaHold, Traffic, UndoMark, VerifyMark };

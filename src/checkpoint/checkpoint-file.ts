@@ -1,0 +1,128 @@
+/** The checkpoint on disk: written atomically, read back checked, and owned by one migration. */
+import fs from 'node:fs';
+import { readFile, unlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import { CheckpointError } from '../errors.js';
+import { CHECKPOINT_VERSION, type CheckpointData, type CheckpointIdentity } from './checkpoint-data.js';
+import { fsReason, makeFolderFor, STATE_FILE_MODE } from './state-files.js';
+
+// The callback API through promisify: plain descriptors, no FileHandle object (and its GC
+// bookkeeping). With `checkpointIntervalMs` 0 a write follows every acknowledged batch.
+const openFd = promisify(fs.open);
+const writeFd = promisify(fs.write);
+const fsyncFd = promisify(fs.fsync);
+const closeFd = promisify(fs.close);
+const renameFile = promisify(fs.rename);
+
+export async function writeAtomically(target: string, text: string, syncDirectory: boolean): Promise<void> {
+  const tmp = `${target}.tmp-${process.pid}`;
+  try {
+    // The first write of a run may go into a folder that does not exist yet (a fresh CI cache).
+    if (syncDirectory) await makeFolderFor(target);
+    // The rename gives the checkpoint the temp file's mode.
+    const fd = await openFd(tmp, 'w', STATE_FILE_MODE);
+    try {
+      const bytes = Buffer.from(text, 'utf8');
+      for (let done = 0; done < bytes.length; ) {
+        done += (await writeFd(fd, bytes, done, bytes.length - done, done)).bytesWritten;
+      }
+      await fsyncFd(fd);
+    } finally {
+      await closeFd(fd);
+    }
+    await renameFile(tmp, target);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw new CheckpointError('CHECKPOINT_UNWRITABLE', `cannot write the checkpoint ${target}: ${fsReason(err)}`);
+  }
+  // The first rename is durable only once the directory entry is on disk. Later ones replace that
+  // entry: should the OS crash before one reaches the disk, the previous checkpoint is still there,
+  // which costs a few already-exists answers, never a lost record. So they skip this (3 calls a write).
+  if (!syncDirectory) return;
+  const dir = await openFd(path.dirname(target), 'r').catch(() => undefined);
+  if (dir !== undefined)
+    await fsyncFd(dir)
+      .catch(() => undefined)
+      .finally(() => closeFd(dir));
+}
+
+/**
+ * Reads and checks a checkpoint; undefined when there is none. A torn or foreign file is an error, never a silent
+ * restart.
+ */
+export async function readCheckpoint(filePath: string): Promise<CheckpointData | undefined> {
+  let text: string;
+  try {
+    text = await readFile(filePath, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CheckpointError(
+      'CHECKPOINT_UNREADABLE',
+      `cannot read the checkpoint ${filePath}: ${(err as NodeJS.ErrnoException).code}`,
+    );
+  }
+  const corrupt = (why: string) =>
+    new CheckpointError('CHECKPOINT_CORRUPT', `the checkpoint ${filePath} is damaged (${why})`, {
+      hint:
+        'run again with --fresh to start over ' +
+        '(records already imported are recognised by the service and counted as already present)',
+    });
+  let data: CheckpointData;
+  try {
+    data = JSON.parse(text) as CheckpointData;
+  } catch {
+    throw corrupt('not valid JSON: it may have been cut off');
+  }
+  if (typeof data !== 'object' || data === null || data.tool !== 'chat-migrate')
+    throw corrupt('not a chat-migrate checkpoint');
+  if (data.version !== CHECKPOINT_VERSION)
+    throw corrupt(`version ${String(data.version)}, expected ${CHECKPOINT_VERSION}`);
+  if (
+    typeof data.files !== 'object' ||
+    data.files === null ||
+    !Array.isArray(data.phasesDone) ||
+    typeof data.target !== 'object'
+  ) {
+    throw corrupt('missing fields');
+  }
+  for (const [key, f] of Object.entries(data.files)) {
+    if (!Number.isInteger(f.watermark) || f.watermark < 0 || !Array.isArray(f.acked))
+      throw corrupt(`bad progress for ${key}`);
+  }
+  for (const name of ['rejects', 'imported'] as const) {
+    const mark = data[name];
+    const badMark =
+      typeof mark?.path !== 'string' ||
+      !Number.isInteger(mark.bytes) ||
+      mark.bytes < 0 ||
+      typeof mark.run !== 'string' ||
+      typeof mark.before !== 'string';
+    // Without a whole mark a resume only leaves the file as it is (a mark from an older build).
+    if (mark !== undefined && badMark) delete data[name];
+  }
+  data.totals ??= {};
+  return data;
+}
+
+export function assertSameMigration(data: CheckpointData, identity: CheckpointIdentity, filePath: string): void {
+  const hint = `use --fresh to start a new migration, or --checkpoint to pick another file`;
+  if (data.target.baseUrl !== identity.target.baseUrl || (data.target.appId ?? '') !== (identity.target.appId ?? '')) {
+    throw new CheckpointError(
+      'CHECKPOINT_OTHER_TARGET',
+      `the checkpoint ${filePath} belongs to a migration into ${data.target.baseUrl}, not ${identity.target.baseUrl}`,
+      { hint },
+    );
+  }
+  if (data.sourcesHash !== identity.sourcesHash) {
+    throw new CheckpointError(
+      'CHECKPOINT_OTHER_SOURCES',
+      `the checkpoint ${filePath} was made for another set of sources`,
+      {
+        hint:
+          'to send records you fixed, edit them in the rejects file (or in the export) and run ' +
+          '`chat-migrate replay`; to start a new migration use --fresh, or --checkpoint to pick another file',
+      },
+    );
+  }
+}
