@@ -57,6 +57,8 @@ test('a rehearsal: import, replay (one fixed, one given up), verify --repair, re
   const dir = await rehearsal(sb);
   const rejectsFile = path.join(dir, 'migrate-rejects.ndjson');
 
+  const before = await status(dir);
+  assert.deepEqual(before, { state: 'not-started', statusLine: 'Not started: no import has run yet.' });
   const first = await runCli(['import', '--json'], { cwd: dir });
   assert.equal(first.code, 3, first.stderr);
   assert.deepEqual((await readNdjson(rejectsFile)).map((r) => `${r.id} ${r.code}`).sort(), [

@@ -14,10 +14,13 @@ export async function statusAction(opts: CommonOptions): Promise<number> {
   });
   const data = await readCheckpoint(config.checkpoint);
   if (!data) {
+    // The same words the report has for it, from the same place.
+    const { state, statusLine } = ledgerView(undefined);
+    const migration = { state, statusLine };
     process.stdout.write(
       opts.json
-        ? `${JSON.stringify({ checkpoint: config.checkpoint, exists: false })}\n`
-        : `No checkpoint at ${config.checkpoint}: nothing imported yet.\n`,
+        ? `${JSON.stringify({ checkpoint: config.checkpoint, exists: false, migration })}\n`
+        : `No checkpoint at ${config.checkpoint}: ${statusLine}\n`,
     );
     return ExitCode.ok;
   }
