@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import readline from 'node:readline';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
+import { emptyCounts } from '../dist/pipeline/events.js';
 import { VERIFY_TERMS } from '../dist/report/figures.js';
 import { TtyReporter } from '../dist/report/tty-reporter.js';
 import { drawnRows } from './pty.mjs';
@@ -30,22 +31,7 @@ function terminal(columns) {
   return { out: /** @type {NodeJS.WriteStream} */ (/** @type {unknown} */ (out)), output: () => output };
 }
 
-const counts = (c) => ({
-  read: 0,
-  imported: 0,
-  alreadyPresent: 0,
-  rejected: 0,
-  rejectedEarlier: 0,
-  skipped: 0,
-  fileProblems: 0,
-  skippedBy: {},
-  resumed: 0,
-  unsent: 0,
-  requests: 0,
-  retries: 0,
-  elapsedMs: 0,
-  ...c,
-});
+const counts = (c) => ({ ...emptyCounts(), ...c });
 
 const INDENT = ' '.repeat(9);
 // 2250 done in 16.437 s: 136.9 rec/s, and the 3750 left take 27 s at that rate.

@@ -20,9 +20,6 @@ export interface MediaRun {
   publicBaseUrl: string;
 }
 
-/** Where a held message (its line in the rejects file) says which attachments were not carried, and why. */
-export const NOT_CARRIED_FIELD = 'mediaNotCarried';
-
 /** Files queued per concurrent slot before reading waits: enough to keep every slot busy. */
 const QUEUE_PER_SLOT = 4;
 
@@ -80,17 +77,11 @@ export function rewriteMedia(record: MappedRecord, inputPath: string | undefined
       carried.push(source.display);
       const { key, size, mimeType } = answer.entry;
       attachments.push({ ...a, url: `${media.publicBaseUrl}/${key}`, size, ...(mimeType ? { mimeType } : {}) });
-    } else {
-      notCarried.push({ url: source.display, reason: answer.reason });
-      // A placeholder URL leads nowhere: the attachment goes, its mark stays.
-      if (!source.placeholder) attachments.push(a);
-    }
+    } else notCarried.push({ url: source.display, reason: answer.reason });
   }
   if (!changed) return record;
+  // A file not carried holds its message back (run-import.ts): nothing of it is sent, so it stays as read.
+  if (notCarried.length > 0) return { ...record, media: { carried, notCarried } };
   const newData: JsonObject = { ...data, attachments };
-  if (notCarried.length > 0) {
-    const metadata = isPlainObject(data.metadata) ? data.metadata : {};
-    newData.metadata = { ...metadata, [NOT_CARRIED_FIELD]: notCarried };
-  }
   return { ...record, payload: { ...record.payload, data: newData }, media: { carried, notCarried } };
 }
