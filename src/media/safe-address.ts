@@ -124,5 +124,12 @@ export async function checkHost(hostname: string, allowedNames: ReadonlySet<stri
     return;
   }
   const lookup = guardedLookup(allowedNames);
-  await new Promise<void>((resolve, reject) => lookup(bare, { all: true }, (err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    lookup(bare, { all: true }, (err) => {
+      // An allowed name is looked up only for a metadata address; a name that does not resolve is the
+      // request's to report, as for any host ("cannot reach ...: check the URL").
+      if (err && (!allowed || (err as { code?: string }).code === PRIVATE_ADDRESS_CODE)) reject(err);
+      else resolve();
+    }),
+  );
 }
