@@ -1,9 +1,10 @@
 /**
  * The media pass and the rewrite it makes possible. The pass reads the message sources once ahead of
  * the message phase (alongside users, groups and members), maps each record and offers its
- * attachments to the carrier, holding back reading while enough files wait (memory stays flat). The
- * message phase then rewrites each record's attachments from what the carrier answers: the bucket's
- * URL with the size and type read. A message with a file not carried is held back (run-import.ts) as
+ * attachments to the carrier, holding back reading while enough files wait (memory stays flat); it
+ * counts the attachments whose host is not on `media.hosts`. The message phase then rewrites each
+ * record's attachments from what the carrier answers: the bucket's URL with the size and type read.
+ * A message with a file not carried is held back (run-import.ts) as
  * an open reject, `media.not-carried`, and tried again by every later run until its files are carried.
  */
 import type { JsonObject, MappedRecord } from '../../entities/types.js';
