@@ -119,14 +119,14 @@ test('media: carried once per content, URLs rewritten, a failed file holds its m
   assert.equal(summary.media.failed, 2, JSON.stringify(summary.media));
   assert.equal(summary.media.files, 8);
 
-  // The bucket: each distinct content once, byte-exact, under <prefix><sha256>.<ext>.
+  // The bucket: each distinct content once, byte-exact, under <prefix><sha256>.
   const objects = await bucket.objects();
   const want = new Map([
-    [`att/${sha256(A)}.png`, A],
-    [`att/${sha256(B)}.pdf`, B],
-    [`att/${sha256(C)}.txt`, C],
-    [`att/${sha256(LOCAL)}.bin`, LOCAL],
-    [`att/${sha256(BIG)}.bin`, BIG],
+    [`att/${sha256(A)}`, A],
+    [`att/${sha256(B)}`, B],
+    [`att/${sha256(C)}`, C],
+    [`att/${sha256(LOCAL)}`, LOCAL],
+    [`att/${sha256(BIG)}`, BIG],
   ]);
   assert.deepEqual([...objects.keys()].sort(), [...want.keys()].sort());
   for (const [key, body] of want) assert.ok(objects.get(key).equals(body), `${key} bytes`);
@@ -134,11 +134,11 @@ test('media: carried once per content, URLs rewritten, a failed file holds its m
 
   const stored = sb.records().messages;
   const att = (i) => stored[`media${i}`].data.attachments[0];
-  assert.equal(att(1).url, `${PUBLIC}/att/${sha256(A)}.png`);
-  assert.equal(att(1).size, A.length);
+  assert.equal(att(1).url, `${PUBLIC}/att/${sha256(A)}`);
+  assert.equal(att(1).size, String(A.length));
   assert.equal(att(1).mimeType, 'image/png');
   assert.equal(att(2).url, att(1).url);
-  assert.equal(att(3).url, `${PUBLIC}/att/${sha256(B)}.pdf`);
+  assert.equal(att(3).url, `${PUBLIC}/att/${sha256(B)}`);
   assert.equal(att(4).url, 'https://elsewhere.example.org/x.png?sig=1', 'not on the list: kept');
   assert.equal(stored.media4.data.metadata, undefined);
   // A 404 and a refused redirect: those messages are held back, in the rejects file with the reason.
@@ -151,9 +151,9 @@ test('media: carried once per content, URLs rewritten, a failed file holds its m
   );
   assert.match(held[0].message, /HTTP 404/);
   assert.match(held[1].message, /private or local address/);
-  assert.equal(att(7).url, `${PUBLIC}/att/${sha256(C)}.txt`);
-  assert.equal(att(8).url, `${PUBLIC}/att/${sha256(LOCAL)}.bin`);
-  assert.equal(att(9).size, BIG.length);
+  assert.equal(att(7).url, `${PUBLIC}/att/${sha256(C)}`);
+  assert.equal(att(8).url, `${PUBLIC}/att/${sha256(LOCAL)}`);
+  assert.equal(att(9).size, String(BIG.length));
 
   // Safety: nothing reached the loopback target; the header went to its own host only.
   assert.equal(fs.hits.filter((h) => h.path === '/secret.png').length, 0, 'the loopback redirect was followed');
@@ -224,10 +224,10 @@ test('media: a Telegram export folder: relative files carried, a missing one hol
   const run = await runCli(['import', '--json'], { cwd: dir, env: AWS_ENV });
   assert.equal(run.code, 3, run.stderr);
   const objects = await bucket.objects();
-  assert.deepEqual([...objects.keys()], [`media/${sha256(PHOTO)}.jpg`]);
+  assert.deepEqual([...objects.keys()], [`media/${sha256(PHOTO)}`]);
   const stored = Object.values(sb.records().messages);
   const byText = (text) => stored.find((m) => m.data.text === text);
-  assert.equal(byText('m1').data.attachments[0].url, `${PUBLIC}/media/${sha256(PHOTO)}.jpg`);
+  assert.equal(byText('m1').data.attachments[0].url, `${PUBLIC}/media/${sha256(PHOTO)}`);
   // A missing file and one outside the export: their messages wait, with the reason.
   assert.equal(byText('m2'), undefined, 'a placeholder URL is never sent');
   assert.equal(byText('m3'), undefined);
@@ -320,7 +320,7 @@ test('media: through a proxy, files come via the proxy; a private name is refuse
   const run = await runCli(['import', '--json'], { cwd: dir, env });
   assert.equal(run.code, 3, run.stderr);
   const stored = sb.records().messages;
-  assert.equal(stored.media1.data.attachments[0].url, `${PUBLIC}/att/${sha256(A)}.png`);
+  assert.equal(stored.media1.data.attachments[0].url, `${PUBLIC}/att/${sha256(A)}`);
   assert.equal(stored.media2, undefined, 'held back: its file is on a private name');
   const [held] = await readNdjson(path.join(dir, 'migrate-rejects.ndjson'));
   assert.match(held.message, /private or local address/);

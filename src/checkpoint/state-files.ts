@@ -42,6 +42,15 @@ export function mediaProblemsPathOf(checkpoint: string): string {
 }
 
 /**
+ * The folder of the media pass's downloads in progress, beside the checkpoint
+ * (`state/ckpt.media-tmp`): in the state folder, not the system's temp one, so the next run (which
+ * holds the same lock) finds and removes what a killed run left there.
+ */
+export function mediaTempPathOf(checkpoint: string): string {
+  return idMapPathOf(checkpoint).replace(/\.ids\.ndjson$/, '.media-tmp');
+}
+
+/**
  * The run log of the migration whose checkpoint is `checkpoint` (`state/ckpt.json` ->
  * `state/ckpt.runs.ndjson`): every run of import, validate, verify and replay appends to it.
  */

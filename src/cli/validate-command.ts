@@ -13,7 +13,7 @@ export interface ValidateOptions extends CommonOptions {
 export async function validateAction(opts: ValidateOptions): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(opts, false);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const { plans, warnings: planWarnings } = await planRun(config, baseDir);
+  const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
   for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
   const [{ runValidate }, { formatValidateJson, formatValidateText }] = await Promise.all([
     import('../pipeline/validate/run-validate.js'),
@@ -32,6 +32,7 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
         signal: run.stop,
         retentionDays: config.retentionDays,
         media: config.media,
+        exportFolder,
       });
       // On stderr, as a warning: the report on stdout stays the list of problems.
       const notice = retentionNotice(result.beyondRetention, config.retentionDays);

@@ -40,7 +40,10 @@ export interface MediaConfig {
 /** The fields of `media`, in the order the reference page shows them, with their defaults. */
 export const MEDIA_FIELDS = {
   bucket: { help: 'the S3 bucket the files go to (required)' },
-  prefix: { default: 'media/', help: 'put before every object key: `<prefix><sha256>.<extension>`' },
+  prefix: {
+    default: 'media/',
+    help: 'put before every object key: `<prefix><sha256 of the bytes>` (no extension: one object per content)',
+  },
   endpoint: { help: 'an S3-compatible endpoint (MinIO, R2, Spaces...); AWS S3 when left out' },
   region: { help: "the bucket's region; by default the AWS chain's (AWS_REGION, the profile), else us-east-1" },
   forcePathStyle: {
@@ -64,7 +67,9 @@ export const MEDIA_FIELDS = {
   },
   allowPrivateHosts: {
     default: [],
-    help: 'host names fetched although they resolve to private, loopback or link-local addresses (a NAS on the LAN)',
+    help:
+      'host names fetched although they resolve to private or loopback addresses (a NAS on the LAN); ' +
+      'never link-local or cloud metadata addresses',
   },
   concurrency: { default: 4, help: 'files carried at once' },
   bandwidth: { default: 0, help: 'bytes per second over all downloads; 0: no limit' },

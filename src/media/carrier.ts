@@ -1,11 +1,11 @@
 /**
  * Carries media sources into the bucket: each distinct source once (the media map remembers it
- * across runs), each distinct content once (content-addressed keys, HeadObject before an upload),
+ * across runs), each distinct content once (the key is the bytes' sha256 and nothing else, so two
+ * names of one file are one object; HeadObject before an upload),
  * at most `media.concurrency` at a time, within `media.bandwidth`. A file that cannot be had is a
  * failure with a reason, counted and listed; it never stops the run.
  */
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { MediaConfig } from '../config/media-schema.js';
@@ -49,13 +49,16 @@ export interface CarrierOptions {
   timeoutMs: number;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
+  /**
+   * The folder of downloads in progress: emptied at the start (what a killed run left), removed at
+   * the end. The caller holds the migration's lock, so no other run uses it.
+   */
+  tempDir: string;
   /** Called once per failed source, as it fails. */
   onFailure(failure: MediaFailure): void;
 }
 
 export type MediaAnswer = { ok: true; entry: MediaEntry } | { ok: false; reason: string } | undefined;
-
-const EXTENSION = /^[a-z0-9]{1,10}$/;
 
 export class MediaCarrier {
   readonly counts: MediaCounts = { files: 0, uploaded: 0, reused: 0, failed: 0, bytes: 0 };
@@ -96,7 +99,14 @@ export class MediaCarrier {
 
   static async open(options: CarrierOptions): Promise<MediaCarrier> {
     const bucket = await Bucket.open(options.config, options.env);
-    const tempDir = await mkdtemp(path.join(tmpdir(), 'chat-migrate-media-'));
+    const { tempDir } = options;
+    try {
+      await rm(tempDir, { recursive: true, force: true });
+      await mkdir(tempDir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      bucket.close();
+      throw err;
+    }
     return new MediaCarrier(options, bucket, tempDir);
   }
 
@@ -114,7 +124,7 @@ export class MediaCarrier {
   }
 
   /** Queues a source (once per run); resolves when it is carried or failed. */
-  offer(item: MediaSource, extension: unknown): Promise<void> {
+  offer(item: MediaSource): Promise<void> {
     if (this.started.has(item.source)) return Promise.resolve();
     this.started.add(item.source);
     this.counts.files++;
@@ -122,12 +132,12 @@ export class MediaCarrier {
       this.counts.reused++;
       return Promise.resolve();
     }
-    const done = this.limit(() => this.carry(item, extension)).finally(() => this.inFlight.delete(done));
+    const done = this.limit(() => this.carry(item)).finally(() => this.inFlight.delete(done));
     this.inFlight.add(done);
     return done;
   }
 
-  private async carry(item: MediaSource, extension: unknown): Promise<void> {
+  private async carry(item: MediaSource): Promise<void> {
     if (this.options.signal.aborted) return;
     if (item.refused !== undefined) return this.fail(item, item.refused);
     const temp = path.join(this.tempDir, String(this.tempSeq++));
@@ -137,8 +147,9 @@ export class MediaCarrier {
     if (!fetched.ok) return this.fail(item, fetched.reason);
     const { file } = fetched;
     try {
-      const ext = typeof extension === 'string' && EXTENSION.test(extension.toLowerCase()) ? extension : undefined;
-      const key = `${this.options.config.prefix}${file.sha256}${ext ? `.${ext.toLowerCase()}` : ''}`;
+      // No extension in the key: `a.png` and the same bytes named `a.jpg` are one object. A map of an
+      // earlier version may hold the bytes under `<sha256>.<ext>`: that object is used, not a second one.
+      const key = this.options.map.keyOfContent(file.sha256) ?? `${this.options.config.prefix}${file.sha256}`;
       const mimeType = file.mimeType && file.mimeType !== 'application/octet-stream' ? file.mimeType : '';
       const uploaded = await this.store(key, file.path, file.size, mimeType || 'application/octet-stream');
       if (uploaded) {

@@ -1,8 +1,10 @@
 /**
  * One file to a temp file, as a stream: hashed (sha256) and counted on the way, so memory stays flat
  * and the content-addressed key is known before the upload. Redirects are followed by hand, each hop
- * checked like the first (allow-list, address); the host's header goes only to that host. Failures
- * are answers (`{ ok: false, reason }`), never exceptions: a file that cannot be had keeps its URL.
+ * checked like the first (allow-list, address). The host's header goes only to the attachment URL's
+ * origin (scheme, host, port): a redirect anywhere else, even to http:// on the same name, goes
+ * without it, as browsers drop Authorization on a cross-origin redirect (Fetch standard, HTTP-redirect
+ * fetch). Failures are answers (`{ ok: false, reason }`), never exceptions.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -77,12 +79,16 @@ export async function downloadFile(url: string, tempPath: string, ctx: DownloadC
   } catch {
     return { ok: false, reason: 'not a URL' };
   }
+  const origin = target.origin;
+  // Once a redirect left the origin the header stays off, as in a browser: the hop chose where it goes.
+  let withHeader = true;
   for (let hop = 0; hop <= ctx.policy.maxRedirects; hop++) {
+    withHeader &&= target.origin === origin;
     if (target.protocol !== 'http:' && target.protocol !== 'https:')
       return { ok: false, reason: `${target.protocol} URLs are not fetched` };
     if (!ctx.rules.allows(target.hostname))
       return { ok: false, reason: `${hop > 0 ? 'redirect to ' : ''}${target.hostname} is not on media.hosts` };
-    const answer = await getOnce(target, tempPath, ctx);
+    const answer = await getOnce(target, tempPath, ctx, withHeader);
     if (answer.kind === 'redirect') {
       target = answer.to;
       continue;
@@ -105,7 +111,7 @@ interface FileAnswer extends Answer {
  * Retry-After asks), each answer tells the host's limiter; an untrusted certificate, a name that does
  * not resolve or a spent budget end this file only.
  */
-async function getOnce(target: URL, tempPath: string, ctx: DownloadContext): Promise<Hop> {
+async function getOnce(target: URL, tempPath: string, ctx: DownloadContext, withHeader: boolean): Promise<Hop> {
   const { policy } = ctx;
   const fail = (reason: string): Hop => ({ kind: 'done', result: { ok: false, reason } });
   try {
@@ -113,7 +119,7 @@ async function getOnce(target: URL, tempPath: string, ctx: DownloadContext): Pro
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err));
   }
-  const header = ctx.rules.headerFor(target.hostname);
+  const header = withHeader ? ctx.rules.headerFor(target.hostname) : undefined;
   const headers = header ? { [header.name]: header.value } : {};
   let limiter = ctx.limiters.get(target.host);
   if (!limiter) ctx.limiters.set(target.host, (limiter = new RateLimiter(MEDIA_HOST_RATE, ctx.clock)));

@@ -32,6 +32,8 @@ export class MediaMap {
   readonly bySource = new Map<string, MediaEntry>();
   /** Object keys known to be in the bucket. */
   readonly keys = new Set<string>();
+  /** sha256 -> the key its bytes are stored under (the first one met: older maps may hold several). */
+  private readonly byContent = new Map<string, string>();
   private tail: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -64,6 +66,12 @@ export class MediaMap {
   private remember(entry: MediaEntry): void {
     this.bySource.set(entry.source, entry);
     this.keys.add(entry.key);
+    if (!this.byContent.has(entry.sha256)) this.byContent.set(entry.sha256, entry.key);
+  }
+
+  /** The key bytes with this sha256 are stored under, when the map knows one. */
+  keyOfContent(sha256: string): string | undefined {
+    return this.byContent.get(sha256);
   }
 
   /** Appends one line; writes go one after another (a FileHandle's writes must not overlap). */

@@ -74,6 +74,23 @@ export class MediaSources {
     return undefined;
   }
 
+  /**
+   * The host of an attachment URL that is not a media source only because its host is not on the
+   * list (the warning of unlisted-hosts.ts); undefined for a source, an export file or a non-URL.
+   */
+  unlistedHostOf(url: unknown): string | undefined {
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return undefined;
+    const base = this.exportFolder;
+    if (this.exportFiles && base && url.startsWith(`${base.baseUrl}/`)) return undefined;
+    let host: string;
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      return undefined;
+    }
+    return this.rules.allows(host) ? undefined : host;
+  }
+
   /** A relative path inside `folder`; one that climbs out of it (`../`) is refused: not the export's file. */
   private inside(folder: string, rel: string, placeholder: boolean): MediaSource {
     const root = path.resolve(folder);

@@ -41,21 +41,48 @@ for (const [net, bits] of [
 ] as const)
   blocked.addSubnet(net, bits, 'ipv6');
 
+/**
+ * Never fetched, whatever `allowPrivateHosts` says: link-local ranges and the cloud metadata services
+ * (AWS/GCP/Azure 169.254.169.254, ECS 169.254.170.2, AWS IPv6 fd00:ec2::254, Alibaba 100.100.100.200,
+ * Oracle 192.0.0.192). No file of a chat export lives there; the machine's credentials do.
+ */
+const metadata = new BlockList();
+metadata.addSubnet('169.254.0.0', 16, 'ipv4');
+metadata.addAddress('100.100.100.200', 'ipv4');
+metadata.addAddress('192.0.0.192', 'ipv4');
+metadata.addSubnet('fe80::', 10, 'ipv6');
+metadata.addAddress('fd00:ec2::254', 'ipv6');
+metadata.addSubnet('64:ff9b::a9fe:0', 112, 'ipv6'); // NAT64 of 169.254/16
+
+/** An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is. */
+function judge(address: string, list: BlockList, unknown: boolean): boolean {
+  const family = isIP(address);
+  if (family === 4) return list.check(address, 'ipv4');
+  if (family !== 6) return unknown;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return list.check(mapped[1], 'ipv4');
+  return list.check(address, 'ipv6');
+}
+
 /** Whether an IP address lies in a private, loopback, link-local or other non-public range. */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family !== 6) return true;
-  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blocked.check(mapped[1], 'ipv4');
-  return blocked.check(address, 'ipv6');
+  return judge(address, blocked, true) || judge(address, metadata, true);
+}
+
+/** Whether an IP address is link-local or a cloud metadata service's: refused even for allowed names. */
+export function isMetadataAddress(address: string): boolean {
+  return judge(address, metadata, false);
 }
 
 export class PrivateAddressError extends Error {
   readonly code = PRIVATE_ADDRESS_CODE;
   constructor(host: string, address: string) {
-    super(`${host} resolves to ${address}, a private or local address (allow it by name in media.allowPrivateHosts)`);
+    // Only an address a file server may really have is worth allowing; the metadata ones never are.
+    super(
+      isMetadataAddress(address)
+        ? `${host} resolves to ${address}, a link-local or cloud metadata address: never fetched`
+        : `${host} resolves to ${address}, a private or local address (allow it by name in media.allowPrivateHosts)`,
+    );
   }
 }
 
@@ -69,10 +96,12 @@ export function guardedLookup(allowedNames: ReadonlySet<string>) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
-      if (!allowedNames.has(hostname.toLowerCase())) {
-        const bad = addresses.find((a) => isPrivateAddress(a.address));
-        if (bad) return callback(new PrivateAddressError(hostname, bad.address), []);
-      }
+      const allowed = allowedNames.has(hostname.toLowerCase());
+      // A metadata address is named first: its refusal is the one no setting lifts.
+      const bad =
+        addresses.find((a) => isMetadataAddress(a.address)) ??
+        (allowed ? undefined : addresses.find((a) => isPrivateAddress(a.address)));
+      if (bad) return callback(new PrivateAddressError(hostname, bad.address), []);
       if (options.all) return callback(null, addresses);
       const [first] = addresses;
       if (first === undefined)
@@ -89,11 +118,18 @@ export function guardedLookup(allowedNames: ReadonlySet<string>) {
  */
 export async function checkHost(hostname: string, allowedNames: ReadonlySet<string>): Promise<void> {
   const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (allowedNames.has(bare) || allowedNames.has(hostname.toLowerCase())) return;
+  const allowed = allowedNames.has(bare) || allowedNames.has(hostname.toLowerCase());
   if (isIP(bare)) {
-    if (isPrivateAddress(bare)) throw new PrivateAddressError(hostname, bare);
+    if (allowed ? isMetadataAddress(bare) : isPrivateAddress(bare)) throw new PrivateAddressError(hostname, bare);
     return;
   }
   const lookup = guardedLookup(allowedNames);
-  await new Promise<void>((resolve, reject) => lookup(bare, { all: true }, (err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    lookup(bare, { all: true }, (err) => {
+      // An allowed name is looked up only for a metadata address; a name that does not resolve is the
+      // request's to report, as for any host ("cannot reach ...: check the URL").
+      if (err && (!allowed || (err as { code?: string }).code === PRIVATE_ADDRESS_CODE)) reject(err);
+      else resolve();
+    }),
+  );
 }

@@ -1,4 +1,5 @@
 import type { LocatedProblem, ValidateResult } from '../pipeline/validate/validate-result.js';
+import { unlistedHostsText } from '../media/unlisted-hosts.js';
 import { plural } from './words.js';
 
 /** `file:line: entity id: field: message [rule]`, the shape compilers and mmctl use, so editors can jump to it. */
@@ -21,6 +22,7 @@ export function formatValidateText(r: ValidateResult): string {
   }
   for (const n of r.notChecked) out.push(`note: ${n}`);
   if (r.expiringMedia) out.push(expiringMediaWarning(r.expiringMedia));
+  if (r.unlistedMedia) out.push(`warning: ${unlistedHostsText(r.unlistedMedia)}`);
   const dropped = r.errorCount + r.warningCount - r.errors.length - r.warnings.length;
   if (dropped > 0) out.push(`(${plural(dropped, 'more problem', 'more problems')} counted but not listed)`);
   if (r.stoppedEarly) {
@@ -59,6 +61,7 @@ export function formatValidateJson(r: ValidateResult): string {
     byEntity: r.byEntity,
     notChecked: r.notChecked,
     ...(r.expiringMedia ? { expiringMedia: r.expiringMedia } : {}),
+    ...(r.unlistedMedia ? { unlistedMedia: r.unlistedMedia } : {}),
     beyondRetention: r.beyondRetention,
   })}\n`;
 }

@@ -1,14 +1,16 @@
 /**
  * The media pass and the rewrite it makes possible. The pass reads the message sources once ahead of
  * the message phase (alongside users, groups and members), maps each record and offers its
- * attachments to the carrier, holding back reading while enough files wait (memory stays flat). The
- * message phase then rewrites each record's attachments from what the carrier answers: the bucket's
- * URL with the size and type read. A message with a file not carried is held back (run-import.ts) as
+ * attachments to the carrier, holding back reading while enough files wait (memory stays flat); it
+ * counts the attachments whose host is not on `media.hosts`. The message phase then rewrites each
+ * record's attachments from what the carrier answers: the bucket's URL with the size and type read.
+ * A message with a file not carried is held back (run-import.ts) as
  * an open reject, `media.not-carried`, and tried again by every later run until its files are carried.
  */
 import type { JsonObject, MappedRecord } from '../../entities/types.js';
 import type { MediaCarrier } from '../../media/carrier.js';
 import type { MediaSources } from '../../media/media-sources.js';
+import { addHostCount } from '../../media/unlisted-hosts.js';
 import { readInputBatches, type EntityPlan } from '../../sources/plan.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { isPlainObject } from '../map/object-paths.js';
@@ -18,6 +20,8 @@ export interface MediaRun {
   sources: MediaSources;
   /** Without a trailing slash. */
   publicBaseUrl: string;
+  /** Attachments left at their URL as their host is not on `media.hosts`, by host (unlisted-hosts.ts). */
+  unlisted: Record<string, number>;
 }
 
 /** Files queued per concurrent slot before reading waits: enough to keep every slot busy. */
@@ -38,8 +42,12 @@ export async function carryMessageMedia(
         if (record.skip !== undefined) continue;
         for (const a of attachmentsOf(record.payload)) {
           const source = media.sources.sourceOf(a.url, input.path);
-          if (source === undefined) continue;
-          void media.carrier.offer(source, a.extension);
+          if (source === undefined) {
+            const host = media.sources.unlistedHostOf(a.url);
+            if (host !== undefined) addHostCount(media.unlisted, host);
+            continue;
+          }
+          void media.carrier.offer(source);
           while (media.carrier.pending >= run.queueLimit * QUEUE_PER_SLOT && !run.stop.aborted)
             await Promise.race(media.carrier.inFlightList());
         }
@@ -76,7 +84,13 @@ export function rewriteMedia(record: MappedRecord, inputPath: string | undefined
     if (answer.ok) {
       carried.push(source.display);
       const { key, size, mimeType } = answer.entry;
-      attachments.push({ ...a, url: `${media.publicBaseUrl}/${key}`, size, ...(mimeType ? { mimeType } : {}) });
+      // A string, as the vendor's schema types `size` (data-import-apis.json), whatever the export wrote.
+      const carriedFile = {
+        url: `${media.publicBaseUrl}/${key}`,
+        size: String(size),
+        ...(mimeType ? { mimeType } : {}),
+      };
+      attachments.push({ ...a, ...carriedFile });
     } else notCarried.push({ url: source.display, reason: answer.reason });
   }
   if (!changed) return record;

@@ -4,7 +4,7 @@
  * written to the problems list as they come (the last run's list replaces the one before).
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { mediaMapPathOf, mediaProblemsPathOf, STATE_FILE_MODE } from '../../checkpoint/state-files.js';
+import { mediaMapPathOf, mediaProblemsPathOf, mediaTempPathOf, STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import type { MediaConfig } from '../../config/media-schema.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
 import { systemClock } from '../../http/rate-limiter.js';
@@ -13,6 +13,7 @@ import { MediaCarrier, type MediaCounts, type MediaFailure } from '../../media/c
 import { HostRules } from '../../media/host-rules.js';
 import { MediaMap } from '../../media/media-map.js';
 import { MediaSources, type ExportFolder } from '../../media/media-sources.js';
+import type { UnlistedHosts } from '../../media/unlisted-hosts.js';
 import type { MediaRun } from './media-pass.js';
 
 /** What the summary says of media. */
@@ -21,6 +22,8 @@ export interface MediaSummary extends MediaCounts {
   problems: string;
   /** The first failures, for the summary (all of them are in the problems list). */
   failures: { source: string; reason: string }[];
+  /** Attachments left at their URL as their host is not on `media.hosts`; absent when there are none. */
+  notListed?: UnlistedHosts;
   /** From the start of the media pass until its last file was carried or failed (or until now). */
   elapsedMs: number;
 }
@@ -71,6 +74,7 @@ export class MediaSession {
         timeoutMs: options.timeoutMs,
         env: options.env,
         signal: options.hardStop,
+        tempDir: mediaTempPathOf(options.checkpoint),
         onFailure: (failure) => {
           failures.push(failure);
           const line = { source: failure.display, reason: failure.reason, at: new Date().toISOString() };
@@ -78,7 +82,8 @@ export class MediaSession {
         },
       });
       const sources = new MediaSources(rules, config.exportFiles, options.exportFolder);
-      const run: MediaRun = { carrier, sources, publicBaseUrl: config.publicBaseUrl.replace(/\/+$/, '') };
+      const publicBaseUrl = config.publicBaseUrl.replace(/\/+$/, '');
+      const run: MediaRun = { carrier, sources, publicBaseUrl, unlisted: {} };
       return new MediaSession(run, map, problems, problemsPath, failures);
     } catch (err) {
       await problems?.close().catch(() => undefined);
@@ -93,7 +98,10 @@ export class MediaSession {
   }
 
   summary(): MediaSummary {
+    const byHost = this.run.unlisted;
+    const total = Object.values(byHost).reduce((sum, n) => sum + n, 0);
     return {
+      ...(total > 0 ? { notListed: { total, byHost } } : {}),
       elapsedMs: (this.finishedAt ?? Date.now()) - this.started,
       ...this.run.carrier.counts,
       map: this.map.path,

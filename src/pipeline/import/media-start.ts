@@ -9,6 +9,7 @@ import type { ProxySettings } from '../../http/proxy-env.js';
 import type { ExportFolder } from '../../media/media-sources.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
+import { unlistedHostsText } from '../../media/unlisted-hosts.js';
 import { carryMessageMedia, rewriteMedia } from './media-pass.js';
 import { MediaSession } from './media-session.js';
 
@@ -55,6 +56,7 @@ export async function startMediaPass(
     session.finished();
     const c = session.summary();
     events.info(`media: ${c.files} files: ${c.uploaded} uploaded, ${c.reused} already stored, ${c.failed} not carried`);
+    if (c.notListed) events.warning(unlistedHostsText(c.notListed));
     if (c.failed > 0)
       events.warning(
         `media: ${c.failed} attachment file(s) could not be carried: their messages are held back ` +

@@ -54,8 +54,8 @@ export interface CheckedColumns {
   sawContent: boolean;
   /** Messages of the block older than the task's retention cutoff (set by the worker). */
   beyondRetention?: number;
-  /** Attachments of the block on expiring hosts, by host name (expiring-media.ts; set by the worker). */
-  expiringHosts?: Record<string, number>;
+  /** Attachments of the block with an http(s) URL, by host name (expiring-media.ts; set by the worker). */
+  attachmentHosts?: Record<string, number>;
   /** The block's memory, handed back for the next block. */
   carrier: ArrayBuffer;
 }

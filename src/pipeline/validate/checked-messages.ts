@@ -23,7 +23,7 @@ import type { BlockMessage, CheckedColumns, CheckedSlot, MessageCheckTask } from
 const CARRIER_BYTES = 64 * 1024;
 const MAX_KEPT_CARRIER = 1024 * 1024;
 
-export type BlockNotes = Pick<CheckedColumns, 'beyondRetention' | 'expiringHosts'>;
+export type BlockNotes = Pick<CheckedColumns, 'beyondRetention' | 'attachmentHosts'>;
 
 /** Blocks read ahead of the one being taken: the worker always has its next block queued. */
 const LOOKAHEAD = 4;
@@ -82,7 +82,7 @@ class SharedReader implements BlockReader<SourceItem | CheckedSlot> {
     return this.thread.send(message, [carrier]).then((columns) => {
       if (columns.carrier.byteLength <= MAX_KEPT_CARRIER) this.carriers.push(columns.carrier);
       this.sawContent ||= columns.sawContent;
-      if (columns.beyondRetention || columns.expiringHosts) this.onNotes?.(columns);
+      if (columns.beyondRetention || columns.attachmentHosts) this.onNotes?.(columns);
       return fromColumns(columns);
     });
   }

@@ -1,13 +1,18 @@
 /**
- * validate's media check (issue 18): attachments on hosts whose links stop working with the old
- * system (login-only, signed or expiring URLs: media/host-rules.ts EXPIRING_HOSTS) that `media`
- * does not carry. One summary, counts per host, so a person sees the size of the problem at once.
- * Counted in validate's one reading of the messages (both threads), by host name, and judged
- * against `media.hosts` at the end: a second reading of the messages cost a third of validate's speed.
+ * validate's media checks. Attachments are counted per URL host in validate's one reading of the
+ * messages (both threads), and judged at the end: a second reading of the messages cost a third of
+ * validate's speed.
+ * - Expiring hosts (issue 18): hosts whose links stop working with the old system (login-only, signed
+ *   or expiring URLs: media/host-rules.ts EXPIRING_HOSTS) that `media` does not carry. One summary,
+ *   counts per host, so a person sees the size of the problem at once.
+ * - Unlisted hosts (issue 25): with `media` set, attachments on hosts not on `media.hosts`, which keep
+ *   their URL; a typo in `hosts` shows as a host with all the attachments (media/unlisted-hosts.ts).
  */
 import type { MediaConfig } from '../../config/media-schema.js';
 import type { JsonObject } from '../../entities/types.js';
 import { expiringHostOf, HostRules } from '../../media/host-rules.js';
+import type { ExportFolder } from '../../media/media-sources.js';
+import { addHostCount, OTHER_HOSTS, type UnlistedHosts } from '../../media/unlisted-hosts.js';
 import { isPlainObject } from '../map/object-paths.js';
 
 export interface ExpiringMedia {
@@ -16,29 +21,23 @@ export interface ExpiringMedia {
   byHost: Record<string, number>;
 }
 
-/** Host names kept apart at the most; more (an export of random subdomains) are counted under one entry. */
-const MAX_HOSTS = 1000;
-const OTHER = '(other hosts)';
-
-/** Adds a mapped message's attachments on expiring hosts to `counts` (host name -> attachments). */
-export function countExpiringHosts(payload: JsonObject, counts: Record<string, number>): void {
+/** Adds a mapped message's attachments with an http(s) URL to `counts` (host name -> attachments). */
+export function countAttachmentHosts(payload: JsonObject, counts: Record<string, number>): void {
   const data = payload.data;
   if (!isPlainObject(data) || !Array.isArray(data.attachments)) return;
   for (const a of data.attachments) {
     if (!isPlainObject(a) || typeof a.url !== 'string') continue;
     const host = hostOf(a.url);
-    if (host === undefined || expiringHostOf(host) === undefined) continue;
-    const key = host in counts || Object.keys(counts).length < MAX_HOSTS ? host : OTHER;
-    counts[key] = (counts[key] ?? 0) + 1;
+    if (host !== undefined) addHostCount(counts, host);
   }
 }
 
 /** Adds one count to another (a worker block's to the run's). */
 export function addHostCounts(into: Record<string, number>, from: Record<string, number>): void {
-  for (const [host, n] of Object.entries(from)) into[host] = (into[host] ?? 0) + n;
+  for (const [host, n] of Object.entries(from)) addHostCount(into, host, n);
 }
 
-/** The summary of the counted hosts that `media.hosts` does not cover; undefined when there are none. */
+/** The summary of the counted expiring hosts that `media.hosts` does not cover; undefined when there are none. */
 export function expiringMediaOf(
   counts: Record<string, number>,
   media: MediaConfig | undefined,
@@ -47,15 +46,40 @@ export function expiringMediaOf(
   const byHost: Record<string, number> = {};
   let total = 0;
   for (const [host, n] of Object.entries(counts)) {
-    if (host !== OTHER && covered?.allows(host)) continue;
-    const entry = host === OTHER ? OTHER : expiringHostOf(host)!;
+    // Hosts past the first thousand are not told apart: whether they expire is not known.
+    const entry = host === OTHER_HOSTS ? undefined : expiringHostOf(host);
+    if (entry === undefined || covered?.allows(host)) continue;
     byHost[entry] = (byHost[entry] ?? 0) + n;
     total += n;
   }
   return total === 0 ? undefined : { total, byHost };
 }
 
+/**
+ * With `media` set, the counted hosts it does not carry from; undefined when there are none. A host
+ * past the first thousand is not judged. URLs a preset built for files of the export folder
+ * (`media.exportFiles`) are the export's files, not a host's.
+ */
+export function unlistedMediaOf(
+  counts: Record<string, number>,
+  media: MediaConfig | undefined,
+  exportFolder: ExportFolder | undefined,
+): UnlistedHosts | undefined {
+  if (media === undefined) return undefined;
+  const rules = new HostRules(media.hosts);
+  const exportHost = media.exportFiles && exportFolder ? hostOf(exportFolder.baseUrl) : undefined;
+  const byHost: Record<string, number> = {};
+  let total = 0;
+  for (const [host, n] of Object.entries(counts)) {
+    if (host === OTHER_HOSTS || host === exportHost || rules.allows(host)) continue;
+    byHost[host] = n;
+    total += n;
+  }
+  return total === 0 ? undefined : { total, byHost };
+}
+
 function hostOf(url: string): string | undefined {
+  if (!/^https?:\/\//i.test(url)) return undefined;
   try {
     return new URL(url).hostname;
   } catch {

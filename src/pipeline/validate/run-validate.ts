@@ -14,7 +14,8 @@ import { EMPTY_FILE_RULE } from '../../sources/source-items.js';
 import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
 import { isBeyondRetention, retentionCutoff } from '../retention.js';
 import type { MediaConfig } from '../../config/media-schema.js';
-import { addHostCounts, countExpiringHosts, expiringMediaOf } from './expiring-media.js';
+import type { ExportFolder } from '../../media/media-sources.js';
+import { addHostCounts, countAttachmentHosts, expiringMediaOf, unlistedMediaOf } from './expiring-media.js';
 
 export interface ValidateOptions {
   plans: EntityPlan[];
@@ -26,8 +27,13 @@ export interface ValidateOptions {
   signal?: AbortSignal;
   /** The service's retention window: older messages are counted apart (retention.ts); 0 or absent: unlimited. */
   retentionDays?: number;
-  /** What `media` carries: attachments on expiring hosts it does not are summed up (expiring-media.ts). */
+  /**
+   * What `media` carries: attachments on expiring hosts it does not, and with `media` set those on
+   * hosts not on its list, are summed up (expiring-media.ts).
+   */
   media?: MediaConfig;
+  /** The export folder whose files `media.exportFiles` carries (a preset's media URLs point into it). */
+  exportFolder?: ExportFolder;
   /** Bytes of the message ids' Bloom filter (tests make it tiny to force false positives); see IdBloomFilter. */
   bloomBytes?: number;
   /** NDJSON message files from this size on are read with a worker (checked-messages.ts); tests set 0 or Infinity. */
@@ -83,7 +89,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
       const batches = shared
         ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal, (notes) => {
             result.beyondRetention += notes.beyondRetention ?? 0;
-            if (notes.expiringHosts) addHostCounts(hostCounts, notes.expiringHosts);
+            if (notes.attachmentHosts) addHostCounts(hostCounts, notes.attachmentHosts);
           })
         : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES });
       for await (const items of batches) {
@@ -115,7 +121,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
             record = slots.record!;
             problems = checkRecord(record, index, options.nowSec);
             if (isBeyondRetention(record.payload.sentAt, cutoff)) result.beyondRetention++;
-            if (entity.name === 'messages') countExpiringHosts(record.payload, hostCounts);
+            if (entity.name === 'messages') countAttachmentHosts(record.payload, hostCounts);
           }
           if (record.duplicateSuspect) lastSuspectSeq = seq;
           // An exact copy of an earlier record (ExportIndex marked it) is skipped, as import skips it.
@@ -141,6 +147,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
   }
   if (!result.stoppedEarly) {
     result.expiringMedia = expiringMediaOf(hostCounts, options.media);
+    result.unlistedMedia = unlistedMediaOf(hostCounts, options.media, options.exportFolder);
     for (const p of index.finish()) {
       tally.add(
         {

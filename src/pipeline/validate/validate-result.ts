@@ -1,4 +1,5 @@
 import type { EntityName, Severity } from '../../entities/types.js';
+import type { UnlistedHosts } from '../../media/unlisted-hosts.js';
 import type { ExpiringMedia } from './expiring-media.js';
 
 /** One problem, located. The same shape goes to the text report, the JSON report and tests. */
@@ -28,6 +29,8 @@ export interface ValidateResult {
   notChecked: string[];
   /** Attachments on hosts whose links end with the old system, not covered by `media` (set by the caller). */
   expiringMedia?: ExpiringMedia;
+  /** With `media` set: attachments on hosts not on `media.hosts`, which keep their URL (set by the caller). */
+  unlistedMedia?: UnlistedHosts;
   /** Messages older than the service's retention window (retentionDays): accepted, then never shown. */
   beyondRetention: number;
 }

@@ -7,7 +7,7 @@ import { ownProblems } from '../../rules/check-record.js';
 import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { isBeyondRetention } from '../retention.js';
-import { countExpiringHosts } from './expiring-media.js';
+import { countAttachmentHosts } from './expiring-media.js';
 import { messageRefs, toColumns } from './checked-columns.js';
 import type { BlockMessage, CheckedColumns, CheckedSlot, MessageCheckTask } from './checked-columns.js';
 
@@ -16,7 +16,7 @@ export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns>
   const slots = new ItemSlots(createMapper(mapperOptionsFor(ENTITIES.messages, task.source, task)));
   let ordinal = 0;
   let beyondRetention = 0;
-  let expiringHosts: Record<string, number> = {};
+  let attachmentHosts: Record<string, number> = {};
 
   /** What run-validate does with an item read in its own thread, up to the cross-record checks. */
   const check = (item: SourceItem): CheckedSlot => {
@@ -25,7 +25,7 @@ export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns>
     if (kind === SKIP) return { kind: 'skipped' };
     const record = slots.record!;
     if (isBeyondRetention(record.payload.sentAt, task.retentionCutoffSec)) beyondRetention++;
-    countExpiringHosts(record.payload, expiringHosts);
+    countAttachmentHosts(record.payload, attachmentHosts);
     const own = ownProblems(record, task.nowSec);
     const slot: CheckedSlot = { kind: 'checked', line: record.line, id: record.id, refs: messageRefs(record.payload) };
     if (own.length > 0) slot.before = own;
@@ -39,10 +39,10 @@ export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns>
       const parsed = ndjsonBlockItems(block, task.file.display, ordinal);
       ordinal = parsed.nextOrdinal;
       beyondRetention = 0;
-      expiringHosts = {};
+      attachmentHosts = {};
       const columns = toColumns(parsed.items.map(check), parsed.sawContent, message.carrier);
       columns.beyondRetention = beyondRetention;
-      if (Object.keys(expiringHosts).length > 0) columns.expiringHosts = expiringHosts;
+      if (Object.keys(attachmentHosts).length > 0) columns.attachmentHosts = attachmentHosts;
       return columns;
     },
     transferOf: (c) => [c.kinds.buffer as ArrayBuffer, c.lines.buffer as ArrayBuffer, c.carrier],
