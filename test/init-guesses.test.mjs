@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { guessEntity } from '../dist/pipeline/init/guess-map.js';
+import { guessEntity, guessMap } from '../dist/pipeline/init/guess-map.js';
 import { runCli, sandbox, tempDir } from './helpers.mjs';
 
 const cols = (...names) => names.map((name) => ({ name, isObject: false, sub: false }));
@@ -137,6 +137,9 @@ test('a file named for members, participants or memberships is evidence; columns
   assert.equal(guessEntity(cols('id', 'username', 'name', 'created'), 'export.json').entity, 'users');
   // A message file with no time column is still messages, and init then asks for the time column.
   assert.equal(guessEntity(cols('message_id', 'channel_id', 'user_id', 'text')).entity, 'messages');
+  // Direct messages as exports spell them: from_user_id is the sender, to_user_id a person.
+  const dm = guessMap('messages', cols('id', 'from_user_id', 'to_user_id', 'text', 'created_at'), {});
+  assert.deepEqual([dm.map.sender, dm.values.receiverType, dm.missing], ['from_user_id', 'user', []]);
 });
 
 test('init still asks when two readings are equally likely, and names the file in the flag', async () => {
