@@ -34,7 +34,7 @@ function addId(map: Map<string, string>, from: string, to: string): void {
  * e-mail is where the users source's mapping puts it, or where `userEmailField` says (user-email.ts).
  */
 export async function loadIdMaps(
-  config: { userMap?: string; groupMap?: string; userEmailField?: string; importSoftDeleted: boolean },
+  config: { userMap?: string; groupMap?: string; userEmailField?: string; preset?: string; importSoftDeleted: boolean },
   plans: readonly EntityPlan[],
   baseDir: string,
 ): Promise<LoadedIdMaps> {
@@ -64,7 +64,7 @@ export async function loadIdMaps(
     result.emailWarnings.push(`its ${byEmail.size} e-mail lines match nothing: the export has no users to match`);
     return result;
   }
-  const places = emailPlaces(config.userEmailField, plan.source.map);
+  const places = emailPlaces(config.userEmailField, plan.source.map, config.preset);
   const matched = new Set<string>();
   let withEmail = 0;
   const mapper = createMapper(mapperOptionsFor(ENTITIES.users, { ...plan.source, ids: undefined }, config));

@@ -30,7 +30,11 @@ export interface EmailPlaces {
  * then every `map` target whose name or column says e-mail, then `metadata.email`, then an
  * `email` column as read.
  */
-export function emailPlaces(configured: string | undefined, map: Readonly<Record<string, string>> = {}): EmailPlaces {
+export function emailPlaces(
+  configured: string | undefined,
+  map: Readonly<Record<string, string>> = {},
+  preset?: string,
+): EmailPlaces {
   const split = (path: string) => path.split('.');
   if (configured !== undefined) {
     const path = split(configured);
@@ -44,7 +48,7 @@ export function emailPlaces(configured: string | undefined, map: Readonly<Record
     mapped: mapped.map(split),
     read: [['email']],
     preset: true,
-    described: [...mapped, 'email'].join(', '),
+    described: [...(preset === undefined ? [] : [`the ${preset} export's own`]), ...mapped, 'email'].join(', '),
     configured: false,
   };
 }
