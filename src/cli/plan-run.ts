@@ -15,7 +15,7 @@ export interface RunPlan {
    * of its migration, and discards it otherwise. Absent without a preset or without `writeIdMap`.
    */
   idMap?: { path: string; commit(): Promise<void>; discard(): Promise<void> };
-  /** What reading `userMap` found worth saying (e-mails no user of the export has). */
+  /** What reading `userMap` found worth saying (e-mails no user of the export has, and where it looked). */
   warnings: string[];
   /** The export folder a preset's relative media paths are in, under the URL prefix it gave them. */
   exportFolder?: ExportFolder;
@@ -36,8 +36,7 @@ export async function planRun(
   const { loadIdMaps, recordMappedIds } = await import('../pipeline/map/load-id-maps.js');
   const loaded = await loadIdMaps(config, plan.plans, baseDir);
   for (const p of plan.plans) p.source = { ...p.source, ids: loaded.ids };
-  for (const email of loaded.unmatchedEmails)
-    plan.warnings.push(`userMap: no user of the export has the e-mail ${email}`);
+  for (const warning of loaded.emailWarnings) plan.warnings.push(`userMap: ${warning}`);
   if (!options.writeIdMap) return plan;
   // The mapping used goes into the id map beside the checkpoint, once this run holds the checkpoint.
   const file = plan.idMap?.path ?? idMapPathOf(config.checkpoint);

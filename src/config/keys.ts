@@ -313,11 +313,28 @@ export const CONFIG_KEYS = {
     commands: READ,
     flag: '--user-map <file>',
     example: null,
-    help: 'export users the app already has: a CSV (from,to) or JSON/NDJSON ({from, to}) file of ids',
+    help:
+      'export users the app already has: a CSV (from,to), JSON/NDJSON ({from, to}) or JSON object ' +
+      '({"old-id": "app-uid"}) file of ids',
     doc:
-      "`from` is the export's user id, or an e-mail where the export has them (a users source's `email` " +
-      "field; Slack and Sendbird exports), `to` the app's uid. Every reference is rewritten to `to`; " +
-      'mapped users are not sent (skipped as `mapped`). See [Rehearse, then migrate](rehearse-then-migrate.md).',
+      "`from` is the export's user id, or an e-mail: the e-mail the users source's mapping produces " +
+      "(see `userEmailField`; Slack and Sendbird exports: their own), `to` the app's uid. Every reference " +
+      'is rewritten to `to`; mapped users are not sent (skipped as `mapped`). A file of another shape stops ' +
+      'the run, naming the line and these forms. See [Rehearse, then migrate](rehearse-then-migrate.md).',
+  },
+  userEmailField: {
+    kind: 'string',
+    group: 'sources',
+    commands: READ,
+    flag: '--user-email-field <field>',
+    example: null,
+    pattern: { regex: /^[^.\s]+(\.[^.\s]+)*$/, what: 'a field name or dotted path such as metadata.email' },
+    help: "the user field holding the e-mail userMap's e-mail lines match, e.g. metadata.email",
+    doc:
+      'A field of the user as sent (after `map`), else a column of the users file as read (an e-mail ' +
+      "you match by but do not send). Unset, it is found: a preset's own e-mail (Slack `profile.email`, " +
+      'Sendbird `email`), then every `map` target whose name or column says e-mail (`email`, ' +
+      '`email_address`, `mail`, `workEmail`, ...), then `metadata.email`, then an `email` column.',
   },
   groupMap: {
     kind: 'path',
@@ -325,7 +342,9 @@ export const CONFIG_KEYS = {
     commands: READ,
     flag: '--group-map <file>',
     example: null,
-    help: 'export groups the app already has: a CSV (from,to) or JSON/NDJSON ({from, to}) file of guids',
+    help:
+      'export groups the app already has: a CSV (from,to), JSON/NDJSON ({from, to}) or JSON object ' +
+      '({"old-guid": "app-guid"}) file of guids',
     doc: 'As `userMap`, for groups: references rewritten to `to`, mapped groups not sent (skipped as `mapped`).',
   },
   media: {

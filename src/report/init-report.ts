@@ -57,7 +57,8 @@ export function formatInitReport(proposal: InitProposal): string {
 function formatPlainFile(f: PlainFile): string {
   const out = [`${f.file.display}: ${f.entity.entity ?? 'not recognised'} (${plural(f.records, 'record')} looked at)`];
   for (const p of f.readProblems) out.push(`  read problem: ${p}`);
-  if (f.entity.ambiguity !== undefined) out.push(`  ambiguous: ${describe(f.entity.ambiguity)}`);
+  if (f.entity.why !== undefined) out.push(`  why: ${f.entity.why.join('; ')}`);
+  if (f.entity.ambiguity !== undefined) out.push(`  ambiguous: ${describe(f.entity.ambiguity, f.file.display)}`);
   const g = f.guess;
   if (g === undefined) {
     if (f.entity.ambiguity === undefined)

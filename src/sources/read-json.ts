@@ -3,6 +3,7 @@
  * at a time, so memory holds one record, never the file. Accepted shapes:
  *   [ {...}, ... ]                                  records in an array
  *   { "<id>": {...}, ... }                          id-keyed: the key becomes SourceRecord.key
+ *   { "<id>": "<value>", ... }                      with keyedScalars (id maps): records `{value}`
  *   { "users": { "<id>": {...} } } / { "users": [...] }   the API's own request body
  * The shape is decided by the first key of a top-level object: an entity name whose value is an
  * object or array means the wrapper. (A uid literally named "users" would be misread; accepted.)
@@ -26,7 +27,7 @@ export const JSON_CUT_LONG_LINES_AT = 1024 * 1024;
 const ENTITY_NAMES: ReadonlySet<string> = new Set(ENTITY_ORDER);
 
 export function readJsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
-  const reader = new JsonRecordReader(file.display, options.entity);
+  const reader = new JsonRecordReader(file.display, options.entity, options.keyedScalars === true);
   return readFileItems(fileBytes(file), reader, { signal: options.signal, cutLongLinesAt: JSON_CUT_LONG_LINES_AT });
 }
 
@@ -39,6 +40,7 @@ class JsonRecordReader extends JsonBlockReader<SourceItem> {
   constructor(
     private readonly file: string,
     private readonly entity: EntityName | undefined,
+    private readonly keyedScalars: boolean,
   ) {
     super();
   }
@@ -91,6 +93,10 @@ class JsonRecordReader extends JsonBlockReader<SourceItem> {
       const item: SourceItem = { kind: 'record', value: record, file: this.file, line, ordinal };
       if (key !== undefined) item.key = key;
       this.items.push(item);
+      return;
+    }
+    if (this.keyedScalars && key !== undefined && (typeof value !== 'object' || value === null)) {
+      this.items.push({ kind: 'record', value: { value }, file: this.file, line, ordinal, key });
       return;
     }
     const where = key === undefined ? 'element' : `value of "${key}"`;

@@ -25,4 +25,10 @@ export interface ReadOptions {
    * would take import past its memory budget.
    */
   csvWorkerMinBytes?: number;
+  /**
+   * A JSON object's member whose value is not an object or array (a string, number, boolean or null) is
+   * a record `{value}` with the member's name as its key, instead of a problem: an id map written by
+   * hand as `{"old-id": "app-uid"}`, whose reader then judges the value.
+   */
+  keyedScalars?: boolean;
 }

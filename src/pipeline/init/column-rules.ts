@@ -76,7 +76,7 @@ export const FIELD_RULES: Readonly<Record<EntityName, readonly FieldRule[]>> = {
       field: 'sender',
       tiers: [
         ['sender'],
-        ['senderid', 'userid', 'authorid', 'fromid', 'fromuser', 'senderuid', 'useruid'],
+        ['senderid', 'userid', 'authorid', 'fromid', 'fromuser', 'fromuserid', 'senderuid', 'useruid'],
         ['from', 'author', 'user', 'username'],
       ],
     },

@@ -26,6 +26,8 @@ export interface EntityGuess {
   entity?: EntityName;
   scores: Record<EntityName, number>;
   ambiguity?: Ambiguity;
+  /** What settled it beyond the columns (the file's name, a missing time column), said to the user. */
+  why?: string[];
 }
 
 export interface MapGuess {
@@ -45,24 +47,81 @@ export interface MapGuess {
   assumed: Array<{ field: string; value: string; why: string }>;
 }
 
-/** The least score for a file to be taken as an entity's: two fields that are not generic names. */
+/** The least score for a file to be taken as an entity's: two columns that are not generic names. */
 const MIN_SCORE = 2;
 
-export function guessEntity(columns: readonly Column[]): EntityGuess {
+/**
+ * A file's name as evidence, checked in this order (`channel_members` is members, `channel_messages`
+ * messages): worth one column, so it settles a tie and tips a near one, never outweighs clear columns.
+ */
+const NAME_WORDS: ReadonlyArray<[EntityName, RegExp]> = [
+  ['members', /member|participant|subscri(?:ber|ption)|roster/],
+  ['messages', /message|msg|post|chatlog|transcript|history/],
+  ['groups', /channel|room|conversation|group|chat|team|board/],
+  ['users', /user|people|person|account|profile|contact/],
+];
+const NAME_WEIGHT = 1;
+
+/** Each required field no column could give lowers an entity's standing (not its score). */
+const MISSING_WEIGHT = 1;
+
+/** Every candidate name of an entity's fields: a column is evidence for each entity that has a use for it. */
+const CANDIDATES = Object.fromEntries(
+  ENTITY_ORDER.map((e) => [e, new Set(FIELD_RULES[e].flatMap((r) => r.tiers.flat()))]),
+) as Record<EntityName, Set<string>>;
+
+/** The entity a file's name says it holds (`room_members.ndjson`: members), if any. */
+export function entityNamed(fileName: string): EntityName | undefined {
+  const base = normalize(fileName.replace(/^.*[\\/]/, '').replace(/(\.[a-z]+)+$/i, ''));
+  return NAME_WORDS.find(([, words]) => words.test(base))?.[0];
+}
+
+/**
+ * The entity a file holds, as a person would tell it: each column counts for every entity that has
+ * a use for it (a generic name such as `id` half), the file's name counts as one column, and an
+ * entity stands one lower for each field the service requires that no column could give: a file
+ * with no id and no time column (`channel_id,user_id`) is a member list, not messages. Entities
+ * left level are a choice for the user, never a coin toss.
+ */
+export function guessEntity(columns: readonly Column[], fileName = ''): EntityGuess {
   const names = new Set(columns.filter((c) => !c.isObject).map((c) => normalize(c.name)));
   const scores = Object.fromEntries(ENTITY_ORDER.map((e) => [e, 0])) as Record<EntityName, number>;
+  const standing = { ...scores };
+  const missing = new Map<EntityName, string[]>();
+  const named = entityNamed(fileName);
   for (const entity of ENTITY_ORDER) {
-    for (const rule of FIELD_RULES[entity]) {
-      const hit = rule.tiers.flat().find((n) => names.has(n));
-      if (hit !== undefined) scores[entity] += GENERIC.has(hit) ? 0.5 : 1;
-    }
+    for (const name of names) if (CANDIDATES[entity].has(name)) scores[entity] += GENERIC.has(name) ? 0.5 : 1;
+    if (scores[entity] === 0) continue;
+    if (entity === named) scores[entity] += NAME_WEIGHT;
+    const lacking = REQUIRED[entity].filter((field) => !hasCandidate(entity, field, names));
+    missing.set(entity, lacking);
+    standing[entity] = scores[entity] - MISSING_WEIGHT * lacking.length;
   }
-  const ranked = [...ENTITY_ORDER].sort((a, b) => scores[b] - scores[a]);
+  const ranked = ENTITY_ORDER.filter((e) => scores[e] > 0).sort((a, b) => standing[b] - standing[a]);
   const [best, second] = ranked;
-  if (scores[best] < MIN_SCORE) return { scores };
-  if (scores[second] === scores[best])
-    return { scores, ambiguity: { kind: 'entity', entities: ranked.filter((e) => scores[e] === scores[best]) } };
-  return { entity: best, scores };
+  if (best === undefined) return { scores };
+  const level = ranked.filter((e) => standing[e] === standing[best]);
+  // Too few columns to tell by, unless two entities each have every field they need (`id,name`): a choice.
+  if (scores[best] < MIN_SCORE && !(level.length > 1 && level.every((e) => missing.get(e)?.length === 0)))
+    return { scores };
+  if (level.length > 1) return { scores, ambiguity: { kind: 'entity', entities: level } };
+  const why: string[] = [];
+  // Said only where it made the difference: the columns alone were level, or too few.
+  const byName = named === best ? NAME_WEIGHT : 0;
+  const nameDecided =
+    scores[best] - byName < MIN_SCORE || (second !== undefined && standing[best] - byName <= standing[second]);
+  if (byName > 0 && nameDecided) why.push(`its name says ${best}`);
+  for (const other of ranked.slice(1)) {
+    const lacking = missing.get(other) ?? [];
+    if (scores[other] >= scores[best] - byName && lacking.length > 0)
+      why.push(`not ${other}: no column for ${lacking.join(' or ')}, which ${other} need`);
+  }
+  return why.length > 0 ? { entity: best, scores, why } : { entity: best, scores };
+}
+
+function hasCandidate(entity: EntityName, field: string, names: ReadonlySet<string>): boolean {
+  const rule = FIELD_RULES[entity].find((r) => r.field === field);
+  return rule?.tiers.some((tier) => tier.some((n) => names.has(n))) === true;
 }
 
 export function guessMap(entity: EntityName, columns: readonly Column[], picks: Record<string, string>): MapGuess {

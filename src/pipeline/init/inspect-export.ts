@@ -58,7 +58,7 @@ function plainConfig(files: readonly PlainFile[], configDir: string) {
   const byEntity = new Map<EntityName, PlainFile[]>();
   for (const f of files) {
     const where = f.file.display;
-    if (f.entity.ambiguity !== undefined) problems.push(`${where}: ${describe(f.entity.ambiguity)}`);
+    if (f.entity.ambiguity !== undefined) problems.push(`${where}: ${describe(f.entity.ambiguity, where)}`);
     const entity = f.entity.entity;
     if (entity === undefined) continue;
     for (const a of f.guess?.ambiguities ?? []) problems.push(`${where}: ${describe(a)}`);
@@ -92,7 +92,8 @@ function sourceOf(f: PlainFile, configDir: string): SourceConfig {
   return source;
 }
 
-export function describe(a: Ambiguity): string {
+/** An ambiguity and the flags that settle it; `file` names the file in an `--entity` choice. */
+export function describe(a: Ambiguity, file = '<file>'): string {
   if (a.kind === 'field')
     return `${a.columns.map((c) => `"${c}"`).join(' and ')} could each be ${a.field}: choose with ${a.columns
       .map((c) => `--pick ${a.field}=${c}`)
@@ -102,7 +103,7 @@ export function describe(a: Ambiguity): string {
       .map((f) => `--pick ${f}=${a.column}`)
       .join(' or ')}`;
   return `its columns fit ${a.entities.join(' and ')} equally: choose with ${a.entities
-    .map((e) => `--entity <file>=${e}`)
+    .map((e) => `--entity ${file}=${e}`)
     .join(' or ')}`;
 }
 

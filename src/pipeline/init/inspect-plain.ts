@@ -51,7 +51,7 @@ export async function inspectPlainFile(
     if (head.length >= HEAD_RECORDS || readProblems.length >= 5) break;
   }
   const columns = columnsOf(head.map((h) => h.value));
-  const guessed = guessEntity(columns);
+  const guessed = guessEntity(columns, file.path);
   const entity: EntityGuess =
     options.entity === undefined ? guessed : { entity: options.entity, scores: guessed.scores };
   const out: PlainFile = { file, columns, records: head.length, entity, samples: [], readProblems };

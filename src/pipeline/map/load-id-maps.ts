@@ -1,12 +1,12 @@
 import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import { ENTITIES } from '../../entities/index.js';
-import type { IdMaps, JsonObject } from '../../entities/types.js';
-import { InputError } from '../../errors.js';
+import type { IdMaps } from '../../entities/types.js';
 import { toServiceId } from '../../presets/shared/ids.js';
-import { readSourceFile, resolveSourceFiles } from '../../sources/index.js';
 import type { EntityPlan } from '../../sources/plan.js';
+import { readMapPairs } from './id-map-file.js';
 import { createMapper, mapperOptionsFor } from './map.js';
+import { emailOf, emailPlaces } from './user-email.js';
 
 /** One pair of the map files as used: the export's id and the app's. */
 export interface MappedId {
@@ -18,50 +18,8 @@ export interface MappedId {
 export interface LoadedIdMaps {
   ids: IdMaps;
   used: MappedId[];
-  /** E-mails of the user map that no user of the export has. */
-  unmatchedEmails: string[];
-}
-
-interface Pair {
-  from: string;
-  to: string;
-  file: string;
-  line: number;
-}
-
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
-
-/** A map file's pairs, read by the one read layer (CSV `from,to`; JSON array or NDJSON of `{from, to}`). */
-async function readPairs(pathOfMap: string, baseDir: string, key: 'userMap' | 'groupMap'): Promise<Pair[]> {
-  const [file] = await resolveSourceFiles({ path: pathOfMap }, baseDir);
-  const pairs: Pair[] = [];
-  const seen = new Map<string, Pair>();
-  for await (const item of readSourceFile(file)) {
-    if (item.kind === 'problem') {
-      if (item.rule === 'input.empty-file') continue;
-      throw new InputError('IDMAP_INPUT_INVALID', `${key}: ${item.message}`, {
-        location: { file: item.file, line: item.line },
-      });
-    }
-    const v: JsonObject = item.value;
-    const from = text(v.from);
-    const to = text(v.to);
-    if (from === undefined || to === undefined) {
-      throw new InputError('IDMAP_INPUT_INVALID', `${key}: each entry needs "from" and "to"`, {
-        location: { file: item.file, line: item.line, field: from === undefined ? 'from' : 'to' },
-      });
-    }
-    const pair = { from, to, file: item.file, line: item.line };
-    const earlier = seen.get(from.toLowerCase());
-    if (earlier !== undefined && earlier.to !== to) {
-      throw new InputError('IDMAP_INPUT_INVALID', `${key}: ${from} is mapped twice (also at line ${earlier.line})`, {
-        location: { file: item.file, line: item.line, field: 'from' },
-      });
-    }
-    seen.set(from.toLowerCase(), pair);
-    pairs.push(pair);
-  }
-  return pairs;
+  /** What the user map's e-mail lines found worth saying: e-mails no user has, and where they were looked for. */
+  emailWarnings: string[];
 }
 
 /** Both spellings of a source id: as given, and as a preset turns it into an id the service takes. */
@@ -71,18 +29,19 @@ function addId(map: Map<string, string>, from: string, to: string): void {
 }
 
 /**
- * Reads `userMap` and `groupMap`. A user map's e-mails are matched against the export's users (a
- * preset's `email`, or a plain source's `email` field), read once here through the plan's inputs.
+ * Reads `userMap` and `groupMap`. A user map's e-mails are matched against the e-mails of the
+ * export's users, read once here through the plan's inputs and mapped as import maps them: the
+ * e-mail is where the users source's mapping puts it, or where `userEmailField` says (user-email.ts).
  */
 export async function loadIdMaps(
-  config: { userMap?: string; groupMap?: string; importSoftDeleted: boolean },
+  config: { userMap?: string; groupMap?: string; userEmailField?: string; preset?: string; importSoftDeleted: boolean },
   plans: readonly EntityPlan[],
   baseDir: string,
 ): Promise<LoadedIdMaps> {
-  const result: LoadedIdMaps = { ids: {}, used: [], unmatchedEmails: [] };
+  const result: LoadedIdMaps = { ids: {}, used: [], emailWarnings: [] };
   if (config.groupMap !== undefined) {
     const groups = new Map<string, string>();
-    for (const { from, to } of await readPairs(config.groupMap, baseDir, 'groupMap')) {
+    for (const { from, to } of await readMapPairs(config.groupMap, baseDir, 'groupMap')) {
       addId(groups, from, to);
       result.used.push({ entity: 'groups', sourceId: from, id: to });
     }
@@ -91,33 +50,46 @@ export async function loadIdMaps(
   if (config.userMap === undefined) return result;
   const users = new Map<string, string>();
   const byEmail = new Map<string, string>();
-  for (const { from, to } of await readPairs(config.userMap, baseDir, 'userMap')) {
+  for (const { from, to } of await readMapPairs(config.userMap, baseDir, 'userMap')) {
     if (from.includes('@')) byEmail.set(from.toLowerCase(), to);
     else {
       addId(users, from, to);
       result.used.push({ entity: 'users', sourceId: from, id: to });
     }
   }
-  const plan = plans.find((p) => p.entity.name === 'users');
-  if (byEmail.size > 0 && plan !== undefined) {
-    const matched = new Set<string>();
-    const mapper = createMapper(mapperOptionsFor(ENTITIES.users, plan.source, config));
-    for (const input of plan.inputs) {
-      for await (const item of input.read({ entity: 'users' })) {
-        if (item.kind !== 'record') continue;
-        const email = text(item.email) ?? text(item.value.email);
-        const to = email === undefined ? undefined : byEmail.get(email.toLowerCase());
-        if (to === undefined) continue;
-        const uid = mapper(item).id;
-        if (uid === '') continue;
-        matched.add(email!.toLowerCase());
-        users.set(uid.toLowerCase(), to);
-        result.used.push({ entity: 'users', sourceId: uid, id: to });
-      }
-    }
-    result.unmatchedEmails = [...byEmail.keys()].filter((e) => !matched.has(e));
-  }
   result.ids.users = users;
+  if (byEmail.size === 0) return result;
+  const plan = plans.find((p) => p.entity.name === 'users');
+  if (plan === undefined) {
+    result.emailWarnings.push(`its ${byEmail.size} e-mail lines match nothing: the export has no users to match`);
+    return result;
+  }
+  const places = emailPlaces(config.userEmailField, plan.source.map, config.preset);
+  const matched = new Set<string>();
+  let withEmail = 0;
+  const mapper = createMapper(mapperOptionsFor(ENTITIES.users, { ...plan.source, ids: undefined }, config));
+  for (const input of plan.inputs) {
+    for await (const item of input.read({ entity: 'users' })) {
+      if (item.kind !== 'record') continue;
+      const mapped = mapper(item);
+      const email = emailOf(places, item, mapped.payload)?.toLowerCase();
+      if (email === undefined) continue;
+      withEmail++;
+      const to = byEmail.get(email);
+      if (to === undefined || mapped.id === '') continue;
+      matched.add(email);
+      users.set(mapped.id.toLowerCase(), to);
+      result.used.push({ entity: 'users', sourceId: mapped.id, id: to });
+    }
+  }
+  const where = `e-mails read from ${places.described}`;
+  if (withEmail === 0) {
+    const fix = places.configured ? 'check userEmailField' : 'name the field with userEmailField';
+    result.emailWarnings.push(`no user of the export has an e-mail (${where}): ${fix}`);
+  } else {
+    for (const email of byEmail.keys())
+      if (!matched.has(email)) result.emailWarnings.push(`no user of the export has the e-mail ${email} (${where})`);
+  }
   return result;
 }
 
