@@ -9,7 +9,7 @@ import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import type { SeenPerson } from '../shared/people.js';
 import { isObject } from '../shared/items.js';
-import { messageRecord } from '../shared/records.js';
+import { messageRecord } from '../shared/message-record.js';
 
 const JOIN_LEAVE = new Set(['RecipientAdd', 'RecipientRemove', 'GuildMemberJoin']);
 const NORMAL = new Set(['Default', 'Reply']);

@@ -19,7 +19,8 @@ import {
   str,
   type Attachment,
 } from '../shared/message-parts.js';
-import { messageRecord, userRecord, type MemberInput } from '../shared/records.js';
+import { userRecord, type MemberInput } from '../shared/records.js';
+import { messageRecord } from '../shared/message-record.js';
 
 const JOIN_LEAVE = new Set([
   'system_join_channel',

@@ -8,7 +8,8 @@ import { SKIP, type Conversation, type PresetContext } from '../shared/context.j
 import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
-import { groupRecord, memberRecord, messageRecord, userRecord, type MemberInput } from '../shared/records.js';
+import { groupRecord, memberRecord, userRecord, type MemberInput } from '../shared/records.js';
+import { messageRecord } from '../shared/message-record.js';
 
 export interface SendbirdChannel {
   url: string;

@@ -8,7 +8,7 @@ import { SKIP, type Conversation, type PresetContext } from '../shared/context.j
 import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
-import { messageRecord } from '../shared/records.js';
+import { messageRecord } from '../shared/message-record.js';
 
 const JOIN_LEAVE = new Set(['invite_members', 'remove_members', 'join_group_by_link', 'join_group_by_request']);
 /** Chats of two people (or one: saved messages); their service messages stay in the conversation. */

@@ -8,7 +8,8 @@ import type { Conversation, PresetContext } from '../shared/context.js';
 import { toServiceId } from '../shared/ids.js';
 import { isObject } from '../shared/items.js';
 import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
-import { groupRecord, memberRecord, messageRecord, userRecord } from '../shared/records.js';
+import { groupRecord, memberRecord, userRecord } from '../shared/records.js';
+import { messageRecord } from '../shared/message-record.js';
 import { field } from './read.js';
 
 /** Where Twilio's Media Content Service serves a message's media (HTTP Basic auth: API key and secret). */
