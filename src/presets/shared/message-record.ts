@@ -123,5 +123,6 @@ export function addMessageIds(
   built: { value: JsonObject; more?: JsonObject[] },
 ): void {
   idMap.add('messages', sourceId, built.value.muid as string);
-  (built.more ?? []).forEach((v, i) => idMap.add('messages', `${sourceId}#${i + 2}`, v.muid as string));
+  const more = built.more ?? [];
+  for (let i = 0; i < more.length; i++) idMap.add('messages', `${sourceId}#${i + 2}`, more[i].muid as string);
 }
