@@ -84,7 +84,6 @@ export function mapMattermostUser(u: JsonObject, bot: boolean, ctx: PresetContex
     avatar: image === undefined ? undefined : mediaUrl(dataPath(image), ctx.options.mediaBaseUrl),
     deactivatedAt: seconds(u.delete_at),
     metadata: {
-      mattermostUsername: username,
       username,
       nickname: str(u.nickname),
       position: str(u.position),
