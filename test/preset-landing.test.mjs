@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { toServiceId } from '../dist/presets/index.js';
-import { tempDir } from './helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { assertAccounted, importWithConfig } from './preset-run.mjs';
 
 // Recent times: a message older than the service's retention window is not one the service keeps.
@@ -154,13 +154,14 @@ test('sendbird: users, a channel without creator, mentions, a message with two f
   assert.deepEqual(Object.keys(again.records.messages).sort(), Object.keys(messages).sort(), 'muids stable');
 });
 
-test('stream: channel type as a tag, custom fields, an owner from the members, a product card, mentions', async () => {
+/** A Stream import file: custom fields, a channel without created_by, mentions, a product card, two files. */
+function streamExport() {
   const at = (s) => iso(T0 + s);
   const message = (id, fields) => ({
     type: 'message',
     item: { id, channel_type: 'messaging', channel_id: 'general', created_at: at(1000), ...fields },
   });
-  const dir = await exportDir({
+  return exportDir({
     'data.json': [
       { type: 'user', item: { id: 'alice', name: 'Alice', tier: 'gold' } },
       { type: 'user', item: { id: 'bob', name: 'Bob' } },
@@ -194,6 +195,10 @@ test('stream: channel type as a tag, custom fields, an owner from the members, a
       }),
     ],
   });
+}
+
+test('stream: channel type as a tag, custom fields, an owner from the members, a product card, mentions', async () => {
+  const dir = await streamExport();
   const run = await importWithConfig('stream', dir);
   assertAccounted(run, { messages: { read: 4, imported: 4 } });
   const { users, groups, messages } = run.records;
@@ -463,4 +468,23 @@ test('telegram: mention_name entities become templates, the first writer owns a 
   assert.equal(thanks.data.text, 'thanks <@uid:user2>!');
   assert.deepEqual(thanks.mentionedUserDetails, { user2: { uid: 'user2', name: 'Bob' } });
   assert.equal(thanks.data.metadata.originalText, 'thanks Bob!');
+});
+
+test('verify reads the landed records back as sent: tags, custom messages, parts, mentions', async () => {
+  const box = await sandbox();
+  try {
+    const dir = await tempDir();
+    await writeConfig(dir, {
+      baseUrl: box.url,
+      requestsPerMinute: 100000,
+      preset: 'stream',
+      from: await streamExport(),
+    });
+    const imported = await runCli(['import'], { cwd: dir });
+    assert.equal(imported.code, 0, imported.stderr);
+    const verified = await runCli(['verify'], { cwd: dir });
+    assert.equal(verified.code, 0, `${verified.stdout}\n${verified.stderr}`);
+  } finally {
+    await box.close();
+  }
 });
