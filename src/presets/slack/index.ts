@@ -122,7 +122,7 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
   const indexes = SLACK_INDEXES.filter((i) => has.has(at(i.file))).map((i) => ({ ...i, rel: at(i.file) }));
   return plansOf({
     users: [...(has.has(at('users.json')) ? [slackUsersInput(ctx, at('users.json'))] : []), people.input()],
-    groups: slackGroupInputs(ctx, indexes, orphans, days),
+    groups: slackGroupInputs(ctx, indexes, orphans, days, botUsers),
     members: slackMemberInputs(ctx, indexes, botUsers),
     messages: messageInputs,
   });

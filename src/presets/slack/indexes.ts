@@ -63,10 +63,17 @@ export function slackUserName(u: JsonObject): string | undefined {
   return str(profile.real_name) ?? str(u.real_name) ?? str(profile.display_name) ?? str(u.name);
 }
 
-/** A channel's owner: its creator, else its first member (Slack keeps no admins per channel). */
-function channelOwner(c: JsonObject): string | undefined {
+/**
+ * A channel's owner: its creator, else its first member (Slack keeps no admins per channel) that is
+ * imported (a bot is not, with includeBots off).
+ */
+function channelOwner(c: JsonObject, skipped: (id: string) => boolean): string | undefined {
   const members = Array.isArray(c.members) ? c.members.map(String) : [];
-  return groupOwner(str(c.creator), [], members);
+  return groupOwner(
+    str(c.creator),
+    [],
+    members.filter((m) => !skipped(m)),
+  );
 }
 
 export function slackGroupInputs(
@@ -74,7 +81,10 @@ export function slackGroupInputs(
   indexes: IndexFile[],
   orphans: string[],
   days: Array<{ rel: string; parts: string[] }>,
+  botUsers: ReadonlySet<string>,
 ): RecordInput[] {
+  const skipped = (id: string) => botUsers.has(id) && !ctx.options.includeBots;
+  const uidOf = (id: string | undefined) => (id === undefined ? undefined : ctx.uids.of(id));
   const inputs = indexes.map((index) =>
     fileInput({
       ctx,
@@ -93,7 +103,7 @@ export function slackGroupInputs(
           name: str(c.name),
           fallbackName: id,
           type: index.kind === 'public' ? 'public' : 'private',
-          owner: channelOwner(c) && ctx.uids.of(channelOwner(c)!),
+          owner: uidOf(channelOwner(c, skipped)),
           createdAt: seconds(c.created),
           metadata: {
             slackChannelId: id,
@@ -141,7 +151,7 @@ export function slackMemberInputs(
         const id = str(c.id) ?? '';
         const members = Array.isArray(c.members) ? c.members.map(String) : [];
         const direct = index.kind === 'direct' && members.length >= 1 && members.length <= 2;
-        const owner = channelOwner(c);
+        const owner = channelOwner(c, (id) => botUsers.has(id) && !ctx.options.includeBots);
         return members.map((m) => {
           const value = memberRecord({
             guid: ctx.guids.of(id),

@@ -126,6 +126,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
     }
   }
   const byId = new Map([...chats].map(([key, c]) => [key, c.chat!]));
+  const uidOf = (id: string | undefined) => (id === undefined ? undefined : ctx.uids.of(id));
   const list = [...chats.values()];
 
   return plansOf({
@@ -143,9 +144,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
             fallbackName: c.id,
             type: PUBLIC_TYPES.has(c.type) ? 'public' : 'private',
             // Who created the group (its service message), else the first to write in it.
-            owner:
-              groupOwner(c.creator, [], [...c.senders.keys()]) &&
-              ctx.uids.of(groupOwner(c.creator, [], [...c.senders.keys()])!),
+            owner: uidOf(groupOwner(c.creator, [], [...c.senders.keys()])),
             metadata: { telegramType: c.type, telegramId: c.id },
           }),
         })),
