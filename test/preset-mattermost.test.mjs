@@ -75,7 +75,9 @@ test('mattermost: channels, memberships with roles, direct channels, posts with 
     guid: channel('acme', 'design'),
     name: 'Design',
     type: 'private',
+    owner: 'alice',
     metadata: {
+      mattermostChannel: 'acme:design',
       team: 'acme',
       teamName: 'Acme Corp',
       channelName: 'design',

@@ -65,7 +65,12 @@ test('twilio: REST pages and CLI output give the same records, by content not by
     uid: 'alice',
     name: 'Alice Archer',
     createdAt: 1704099600,
-    metadata: { twilioSid: sid('US', 1), attributes: { team: 'design' }, roleSid: sid('RL', 1) },
+    metadata: {
+      twilioIdentity: 'alice',
+      twilioSid: sid('US', 1),
+      attributes: { team: 'design' },
+      roleSid: sid('RL', 1),
+    },
   });
   assert.deepEqual(users[toServiceId(SMS)], {
     uid: toServiceId(SMS),
@@ -77,8 +82,11 @@ test('twilio: REST pages and CLI output give the same records, by content not by
 
   const groups = byId(rest.groups.sent, 'guid');
   assert.equal(groups[guid(1)].name, 'Project Falcon');
-  assert.equal(groups[guid(3)].name, 'support-4711', 'unique_name when there is no friendly_name');
-  assert.equal(groups[guid(3)].metadata.state, 'closed');
+  assert.equal(groups[guid(3)], undefined, 'a conversation with a uniqueName is addressed by it');
+  const support = groups[toServiceId('support-4711')];
+  assert.equal(support.name, 'support-4711', 'unique_name when there is no friendly_name');
+  assert.equal(support.metadata.state, 'closed');
+  assert.equal(support.metadata.twilioSid, sid('CH', 3), 'its sid kept on the service');
   assert.equal(groups[guid(5)].name, sid('CH', 5), 'the sid when there is no name');
   assert.ok(Object.values(groups).every((g) => g.type === 'private'));
 

@@ -25,7 +25,7 @@ test('discord: users from authors, a group per channel, members from who wrote, 
     uid: ADA,
     name: 'Ada L.',
     avatar: `https://cdn.discordapp.com/avatars/${ADA}/a1b2c3d4e5f6.png?size=512`,
-    metadata: { discordName: 'ada', sourceId: ADA, from: 'messages' },
+    metadata: { discordUserId: ADA, discordName: 'ada', sourceId: ADA, from: 'messages' },
   });
   const general = byId(r.groups.sent, 'guid')['910000000000000001'];
   assert.deepEqual(general, {
@@ -33,7 +33,10 @@ test('discord: users from authors, a group per channel, members from who wrote, 
     name: 'general',
     type: 'public',
     icon: 'https://cdn.discordapp.com/icons/900000000000000000/icon.png?size=512',
+    // DCE records no creator: the first to write (linus joined first) owns it.
+    owner: '100000000000000003',
     metadata: {
+      discordChannelId: '910000000000000001',
       discordType: 'GuildTextChat',
       guildId: '900000000000000000',
       guildName: 'Test Server',
@@ -74,8 +77,10 @@ test('discord: users from authors, a group per channel, members from who wrote, 
   });
   assert.deepEqual(m['920000000000000002'].data.metadata, {
     reactions: [{ emoji: '👋', count: 2, users: [GRACE, LINUS] }],
-    mentions: [GRACE],
+    originalText: `Hello <@${GRACE}>!`,
   });
+  assert.equal(m['920000000000000002'].data.text, `Hello <@uid:${GRACE}>!`, 'the mention in the service form');
+  assert.deepEqual(m['920000000000000002'].mentionedUserDetails, { [GRACE]: { uid: GRACE, name: 'Grace' } });
   assert.equal(
     m['920000000000000004'].data.text,
     '[repo] 1 new commit\nabc123 Fix the build - ada',
@@ -141,6 +146,7 @@ test('telegram: a full export (personal chat, supergroup, channel, saved message
     guid: '333',
     name: 'Book club 📚',
     type: 'private',
+    owner: 'user111',
     metadata: { telegramType: 'private_supergroup', telegramId: '333' },
   });
   assert.equal(byId(r.groups.sent, 'guid')['666'].type, 'public');
@@ -180,8 +186,13 @@ test('telegram: a full export (personal chat, supergroup, channel, saved message
     'group service messages come from the system user',
   );
   assert.deepEqual(
-    [m['333-3'].data.text, m['333-3'].data.metadata.mentions],
-    ['Next book: Dune — Bob, you pick the date: https://example.org/dune', ['user222']],
+    [m['333-3'].data.text, m['333-3'].data.metadata.originalText, m['333-3'].mentionedUserDetails],
+    [
+      'Next book: Dune — <@uid:user222>, you pick the date: https://example.org/dune',
+      'Next book: Dune — Bob, you pick the date: https://example.org/dune',
+      { user222: { uid: 'user222', name: 'Bob' } },
+    ],
+    'a mention_name entity becomes the mention template',
   );
   assert.equal(m['333-4'].data.text, '[poll: Which Saturday?]');
   assert.deepEqual([m['111-1'].sender, m['111-1'].receiver], ['user111', 'user111'], 'saved messages go to oneself');

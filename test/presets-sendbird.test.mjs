@@ -28,7 +28,7 @@ test('users, channels, members and messages of the export, all accounted for', a
     avatar: 'https://static.example.com/avatars/alice.png',
     createdAt: 1640995200,
     lastActiveAt: 1651000000,
-    metadata: { team: 'red', preferredLanguages: ['en'] },
+    metadata: { team: 'red', preferredLanguages: ['en'], sendbirdUserId: 'alice' },
   });
   assert.equal(users.eve.deactivatedAt, 1645000000, 'a deactivated user keeps the last time known');
   assert.deepEqual(
@@ -49,7 +49,13 @@ test('users, channels, members and messages of the export, all accounted for', a
     owner: 'alice',
     icon: 'https://static.example.com/covers/team.jpg',
     createdAt: 1650000000,
-    metadata: { sendbirdType: 'group', customType: 'team', data: '{"topic":"planning"}' },
+    tags: ['team'],
+    metadata: {
+      sendbirdChannelUrl: 'sendbird_group_channel_team',
+      sendbirdType: 'group',
+      customType: 'team',
+      data: '{"topic":"planning"}',
+    },
   });
   assert.equal(groups.sendbird_group_channel_public.type, 'public');
   assert.equal(groups.sendbird_open_channel_lobby.type, 'public');
@@ -91,10 +97,12 @@ test('users, channels, members and messages of the export, all accounted for', a
     data: '{"priority":"high"}',
     sortedMetaarray: [{ key: 'mood', value: ['happy'] }],
     mentionType: 'users',
-    mentions: ['bob'],
     replyCount: 1,
     reactions: [{ key: 'thumbs_up', users: ['bob', 'carol'], updatedAt: 1650000030 }],
+    originalText: 'Hi @Bob, the plan is ready',
   });
+  assert.equal(m['1002'].data.text, 'Hi <@uid:bob>, the plan is ready', '@nickname of a mentioned user');
+  assert.deepEqual(m['1002'].mentionedUserDetails, { bob: { uid: 'bob', name: 'Bob' } });
   assert.equal(m['1003'].data.metadata.parentMessageId, '1002');
   assert.deepEqual(
     ['1004', '1005', '1007', '3002'].map((id) => m[id].type),

@@ -40,7 +40,14 @@ test('the sample export: every record read, valid, and accounted for', async () 
     avatar:
       'https://secure.gravatar.com/avatar/0cca3d9ebcdac7cf4ed54a82fb0d308b.jpg?s=192' +
       '&d=https%3A%2F%2Fa.slack-edge.com%2F7fa9%2Fimg%2Favatars%2Fava_0007-192.png',
-    metadata: { slackName: 'hamza', displayName: 'hamza', tz: 'America/Los_Angeles', isAdmin: true, isOwner: true },
+    metadata: {
+      slackUserId: 'U0BMQB6JE',
+      slackName: 'hamza',
+      displayName: 'hamza',
+      tz: 'America/Los_Angeles',
+      isAdmin: true,
+      isOwner: true,
+    },
   });
   assert.equal(
     users[toServiceId('B0JL6RASU')].metadata.isBot,
@@ -55,7 +62,7 @@ test('the sample export: every record read, valid, and accounted for', async () 
     type: 'public',
     owner: hamza,
     createdAt: 1452837318,
-    metadata: { slackName: 'enrique', slackKind: 'channels' },
+    metadata: { slackChannelId: 'C0JGLMMNX', slackName: 'enrique', slackKind: 'channels' },
   });
   const admins = r.members.sent.filter((m) => m.scope === 'admin').map((m) => m.uid);
   assert.deepEqual(admins, [hamza, hamza], 'the creator is admin of both channels');
@@ -72,7 +79,7 @@ test('the sample export: every record read, valid, and accounted for', async () 
     type: 'file',
     data: {
       text:
-        '<@U0BMS113R> uploaded a file: ' +
+        `<@uid:${toServiceId('U0BMS113R')}> uploaded a file: ` +
         '<https://mesos-magellan.slack.com/files/U0BMS113R/F0VNAKDE2/100_cities.js|100 cities>',
       attachments: [
         {
@@ -83,8 +90,14 @@ test('the sample export: every record read, valid, and accounted for', async () 
           size: 4163,
         },
       ],
-      metadata: { subtype: 'file_share', mentions: [toServiceId('U0BMS113R')] },
+      metadata: {
+        subtype: 'file_share',
+        originalText:
+          '<@U0BMS113R> uploaded a file: ' +
+          '<https://mesos-magellan.slack.com/files/U0BMS113R/F0VNAKDE2/100_cities.js|100 cities>',
+      },
     },
+    mentionedUserDetails: { [toServiceId('U0BMS113R')]: { uid: toServiceId('U0BMS113R'), name: 'Hermione Granger' } },
   });
   const reacted = messages[toServiceId('C0JGLMMNX:1459154014.000018')];
   assert.equal(reacted.sender, toServiceId('B0JL6RASU'));
@@ -117,7 +130,7 @@ test('options: bots skipped, join/leave kept, both counted', async () => {
   assert.equal(r.users.read, 4, 'bots that only messages mention are not created');
   assert.deepEqual(r.messages.errors, []);
   const join = r.messages.sent.find((m) => m.data.metadata?.subtype === 'channel_join');
-  assert.equal(join.data.text, '<@U0BMQB6JE> has joined the channel');
+  assert.equal(join.data.text, `<@uid:${toServiceId('U0BMQB6JE')}> has joined the channel`);
 });
 
 test('the same export zipped (inside a top folder) gives the same records', async () => {

@@ -25,7 +25,7 @@ test('the import-format sample: users, channels, members, messages; the distinct
   assert.deepEqual(r.users.sent[0], {
     uid: 'user1',
     name: 'user1',
-    metadata: { role: 'user', teams: ['teamA'], custom: { foo: 'bar' } },
+    metadata: { foo: 'bar', role: 'user', teams: ['teamA'], streamUserId: 'user1' },
   });
   const channelA = toServiceId('messaging:channelA');
   assert.deepEqual(r.groups.sent[0], {
@@ -33,7 +33,8 @@ test('the import-format sample: users, channels, members, messages; the distinct
     name: 'channelA',
     type: 'private',
     owner: 'user1',
-    metadata: { streamType: 'messaging', streamId: 'channelA', team: 'teamA' },
+    tags: ['messaging'],
+    metadata: { streamCid: 'messaging:channelA', streamType: 'messaging', streamId: 'channelA', team: 'teamA' },
   });
   const messages = byId(r.messages.sent, 'muid');
   // The sample has no message times: the first reaction's time stands in, and says so.
@@ -91,7 +92,7 @@ test(
       ['admin', 'moderator', 'participant'],
     );
     assert.equal(members[toServiceId('Omar.K')].isBanned, true);
-    assert.equal(members.nadia.joinedAt, 1737363600, "a join before the channel's creation is moved to it");
+    assert.equal(members.nadia.joinedAt, 1737363601, "a join before the channel's creation: a second after it");
 
     const users = byId(r.users.sent, 'uid');
     assert.deepEqual(users.rodolphe, {
@@ -108,8 +109,10 @@ test(
         { type: 'love', count: 1, users: ['nadia'] },
         { type: 'like', count: 1, users: [toServiceId('Omar.K')] },
       ],
-      mentions: ['nadia'],
+      originalText: 'Welcome @nadia!',
     });
+    assert.equal(m['m-001'].data.text, 'Welcome <@uid:nadia>!');
+    assert.deepEqual(m['m-001'].mentionedUserDetails, { nadia: { uid: 'nadia', name: 'Nadia' } });
     assert.deepEqual(m['m-002'].data.metadata, { parentId: 'm-001', showInChannel: true });
     assert.deepEqual(
       [m['m-003'].type, m['m-003'].data.attachments[0].url],

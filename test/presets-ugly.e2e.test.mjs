@@ -87,12 +87,17 @@ test('sendbird-ugly: pages, removed and edited messages, expired files, a member
     users: [5, {}],
     groups: [4, { 'direct-conversation': 1 }],
     members: [6, { 'direct-conversation': 2 }],
-    messages: [15, { 'soft-deleted': 1, 'no-sender': 1, 'no-id': 1, 'no-timestamp': 1 }],
+    // 5007 holds two files: two messages.
+    messages: [16, { 'soft-deleted': 1, 'no-sender': 1, 'no-id': 1, 'no-timestamp': 1 }],
   });
   assert.equal(records.messages['5101'].data.metadata.parentMessageId, '5001', 'reply in the second page');
   assert.equal(records.messages['5002'].data.metadata.editedAt, 1650001600);
   assert.equal(records.messages['5006'].data.text, '[file: expired.pdf]');
-  assert.equal(records.messages['5007'].data.attachments.length, 2);
+  assert.deepEqual(
+    ['5007', toServiceId('5007#2')].map((id) => records.messages[id].data.attachments.map((a) => a.name)),
+    [['a.png'], ['b.png']],
+    'one message a file',
+  );
   assert.deepEqual(
     records.messages['5001'].data.metadata.reactions.map((r) => r.key),
     ['👍🏽', 'thumbs_up_medium_skin_tone'],

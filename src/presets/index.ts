@@ -64,6 +64,7 @@ export async function preparePreset(name: string, from: string, options: PresetO
     idMap,
     uids: new IdCache(),
     guids: new IdCache(),
+    names: new Map(),
   };
   try {
     const plans = await PLANNERS[ctx.preset](ctx);

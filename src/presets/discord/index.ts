@@ -13,6 +13,7 @@ import { byCodeUnit } from '../shared/export-tree.js';
 import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } from '../shared/inputs.js';
 import type { JsonPath } from '../../sources/read-pieces.js';
 import { mediaUrl, seconds, str } from '../shared/message-parts.js';
+import { addMessageIds, messageItems } from '../shared/message-record.js';
 import { People } from '../shared/people.js';
 import { groupRecord, memberRecord } from '../shared/records.js';
 
@@ -60,7 +61,7 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
           people.see(author.id, author.person, where, line);
         }
         const mapped = mapDiscordMessage(value, { kind: 'group', guid: '' }, ctx);
-        if (mapped.skip === undefined) ctx.idMap.add('messages', str(value.id) ?? '', mapped.value.muid as string);
+        if (mapped.skip === undefined) addMessageIds(ctx.idMap, str(value.id) ?? '', mapped);
       }
     }
   }
@@ -116,7 +117,7 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
         descend: DESCEND,
         reportProblems: true,
         accept: (path) => path[0] === 'messages',
-        map: (m) => [mapDiscordMessage(m, f.conversation!, ctx)],
+        map: (m) => messageItems(mapDiscordMessage(m, f.conversation!, ctx)),
       }),
     ),
   });
@@ -127,13 +128,17 @@ const channelId = (f: ChannelFile): string => str(f.channel.id) ?? f.rel;
 function channelEntry(ctx: PresetContext, f: ChannelFile): ListEntry {
   const c = f.channel;
   const kind = str(c.type) ?? 'GuildTextChat';
+  const first = f.channelAuthors?.keys().next().value;
   const value = groupRecord({
     guid: ctx.guids.of(channelId(f)),
     name: str(c.name),
     fallbackName: channelId(f),
     type: PRIVATE_KINDS.has(kind) ? 'private' : 'public',
     icon: mediaUrl(f.guild.iconUrl, ctx.options.mediaBaseUrl),
+    // DCE records no creator or roles: the first to write owns the group.
+    owner: first === undefined ? undefined : ctx.uids.of(first),
     metadata: {
+      discordChannelId: channelId(f),
       discordType: kind,
       guildId: str(f.guild.id),
       guildName: str(f.guild.name),

@@ -9,7 +9,8 @@ import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import type { SeenPerson } from '../shared/people.js';
 import { isObject } from '../shared/items.js';
-import { messageRecord } from '../shared/records.js';
+import { atNameTokens, placeMentions } from '../shared/mentions.js';
+import { messageRecord } from '../shared/message-record.js';
 
 const JOIN_LEAVE = new Set(['RecipientAdd', 'RecipientRemove', 'GuildMemberJoin']);
 const NORMAL = new Set(['Default', 'Reply']);
@@ -33,7 +34,11 @@ export function discordAuthor(m: JsonObject, ctx: PresetContext): DiscordAuthor 
       name: str(a.nickname) ?? str(a.name),
       avatar: mediaUrl(a.avatarUrl, ctx.options.mediaBaseUrl),
       isBot: a.isBot === true || undefined,
-      metadata: { discordName: str(a.name), discriminator: discriminator === '0000' ? undefined : discriminator },
+      metadata: {
+        discordUserId: id,
+        discordName: str(a.name),
+        discriminator: discriminator === '0000' ? undefined : discriminator,
+      },
     },
   };
 }
@@ -42,7 +47,7 @@ export function mapDiscordMessage(
   m: JsonObject,
   conversation: Conversation,
   ctx: PresetContext,
-): { value: JsonObject; skip?: string; author?: DiscordAuthor } {
+): { value: JsonObject; skip?: string; more: JsonObject[]; author?: DiscordAuthor } {
   const base = ctx.options.mediaBaseUrl;
   const type = str(m.type) ?? 'Default';
   const author = discordAuthor(m, ctx);
@@ -80,12 +85,30 @@ export function mapDiscordMessage(
             ? undefined
             : `[${type}]`;
   const reference = isObject(m.reference) ? str(m.reference.messageId) : undefined;
+  const mentioned = (Array.isArray(m.mentions) ? m.mentions.filter(isObject) : []).filter(
+    (u) => str(u.id) !== undefined,
+  );
+  // Raw Discord text writes `<@id>` (`<@!id>` for a nickname); DCE's rendered text writes `@nickname`.
+  const mentions = placeMentions(
+    text,
+    mentioned.flatMap((u) => {
+      const id = str(u.id)!;
+      const user = { uid: ctx.uids.of(id), name: str(u.nickname) ?? str(u.name) ?? id };
+      return [
+        { ...user, token: `<@${id}>` },
+        { ...user, token: `<@!${id}>` },
+        ...atNameTokens([{ uid: user.uid, names: [str(u.nickname), str(u.name)] }]),
+      ];
+    }),
+  );
   const built = messageRecord({
     muid: toServiceId(str(m.id) ?? ''),
+    sourceId: str(m.id) ?? '',
     sender: author === undefined ? ctx.options.systemUser : ctx.uids.of(author.id),
     conversation,
     sentAt: sentSeconds(m.timestamp),
     text,
+    mentions,
     attachments,
     placeholder,
     metadata: {
@@ -106,10 +129,10 @@ export function mapDiscordMessage(
             : undefined,
         }),
       ),
-      mentions: (Array.isArray(m.mentions) ? m.mentions.filter(isObject) : [])
-        .map((u) => str(u.id))
-        .filter((x): x is string => x !== undefined)
-        .map((id) => ctx.uids.of(id)),
+      // Mentioned users the text does not name: kept, since no template can show them.
+      mentions: mentioned
+        .map((u) => ctx.uids.of(str(u.id)!))
+        .filter((uid) => !mentions?.users.some((p) => p.uid === uid)),
       embeds: embeds.map((e) => compact({ title: str(e.title), url: str(e.url), description: str(e.description) })),
       stickers: stickers.map((s) => compact({ name: str(s.name), format: str(s.format) })),
       filesUnavailable: unavailable,
@@ -120,7 +143,10 @@ export function mapDiscordMessage(
   else if (JOIN_LEAVE.has(type) && !ctx.options.includeJoinLeave) skip = SKIP.joinLeave;
   else if (author?.isBot === true && !ctx.options.includeBots) skip = SKIP.bot;
   else if (author === undefined) skip = SKIP.noSender;
-  const out: { value: JsonObject; skip?: string; author?: DiscordAuthor } = { value: built.value };
+  const out: { value: JsonObject; skip?: string; more: JsonObject[]; author?: DiscordAuthor } = {
+    value: built.value,
+    more: built.more,
+  };
   if (skip !== undefined) out.skip = skip;
   if (author !== undefined) out.author = author;
   return out;

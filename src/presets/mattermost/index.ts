@@ -10,11 +10,19 @@ import { InputError } from '../../errors.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import type { PresetContext } from '../shared/context.js';
 import { listInput, objectsIn, pieces, plansOf } from '../shared/inputs.js';
-import { toServiceId } from '../shared/ids.js';
 import { isObject } from '../shared/items.js';
 import { str } from '../shared/message-parts.js';
+import { addMessageIds } from '../shared/message-record.js';
 import { People } from '../shared/people.js';
-import { channelKey, directKey, directMembers, postId, type MattermostPlace } from './map.js';
+import {
+  channelKey,
+  directKey,
+  directMembers,
+  mapMattermostPost,
+  postId,
+  scopeOf,
+  type MattermostPlace,
+} from './map.js';
 import { mattermostInputs, type Known } from './inputs.js';
 
 const CANDIDATE = /\.(jsonl|ndjson|json)$/i;
@@ -29,7 +37,13 @@ export async function planMattermost(ctx: PresetContext): Promise<EntityPlan[]> 
     });
 
   const people = new People(ctx);
-  const known: Known = { channels: new Map(), directs: new Map(), teams: new Map(), bots: new Set() };
+  const known: Known = {
+    channels: new Map(),
+    directs: new Map(),
+    teams: new Map(),
+    bots: new Set(),
+    usernames: new Set(),
+  };
   const authors = new Map<string, { file: string; line: number }>();
   const sawAuthor = (user: unknown, file: string, line: number) => {
     const name = str(user);
@@ -57,12 +71,20 @@ export async function planMattermost(ctx: PresetContext): Promise<EntityPlan[]> 
         const c = channelAt(str(body.team)!, str(body.name)!, file, line);
         Object.assign(c, { declared: true, file, line });
       } else if (type === 'user' && str(body.username)) {
-        people.list(str(body.username)!);
+        const username = str(body.username)!;
+        const full = [str(body.first_name), str(body.last_name)].filter(Boolean).join(' ');
+        people.list(username, full || str(body.nickname) || username);
+        known.usernames.add(username.toLowerCase());
         for (const team of Array.isArray(body.teams) ? body.teams.filter(isObject) : [])
           for (const ch of Array.isArray(team.channels) ? team.channels.filter(isObject) : [])
-            if (str(team.name) && str(ch.name)) channelAt(str(team.name)!, str(ch.name)!, file, line);
+            if (str(team.name) && str(ch.name)) {
+              const c = channelAt(str(team.name)!, str(ch.name)!, file, line);
+              c.firstMember ??= username;
+              if (scopeOf(ch.roles, undefined, undefined) === 'admin') c.firstAdmin ??= username;
+            }
       } else if (type === 'bot' && str(body.username)) {
         known.bots.add(str(body.username)!);
+        known.usernames.add(str(body.username)!.toLowerCase());
         if (ctx.options.includeBots) people.list(str(body.username)!);
         else people.listSkipped(str(body.username)!);
       } else if (type === 'direct_channel') {
@@ -82,10 +104,11 @@ export async function planMattermost(ctx: PresetContext): Promise<EntityPlan[]> 
           place = { key: directAt(members, file, line).key, conversation: { kind: 'group', guid: '' } };
         }
         const replies = Array.isArray(body.replies) ? body.replies.filter(isObject) : [];
-        for (const post of [body, ...replies]) {
-          sawAuthor(post.user, file, line);
-          const id = postId(place, post);
-          ctx.idMap.add('messages', id, toServiceId(id));
+        const posts = [body, ...replies];
+        const mapped = mapMattermostPost(body, place, known, ctx);
+        for (let i = 0; i < posts.length; i++) {
+          sawAuthor(posts[i].user, file, line);
+          addMessageIds(ctx.idMap, postId(place, posts[i]), mapped[i]);
         }
       }
     }

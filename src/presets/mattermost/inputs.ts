@@ -12,7 +12,8 @@ import { SKIP, type Conversation, type PresetContext } from '../shared/context.j
 import { fileInput, type ListEntry, type Produced } from '../shared/inputs.js';
 import { isObject } from '../shared/items.js';
 import { seconds, str } from '../shared/message-parts.js';
-import { groupRecord, memberRecord } from '../shared/records.js';
+import { groupOwner, groupRecord, memberRecord } from '../shared/records.js';
+import { messageItems } from '../shared/message-record.js';
 import {
   channelKey,
   directKey,
@@ -38,6 +39,9 @@ export interface KnownChannel {
   /** A channel line declares it; else only memberships or posts name it. */
   declared: boolean;
   conversation?: Conversation;
+  /** Usernames of its first member and first channel admin (users lines): its owner, as none is recorded. */
+  firstMember?: string;
+  firstAdmin?: string;
 }
 
 export interface KnownDirect {
@@ -55,6 +59,8 @@ export interface Known {
   /** Team name -> display name. */
   teams: Map<string, string | undefined>;
   bots: Set<string>;
+  /** Every username of a user or bot line: what `@name` in a post may mention. */
+  usernames: Set<string>;
 }
 
 export function mattermostInputs(ctx: PresetContext, files: string[], known: Known) {
@@ -77,13 +83,19 @@ export function mattermostInputs(ctx: PresetContext, files: string[], known: Kno
         return map(type, body);
       },
     });
+  const skippedBot = (name: string) => !ctx.options.includeBots && known.bots.has(name);
+  const uidOf = (name: string | undefined) => (name === undefined ? undefined : ctx.uids.of(name));
+  const listOf = (name: string | undefined) => (name === undefined ? [] : [name]);
+  // No channel records its creator: its first channel admin owns it, else its first member.
   const channelGroup = (c: KnownChannel, body: JsonObject | undefined): JsonObject =>
     groupRecord({
       guid: ctx.guids.of(c.key),
       name: str(body?.display_name),
       fallbackName: c.name,
       type: str(body?.type) === 'O' ? 'public' : 'private',
+      owner: uidOf(groupOwner(undefined, listOf(c.firstAdmin), listOf(c.firstMember))),
       metadata: {
+        mattermostChannel: c.key,
         team: c.team,
         teamName: known.teams.get(c.team),
         channelName: c.name,
@@ -98,9 +110,15 @@ export function mattermostInputs(ctx: PresetContext, files: string[], known: Kno
       guid: ctx.guids.of(d.key),
       fallbackName: d.members.join(', '),
       type: 'private',
-      metadata: { mattermostType: 'G', members: d.members, header: str(body?.header) },
+      owner: uidOf(
+        groupOwner(
+          undefined,
+          [],
+          d.members.filter((m) => !skippedBot(m)),
+        ),
+      ),
+      metadata: { mattermostChannel: d.key, mattermostType: 'G', members: d.members, header: str(body?.header) },
     });
-  const skippedBot = (name: string) => !ctx.options.includeBots && known.bots.has(name);
   const directMemberRecords = (d: KnownDirect): Produced[] =>
     d.members.map((m) => {
       const value = memberRecord({ guid: ctx.guids.of(d.key), uid: ctx.uids.of(m), scope: 'participant' });
@@ -184,7 +202,7 @@ export function mattermostInputs(ctx: PresetContext, files: string[], known: Kno
             if (type !== 'post' && type !== 'direct_post') return [];
             const place = placeOf(type, body);
             if (place === undefined) return [{ value, skip: SKIP.noConversation }];
-            const posts = mapMattermostPost(body, place, known.bots, ctx);
+            const posts = mapMattermostPost(body, place, known, ctx).flatMap(messageItems);
             // A direct channel with a bot that is not imported has nobody to receive its messages.
             const withBot = place.conversation.kind === 'direct' && directMembers(body).some(skippedBot);
             return withBot ? posts.map((p) => ({ value: p.value, skip: p.skip ?? SKIP.bot })) : posts;

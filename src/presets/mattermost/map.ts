@@ -19,7 +19,9 @@ import {
   str,
   type Attachment,
 } from '../shared/message-parts.js';
-import { messageRecord, userRecord, type MemberInput } from '../shared/records.js';
+import { userRecord, type MemberInput } from '../shared/records.js';
+import { placeMentions, type MentionToken } from '../shared/mentions.js';
+import { messageRecord } from '../shared/message-record.js';
 
 const JOIN_LEAVE = new Set([
   'system_join_channel',
@@ -98,19 +100,41 @@ export function mapMattermostUser(u: JsonObject, bot: boolean, ctx: PresetContex
 export interface MappedPost {
   value: JsonObject;
   skip?: string;
+  more?: JsonObject[];
+}
+
+/** Who a post may mention: the export's users and bots, by username. */
+export interface PostPeople {
+  bots: ReadonlySet<string>;
+  usernames: ReadonlySet<string>;
+}
+
+// Mattermost usernames: lower-case letters, digits, `.`, `-` and `_`; a mention is `@` + one of them.
+const AT_USERNAME = /@([a-z0-9][a-z0-9._-]*)/gi;
+
+/** `@username` tokens in a post's text for users the export has (a trailing dot ends a sentence). */
+function usernameTokens(text: string | undefined, people: PostPeople, ctx: PresetContext): MentionToken[] {
+  if (text === undefined || !text.includes('@')) return [];
+  const out: MentionToken[] = [];
+  for (const match of text.matchAll(AT_USERNAME)) {
+    const name = match[1].toLowerCase().replace(/\.+$/, '');
+    if (!people.usernames.has(name)) continue;
+    out.push({ token: `@${match[1].replace(/\.+$/, '')}`, uid: ctx.uids.of(name), name: ctx.names.get(name) ?? name });
+  }
+  return out;
 }
 
 /** A post (or direct post) line: the post, then its replies, each a message. */
 export function mapMattermostPost(
   p: JsonObject,
   place: MattermostPlace,
-  bots: ReadonlySet<string>,
+  people: PostPeople,
   ctx: PresetContext,
 ): MappedPost[] {
-  const root = mapOne(p, place, bots, ctx, undefined);
+  const root = mapOne(p, place, people, ctx, undefined);
   const replies = Array.isArray(p.replies) ? p.replies.filter(isObject) : [];
   const parent = root.value.muid as string;
-  return [root, ...replies.map((r) => mapOne(r, place, bots, ctx, parent))];
+  return [root, ...replies.map((r) => mapOne(r, place, people, ctx, parent))];
 }
 
 /** A post's muid: where, when (ms) and by whom, which the format itself treats as its identity. */
@@ -120,7 +144,7 @@ export const postId = (place: MattermostPlace, p: JsonObject): string =>
 function mapOne(
   p: JsonObject,
   place: MattermostPlace,
-  bots: ReadonlySet<string>,
+  people: PostPeople,
   ctx: PresetContext,
   parent: string | undefined,
 ): MappedPost {
@@ -149,10 +173,12 @@ function mapOne(
   const replies = Array.isArray(p.replies) ? p.replies.length : 0;
   const built = messageRecord({
     muid: toServiceId(postId(place, p)),
+    sourceId: postId(place, p),
     sender: user === undefined ? ctx.options.systemUser : ctx.uids.of(user),
     conversation: place.conversation,
     sentAt,
     text: str(p.message),
+    mentions: placeMentions(str(p.message), usernameTokens(str(p.message), people, ctx)),
     attachments,
     placeholder: unavailable.length > 0 ? `[file: ${unavailable.map((f) => f.name).join(', ')}]` : undefined,
     metadata: {
@@ -171,8 +197,8 @@ function mapOne(
   let skip = built.skip;
   if (type !== undefined && JOIN_LEAVE.has(type) && !ctx.options.includeJoinLeave) skip = SKIP.joinLeave;
   else if (user === undefined) skip = SKIP.noSender;
-  else if (bots.has(user) && !ctx.options.includeBots) skip = SKIP.bot;
-  return skip === undefined ? { value: built.value } : { value: built.value, skip };
+  else if (people.bots.has(user) && !ctx.options.includeBots) skip = SKIP.bot;
+  return skip === undefined ? { value: built.value, more: built.more } : { value: built.value, skip, more: built.more };
 }
 
 /** One entry per emoji (skin tones are other names: `+1_skin-tone-3`), its users in order. */

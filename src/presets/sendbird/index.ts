@@ -10,9 +10,9 @@ import type { EntityPlan } from '../../sources/plan.js';
 import { SKIP, type PresetContext } from '../shared/context.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } from '../shared/inputs.js';
-import { toServiceId } from '../shared/ids.js';
 import type { JsonPath } from '../../sources/read-pieces.js';
 import { seconds, str } from '../shared/message-parts.js';
+import { addMessageIds, messageItems } from '../shared/message-record.js';
 import { People } from '../shared/people.js';
 import { isObject } from '../shared/items.js';
 import { groupRecord } from '../shared/records.js';
@@ -55,7 +55,7 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
   const people = new People(ctx);
   for (const rel of kinds.users) {
     for await (const { value } of objectsIn(ctx, rel, USERS_DESCEND))
-      if (str(value.user_id)) people.list(str(value.user_id)!);
+      if (str(value.user_id)) people.list(str(value.user_id)!, str(value.nickname));
   }
 
   const channels = new Map<string, SendbirdChannel>();
@@ -129,7 +129,7 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
           where,
           line,
         );
-      ctx.idMap.add('messages', str(value.message_id) ?? '', toServiceId(str(value.message_id) ?? ''));
+      addMessageIds(ctx.idMap, str(value.message_id) ?? '', mapped);
     }
     firstAt.set(rel, earliest);
   }
@@ -217,7 +217,7 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
         map: (m) => {
           const channel = channels.get(str(m.channel_url) ?? fileChannel.get(rel) ?? '');
           const mapped = mapSendbirdMessage(m, channel ?? placeholderChannel, ctx);
-          return [channel === undefined ? { value: mapped.value, skip: SKIP.noConversation } : mapped];
+          return messageItems(channel === undefined ? { ...mapped, skip: SKIP.noConversation } : mapped);
         },
       }),
     ),

@@ -8,7 +8,9 @@ import { SKIP, type Conversation, type PresetContext } from '../shared/context.j
 import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
-import { groupRecord, memberRecord, messageRecord, userRecord, type MemberInput } from '../shared/records.js';
+import { groupOwner, groupRecord, joinedAfter, memberRecord, userRecord, type MemberInput } from '../shared/records.js';
+import { atNameTokens, placeMentions } from '../shared/mentions.js';
+import { messageRecord } from '../shared/message-record.js';
 
 export interface SendbirdChannel {
   url: string;
@@ -34,7 +36,11 @@ export function mapSendbirdUser(u: JsonObject, deactivatedList: boolean, ctx: Pr
     lastActiveAt: lastSeen,
     // The export keeps no deactivation time: the last thing known to have happened stands in.
     deactivatedAt: inactive ? (lastSeen ?? seconds(u.created_at)) : undefined,
-    metadata: { ...(isObject(u.metadata) ? u.metadata : {}), preferredLanguages: u.preferred_languages },
+    metadata: {
+      ...(isObject(u.metadata) ? u.metadata : {}),
+      preferredLanguages: u.preferred_languages,
+      sendbirdUserId: id,
+    },
   });
 }
 
@@ -82,15 +88,24 @@ export function mapSendbirdChannel(
   channel: SendbirdChannel,
   ctx: PresetContext,
 ): { value: JsonObject; skip?: string } {
+  const members = sendbirdMembers(c);
+  // The creator, else the first operator, else the first member: channels made through the API have no creator.
+  const owner = groupOwner(
+    userIdOf(c.created_by),
+    members.filter((m) => m.scope === 'admin').map((m) => m.userId),
+    members.map((m) => m.userId),
+  );
   const value = groupRecord({
     guid: ctx.guids.of(channel.url),
     name: str(c.name),
     fallbackName: channel.url,
     type: channel.open || c.is_public === true ? 'public' : 'private',
-    owner: userIdOf(c.created_by) && ctx.uids.of(userIdOf(c.created_by)!),
+    owner: owner && ctx.uids.of(owner),
     icon: c.cover_url,
     createdAt: channel.createdAt,
+    tags: [str(c.custom_type)],
     metadata: {
+      sendbirdChannelUrl: channel.url,
       sendbirdType: channel.open ? 'open' : 'group',
       customType: str(c.custom_type),
       data: str(c.data),
@@ -114,10 +129,7 @@ export function mapSendbirdMembers(
       uid: ctx.uids.of(m.userId),
       scope: m.scope,
       isBanned: m.isBanned,
-      joinedAt:
-        m.joinedAt !== undefined && channel.createdAt !== undefined
-          ? Math.max(m.joinedAt, channel.createdAt)
-          : m.joinedAt,
+      joinedAt: joinedAfter(m.joinedAt, channel.createdAt),
     });
     return channel.conversation.kind === 'direct' ? { value, skip: SKIP.direct } : { value };
   });
@@ -127,7 +139,7 @@ export function mapSendbirdMessage(
   m: JsonObject,
   channel: SendbirdChannel,
   ctx: PresetContext,
-): { value: JsonObject; skip?: string; senderId?: string; system: boolean } {
+): { value: JsonObject; skip?: string; more: JsonObject[]; senderId?: string; system: boolean } {
   const type = (str(m.type) ?? 'MESG').toUpperCase();
   const system = type === 'ADMM' || type === 'ADMIN';
   const user = isObject(m.user) ? m.user : undefined;
@@ -144,12 +156,22 @@ export function mapSendbirdMessage(
     )
     .filter((a): a is Attachment => a !== undefined);
   const sentAt = sentSeconds(m.created_at);
+  const mentioned = (Array.isArray(m.mentioned_users) ? m.mentioned_users : [])
+    .map((u) => ({ id: userIdOf(u), nickname: isObject(u) ? str(u.nickname) : undefined }))
+    .filter((u): u is { id: string; nickname: string | undefined } => u.id !== undefined);
+  // Sendbird writes a mention as `@nickname` in the text and lists the user in mentioned_users.
+  const mentions = placeMentions(
+    str(m.message),
+    atNameTokens(mentioned.map((u) => ({ uid: ctx.uids.of(u.id), names: [u.nickname, u.id] }))),
+  );
   const built = messageRecord({
     muid: toServiceId(str(m.message_id) ?? ''),
+    sourceId: str(m.message_id) ?? '',
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
     conversation: channel.conversation,
     sentAt,
     text: str(m.message),
+    mentions,
     attachments,
     placeholder:
       type === 'FILE' && attachments.length === 0
@@ -161,7 +183,8 @@ export function mapSendbirdMessage(
       data: str(m.data),
       sortedMetaarray: Array.isArray(m.sorted_metaarray) ? m.sorted_metaarray : undefined,
       mentionType: idsOf(m.mentioned_users).length > 0 ? str(m.mention_type) : undefined,
-      mentions: idsOf(m.mentioned_users).map((id) => ctx.uids.of(id)),
+      // Mentioned users the text does not name: kept, since no template can show them.
+      mentions: mentioned.map((u) => ctx.uids.of(u.id)).filter((uid) => !mentions?.users.some((p) => p.uid === uid)),
       parentMessageId:
         str(m.parent_message_id) && m.parent_message_id !== 0 ? toServiceId(String(m.parent_message_id)) : undefined,
       replyCount:
@@ -182,7 +205,11 @@ export function mapSendbirdMessage(
     },
     deletedAt: m.is_removed === true ? (seconds(m.updated_at) ?? sentAt) : undefined,
   });
-  const out: { value: JsonObject; skip?: string; senderId?: string; system: boolean } = { value: built.value, system };
+  const out: { value: JsonObject; skip?: string; more: JsonObject[]; senderId?: string; system: boolean } = {
+    value: built.value,
+    more: built.more,
+    system,
+  };
   const skip =
     str(m.message_id) === undefined ? SKIP.noId : !system && senderId === undefined ? SKIP.noSender : built.skip;
   if (skip !== undefined) out.skip = skip;

@@ -41,6 +41,8 @@ export interface PresetContext {
   idMap: IdMapWriter;
   uids: IdCache;
   guids: IdCache;
+  /** Users' names by source id, as the users file and the records tell them: names mentions on the service. */
+  names: Map<string, string>;
 }
 
 /** A conversation on the service: a group, or user-to-user messages between two users (uids). */

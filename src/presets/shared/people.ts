@@ -35,8 +35,9 @@ export class People {
   constructor(private readonly ctx: PresetContext) {}
 
   /** A user of the users file; written to the id map. Returns its uid. */
-  list(sourceId: string): string {
+  list(sourceId: string, name?: string): string {
     const uid = this.ctx.uids.of(sourceId);
+    if (name !== undefined && name.trim() !== '') this.ctx.names.set(sourceId, name);
     this.listed.add(sourceId);
     this.uids.add(uid);
     this.ctx.idMap.add('users', sourceId, uid);
@@ -56,6 +57,7 @@ export class People {
   see(sourceId: string, person: SeenPerson, file: string, line: number): string {
     const uid = this.ctx.uids.of(sourceId);
     if (this.listed.has(sourceId)) return uid;
+    if (person.name !== undefined && !this.ctx.names.has(sourceId)) this.ctx.names.set(sourceId, person.name);
     const entry = this.found.get(sourceId);
     if (entry === undefined) {
       this.found.set(sourceId, { person: { ...person }, file, line });

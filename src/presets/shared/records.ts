@@ -1,20 +1,10 @@
 /**
  * The four records in the API's own field names, so the pipeline's mapping is the identity.
  * Builders leave out what the export does not have, keep names and URLs within the service's
- * limits, and return the skip reason for a message that has nothing to send.
+ * limits. Messages are built in message-record.ts.
  */
 import type { JsonObject } from '../../entities/types.js';
-import { receiverOf, SKIP, type Conversation } from './context.js';
-import {
-  clip,
-  compact,
-  DATA_BYTES,
-  fitMetadata,
-  isHttpUrl,
-  messageType,
-  METADATA_BYTES,
-  type Attachment,
-} from './message-parts.js';
+import { clip, compact, fitMetadata, isHttpUrl, METADATA_BYTES } from './message-parts.js';
 
 export interface UserInput {
   uid: string;
@@ -53,6 +43,8 @@ export interface GroupInput {
   icon?: unknown;
   createdAt?: number;
   metadata?: Record<string, unknown>;
+  /** Kept as the group's tags (Sendbird's custom_type, Stream's channel type): apps filter groups by them. */
+  tags?: ReadonlyArray<string | undefined>;
 }
 
 export function groupRecord(g: GroupInput): JsonObject {
@@ -65,8 +57,42 @@ export function groupRecord(g: GroupInput): JsonObject {
     icon: isHttpUrl(g.icon) ? (g.icon as string) : undefined,
     createdAt: g.createdAt,
     metadata: g.metadata === undefined ? undefined : compact(g.metadata),
+    tags: groupTags(g.tags),
   });
   return fitMetadata(record, METADATA_BYTES);
+}
+
+const MAX_TAGS = 25;
+const MAX_TAG_CHARS = 100;
+
+/** Distinct, non-empty tags within the service's limits (25 tags of 100 characters). */
+function groupTags(tags: ReadonlyArray<string | undefined> | undefined): string[] | undefined {
+  if (tags === undefined) return undefined;
+  const kept = [...new Set(tags.filter((t): t is string => t !== undefined && t.trim() !== ''))];
+  return kept.slice(0, MAX_TAGS).map((t) => clip(t, MAX_TAG_CHARS));
+}
+
+/**
+ * A group's owner (a uid): the creator, else the first operator or admin, else the first member, as
+ * the vendor's migration guides fall back; undefined when the source names nobody.
+ */
+export function groupOwner(
+  creator: string | undefined,
+  admins: readonly string[],
+  members: readonly string[],
+): string | undefined {
+  return creator ?? admins[0] ?? members[0];
+}
+
+/**
+ * A member's joinedAt, strictly after the group's createdAt as the service requires ("greater than",
+ * ERR_IMPORT_INVALID_JOINEDAT). A source join at or before the creation (the creator joins in the same
+ * second) becomes one second after it: the group keeps its real creation time, which verify compares,
+ * and the join moves the least it can.
+ */
+export function joinedAfter(joinedAt: number | undefined, groupCreatedAt: number | undefined): number | undefined {
+  if (joinedAt === undefined || groupCreatedAt === undefined) return joinedAt;
+  return joinedAt > groupCreatedAt ? joinedAt : groupCreatedAt + 1;
 }
 
 export interface MemberInput {
@@ -82,48 +108,4 @@ export function memberRecord(m: MemberInput): JsonObject {
   if (m.isBanned) record.isBanned = true;
   if (m.joinedAt !== undefined) record.joinedAt = m.joinedAt;
   return record;
-}
-
-export interface MessageInput {
-  muid: string;
-  sender: string;
-  conversation: Conversation;
-  sentAt: number | undefined;
-  text?: string;
-  attachments?: Attachment[];
-  /**
-   * Text to send when there is neither text nor attachment (`[sticker 👍]`); without it the message is
-   * skipped as empty.
-   */
-  placeholder?: string;
-  metadata?: Record<string, unknown>;
-  /** Soft-deleted at (seconds): the pipeline's deleted-message rule decides (skipped by default). */
-  deletedAt?: number;
-}
-
-/** The message record and, when it must not be sent, why. */
-export function messageRecord(m: MessageInput): { value: JsonObject; skip?: string } {
-  const attachments = m.attachments ?? [];
-  let text = m.text !== undefined && m.text.trim() !== '' ? m.text : undefined;
-  const metadata: Record<string, unknown> = { ...m.metadata };
-  let skip: string | undefined;
-  if (text === undefined && attachments.length === 0) {
-    if (m.placeholder !== undefined) {
-      text = m.placeholder;
-      metadata.placeholder = true;
-    } else skip = SKIP.empty;
-  }
-  if (m.sentAt === undefined) skip ??= SKIP.noTimestamp;
-  const data = fitMetadata(compact({ text, attachments, metadata: compact(metadata) }), DATA_BYTES);
-  const value: JsonObject = {
-    muid: m.muid,
-    sender: m.sender,
-    ...receiverOf(m.conversation, m.sender),
-    sentAt: m.sentAt ?? 0,
-    category: 'message',
-    type: messageType(attachments),
-    data,
-  };
-  if (m.deletedAt !== undefined) value.deletedAt = m.deletedAt;
-  return skip === undefined ? { value } : { value, skip };
 }

@@ -11,9 +11,16 @@ import type { EntityPlan } from '../../sources/plan.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 import type { Conversation, PresetContext } from '../shared/context.js';
 import { fileInput, objectsIn, plansOf, TOP_ARRAY } from '../shared/inputs.js';
+import { addMessageIds, messageItems } from '../shared/message-record.js';
 import { People } from '../shared/people.js';
 import { mapSlackMessage, slackTs, type SlackChannel } from './messages.js';
-import { slackGroupInputs, slackMemberInputs, slackUsersInput, type SlackConversation } from './indexes.js';
+import {
+  slackGroupInputs,
+  slackMemberInputs,
+  slackUserName,
+  slackUsersInput,
+  type SlackConversation,
+} from './indexes.js';
 import { str } from '../shared/message-parts.js';
 
 /** Index files and what their conversations become. */
@@ -40,7 +47,7 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
       if (id === undefined) continue;
       if (value.is_bot === true) botUsers.add(id);
       if (value.is_bot === true && !ctx.options.includeBots) people.listSkipped(id);
-      else people.list(id);
+      else people.list(id, slackUserName(value));
     }
   }
 
@@ -98,7 +105,7 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
       const mapped = mapSlackMessage(value, channel, ctx);
       if (mapped.skip !== undefined) continue;
       if (mapped.sender !== undefined) people.see(mapped.sender.sourceId, mapped.sender.person, where, line);
-      ctx.idMap.add('messages', `${channel.sourceId}:${slackTs(value.ts)}`, mapped.value.muid as string);
+      addMessageIds(ctx.idMap, `${channel.sourceId}:${slackTs(value.ts)}`, mapped);
     }
     messageInputs.push(
       fileInput({
@@ -107,7 +114,7 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
         display: `slack:${day.inside}`,
         descend: TOP_ARRAY,
         reportProblems: true,
-        map: (value) => [mapSlackMessage(value, channel, ctx)],
+        map: (value) => messageItems(mapSlackMessage(value, channel, ctx)),
       }),
     );
   }
@@ -115,7 +122,7 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
   const indexes = SLACK_INDEXES.filter((i) => has.has(at(i.file))).map((i) => ({ ...i, rel: at(i.file) }));
   return plansOf({
     users: [...(has.has(at('users.json')) ? [slackUsersInput(ctx, at('users.json'))] : []), people.input()],
-    groups: slackGroupInputs(ctx, indexes, orphans, days),
+    groups: slackGroupInputs(ctx, indexes, orphans, days, botUsers),
     members: slackMemberInputs(ctx, indexes, botUsers),
     messages: messageInputs,
   });

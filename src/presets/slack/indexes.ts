@@ -4,12 +4,13 @@
  * each DM and its two memberships are read and skipped as `direct-conversation`, so the summary
  * accounts for them.
  */
+import type { JsonObject } from '../../entities/types.js';
 import type { RecordInput } from '../../sources/plan.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { fileInput, listInput, TOP_ARRAY } from '../shared/inputs.js';
 import { compact, seconds, str } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
-import { groupRecord, memberRecord, userRecord } from '../shared/records.js';
+import { groupOwner, groupRecord, memberRecord, userRecord } from '../shared/records.js';
 
 export interface SlackConversation {
   sourceId: string;
@@ -33,12 +34,13 @@ export function slackUsersInput(ctx: PresetContext, rel: string): RecordInput {
       const profile = isObject(u.profile) ? u.profile : {};
       const value = userRecord({
         uid: ctx.uids.of(id),
-        name: str(profile.real_name) ?? str(u.real_name) ?? str(profile.display_name) ?? str(u.name),
+        name: slackUserName(u),
         fallbackName: id,
         avatar: str(profile.image_192) ?? str(profile.image_512) ?? str(profile.image_72),
         // Slack marks removed accounts `deleted` and keeps no date: `updated` is the last change known.
         deactivatedAt: u.deleted === true ? seconds(u.updated) : undefined,
         metadata: {
+          slackUserId: id,
           slackName: str(u.name),
           displayName: str(profile.display_name),
           title: str(profile.title),
@@ -55,12 +57,34 @@ export function slackUsersInput(ctx: PresetContext, rel: string): RecordInput {
   });
 }
 
+/** The name a Slack user goes by: the real name, else the display name, else the handle. */
+export function slackUserName(u: JsonObject): string | undefined {
+  const profile = isObject(u.profile) ? u.profile : {};
+  return str(profile.real_name) ?? str(u.real_name) ?? str(profile.display_name) ?? str(u.name);
+}
+
+/**
+ * A channel's owner: its creator, else its first member (Slack keeps no admins per channel) that is
+ * imported (a bot is not, with includeBots off).
+ */
+function channelOwner(c: JsonObject, skipped: (id: string) => boolean): string | undefined {
+  const members = Array.isArray(c.members) ? c.members.map(String) : [];
+  return groupOwner(
+    str(c.creator),
+    [],
+    members.filter((m) => !skipped(m)),
+  );
+}
+
 export function slackGroupInputs(
   ctx: PresetContext,
   indexes: IndexFile[],
   orphans: string[],
   days: Array<{ rel: string; parts: string[] }>,
+  botUsers: ReadonlySet<string>,
 ): RecordInput[] {
+  const skipped = (id: string) => botUsers.has(id) && !ctx.options.includeBots;
+  const uidOf = (id: string | undefined) => (id === undefined ? undefined : ctx.uids.of(id));
   const inputs = indexes.map((index) =>
     fileInput({
       ctx,
@@ -79,9 +103,10 @@ export function slackGroupInputs(
           name: str(c.name),
           fallbackName: id,
           type: index.kind === 'public' ? 'public' : 'private',
-          owner: str(c.creator) && ctx.uids.of(String(c.creator)),
+          owner: uidOf(channelOwner(c, skipped)),
           createdAt: seconds(c.created),
           metadata: {
+            slackChannelId: id,
             slackName: str(c.name),
             topic,
             purpose,
@@ -126,12 +151,12 @@ export function slackMemberInputs(
         const id = str(c.id) ?? '';
         const members = Array.isArray(c.members) ? c.members.map(String) : [];
         const direct = index.kind === 'direct' && members.length >= 1 && members.length <= 2;
-        const creator = str(c.creator);
+        const owner = channelOwner(c, (id) => botUsers.has(id) && !ctx.options.includeBots);
         return members.map((m) => {
           const value = memberRecord({
             guid: ctx.guids.of(id),
             uid: ctx.uids.of(m),
-            scope: m === creator ? 'admin' : 'participant',
+            scope: m === owner ? 'admin' : 'participant',
           });
           const skip = direct ? SKIP.direct : botUsers.has(m) && !ctx.options.includeBots ? SKIP.bot : undefined;
           return compact({ value, skip }) as { value: typeof value; skip?: string };

@@ -7,11 +7,12 @@ import { SKIP, type Conversation, type PresetContext } from '../shared/context.j
 import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
-import { messageRecord } from '../shared/records.js';
+import { placeMentions } from '../shared/mentions.js';
+import { messageRecord } from '../shared/message-record.js';
 import type { SeenPerson } from '../shared/people.js';
 
 const JOIN_LEAVE = new Set(['channel_join', 'channel_leave', 'group_join', 'group_leave']);
-const MENTION = /<@([UW][A-Z0-9]+)(?:\|[^>]*)?>/g;
+const MENTION = /<@([UW][A-Z0-9]+)(?:\|([^>]*))?>/g;
 /** Slack's own bot: in messages (a tombstone's sender), never in users.json. */
 const SLACKBOT = 'USLACKBOT';
 
@@ -28,6 +29,8 @@ export interface SlackChannel {
 export interface SlackMapped {
   value: JsonObject;
   skip?: string;
+  /** The source message's second and later files, a message each. */
+  more: JsonObject[];
   /** Who sent it (source id) and what the message tells of them; undefined when nobody did. */
   sender?: { sourceId: string; person: SeenPerson };
 }
@@ -72,7 +75,15 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
     .join('\n\n');
   const threadTs = m.thread_ts === undefined ? undefined : slackTs(m.thread_ts);
   const edited = isObject(m.edited) ? m.edited : undefined;
-  const mentions = [...new Set([...text.matchAll(MENTION)].map((x) => ctx.uids.of(x[1])))];
+  const mentionText = text.trim() !== '' ? text : undefined;
+  const mentions = placeMentions(
+    mentionText,
+    [...(mentionText ?? '').matchAll(MENTION)].map((x) => ({
+      token: x[0],
+      uid: ctx.uids.of(x[1]),
+      name: ctx.names.get(x[1]) ?? x[2] ?? x[1],
+    })),
+  );
   const metadata = {
     subtype,
     threadParent:
@@ -91,7 +102,6 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
     edited: edited
       ? compact({ by: str(edited.user) && ctx.uids.of(String(edited.user)), at: seconds(edited.ts) })
       : undefined,
-    mentions,
     botId,
     username: isBot ? str(m.username) : undefined,
     slackAttachments: rich.map((a) =>
@@ -118,10 +128,12 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
 
   const built = messageRecord({
     muid: toServiceId(`${channel.sourceId}:${ts}`),
+    sourceId: `${channel.sourceId}:${ts}`,
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
     conversation: channel.conversation,
     sentAt: sentSeconds(ts),
     text: text.trim() !== '' ? text : richText || str(comment?.comment),
+    mentions,
     attachments,
     placeholder:
       unavailable.length > 0
@@ -133,7 +145,7 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
     // A tombstone is a deleted thread parent Slack keeps so the replies still hang somewhere.
     deletedAt: subtype === 'tombstone' ? seconds(ts) : undefined,
   });
-  const out: SlackMapped = { value: built.value };
+  const out: SlackMapped = { value: built.value, more: built.more };
   skip ??= built.skip;
   if (skip !== undefined) out.skip = skip;
   if (senderId !== undefined) out.sender = { sourceId: senderId, person };

@@ -10,8 +10,8 @@ import { InputError } from '../../errors.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { PresetContext } from '../shared/context.js';
 import { byCodeUnit } from '../shared/export-tree.js';
-import { toServiceId } from '../shared/ids.js';
 import { seconds, str } from '../shared/message-parts.js';
+import { addMessageIds, messageItems } from '../shared/message-record.js';
 import { People } from '../shared/people.js';
 import { listInput, plansOf } from '../shared/inputs.js';
 import { problemItem, recordItem } from '../shared/items.js';
@@ -23,6 +23,7 @@ import {
   mapStreamMember,
   mapStreamMessage,
   mapStreamUser,
+  streamScope,
   type ReactionSeen,
   type StreamChannel,
 } from './map.js';
@@ -62,7 +63,7 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
     holds.set(rel, kinds);
     for await (const e of streamEvents(ctx, rel, layout)) {
       kinds.add(e.kind === 'user' ? 'users' : e.kind === 'problem' ? (e.about ?? 'users') : e.kind);
-      if (e.kind === 'user') people.list(idOf(e.value) ?? '');
+      if (e.kind === 'user') people.list(idOf(e.value) ?? '', str(e.value.name));
       else if (e.kind === 'channel') {
         const c = e.value;
         const key = channelKey(str(c.type), str(c.id), c.member_ids) ?? str(c.cid) ?? '';
@@ -112,7 +113,11 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
     for await (const e of streamEvents(ctx, rel, layout)) {
       if (e.kind === 'channel') seeUser(people, e.value.created_by, where, e.line);
       else if (e.kind === 'member') {
-        resolve(ctx, known, rel, e, where);
+        const channel = resolve(ctx, known, rel, e, where);
+        const member = idOf(e.value.user_id) ?? idOf(e.value.user);
+        // The first member and first admin stand in as owner for a channel without created_by.
+        channel.firstMember ??= member;
+        if (streamScope(e.value) === 'admin') channel.firstAdmin ??= member;
         seeUser(people, e.value.user ?? e.value.user_id, where, e.line);
       } else if (e.kind === 'message') {
         const channel = resolve(ctx, known, rel, e, where);
@@ -122,7 +127,7 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
         if (mapped.skip !== undefined) continue;
         if (mapped.senderId !== undefined) seeUser(people, e.value.user, where, e.line);
         else people.useSystem(where, e.line);
-        ctx.idMap.add('messages', str(e.value.id) ?? '', toServiceId(str(e.value.id) ?? ''));
+        addMessageIds(ctx.idMap, str(e.value.id) ?? '', mapped);
       }
       if (ctx.idMap.needsFlush) await ctx.idMap.flush();
     }
@@ -145,7 +150,8 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
         guid: ctx.guids.of(key),
         fallbackName: channel.id,
         type: 'private',
-        metadata: { streamType: channel.type, streamId: channel.id, from: 'messages' },
+        tags: [channel.type],
+        metadata: { streamCid: key, streamType: channel.type, streamId: channel.id, from: 'messages' },
       }),
     };
   });
@@ -212,7 +218,7 @@ function eventInput(
         }
         const mine = kind === 'users' ? e.kind === 'user' : e.kind === kind;
         if (!mine) continue;
-        let produced: { value: JsonObject; skip?: string };
+        let produced: { value: JsonObject; skip?: string; more?: JsonObject[] };
         if (e.kind === 'user') produced = { value: mapStreamUser(e.value, ctx) };
         else {
           const channel = e.kind === 'channel' ? channelOf(known, e.value) : resolve(ctx, known, rel, e, file);
@@ -223,7 +229,7 @@ function eventInput(
                 ? mapStreamMember(e.value, channel, ctx)
                 : mapStreamMessage(e.value, channel, known.reactions.get(str(e.value.id) ?? ''), ctx);
         }
-        yield recordItem(produced.value, file, e.line, ordinal++, produced.skip);
+        for (const one of messageItems(produced)) yield recordItem(one.value, file, e.line, ordinal++, one.skip);
       }
     },
   };

@@ -8,7 +8,9 @@ import { SKIP, type Conversation, type PresetContext } from '../shared/context.j
 import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mimeOf, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
-import { groupRecord, memberRecord, messageRecord, userRecord } from '../shared/records.js';
+import { groupOwner, groupRecord, joinedAfter, memberRecord, userRecord } from '../shared/records.js';
+import { atNameTokens, placeMentions } from '../shared/mentions.js';
+import { messageRecord, type CustomPart } from '../shared/message-record.js';
 
 export interface StreamChannel {
   key: string;
@@ -18,6 +20,9 @@ export interface StreamChannel {
   distinctMembers?: string[];
   createdAt?: number;
   conversation: Conversation;
+  /** Source ids of its first member and first owner/admin member (members files), for a group with no creator. */
+  firstMember?: string;
+  firstAdmin?: string;
 }
 
 export interface ReactionSeen {
@@ -57,6 +62,33 @@ const USER_FIELDS = new Set([
   'push_notifications',
   'channel_mutes',
   'user_mutes',
+]);
+const CHANNEL_FIELDS = new Set([
+  'id',
+  'type',
+  'cid',
+  'name',
+  'image',
+  'created_by',
+  'created_by_id',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'last_message_at',
+  'team',
+  'frozen',
+  'disabled',
+  'hidden',
+  'member_count',
+  'members',
+  'member_ids',
+  'config',
+  'own_capabilities',
+  'cooldown',
+  'truncated_at',
+  'truncated_by',
+  'auto_translation_enabled',
+  'auto_translation_language',
 ]);
 const MESSAGE_FIELDS = new Set([
   'id',
@@ -114,7 +146,14 @@ export function mapStreamUser(u: JsonObject, ctx: PresetContext): JsonObject {
     createdAt: seconds(u.created_at),
     lastActiveAt: seconds(u.last_active),
     deactivatedAt: seconds(u.deactivated_at) ?? seconds(u.deleted_at),
-    metadata: { role: str(u.role), teams: u.teams, language: str(u.language), custom: extras(u, USER_FIELDS) },
+    // Custom fields at the top of metadata, as the vendor's guide puts them; the source id beside them.
+    metadata: {
+      ...extras(u, USER_FIELDS),
+      role: str(u.role),
+      teams: u.teams,
+      language: str(u.language),
+      streamUserId: id,
+    },
   });
 }
 
@@ -123,15 +162,23 @@ export function mapStreamChannel(
   channel: StreamChannel,
   ctx: PresetContext,
 ): { value: JsonObject; skip?: string } {
+  const owner = groupOwner(
+    idOf(c.created_by) ?? str(c.created_by_id),
+    channel.firstAdmin === undefined ? [] : [channel.firstAdmin],
+    channel.firstMember === undefined ? [] : [channel.firstMember],
+  );
   const value = groupRecord({
     guid: channel.conversation.kind === 'group' ? channel.conversation.guid : ctx.guids.of(channel.key),
     name: str(c.name),
     fallbackName: channel.id,
     type: PUBLIC_TYPES.has(channel.type) ? 'public' : 'private',
-    owner: idOf(c.created_by) && ctx.uids.of(idOf(c.created_by)!),
+    owner: owner && ctx.uids.of(owner),
     icon: c.image,
     createdAt: channel.createdAt,
+    tags: [channel.type],
     metadata: {
+      ...extras(c, CHANNEL_FIELDS),
+      streamCid: channel.key,
       streamType: channel.type,
       streamId: channel.id,
       team: str(c.team),
@@ -147,24 +194,26 @@ export function mapStreamMember(
   channel: StreamChannel,
   ctx: PresetContext,
 ): { value: JsonObject; skip?: string } {
-  const role = str(m.role);
-  const channelRole = str(m.channel_role);
-  const scope =
-    role === 'owner' || role === 'admin' || channelRole === 'channel_admin'
-      ? 'admin'
-      : channelRole === 'channel_moderator' || role === 'moderator' || m.is_moderator === true
-        ? 'moderator'
-        : 'participant';
-  const joined = seconds(m.created_at);
   const value = memberRecord({
     guid: channel.conversation.kind === 'group' ? channel.conversation.guid : ctx.guids.of(channel.key),
     uid: ctx.uids.of(idOf(m.user_id) ?? idOf(m.user) ?? ''),
-    scope,
+    scope: streamScope(m),
     isBanned: m.banned === true,
-    // The service refuses a join before the group's creation; Stream can record the member first.
-    joinedAt: joined !== undefined && channel.createdAt !== undefined ? Math.max(joined, channel.createdAt) : joined,
+    // The service refuses a join at or before the group's creation; Stream can record the member first.
+    joinedAt: joinedAfter(seconds(m.created_at), channel.createdAt),
   });
   return channel.conversation.kind === 'direct' ? { value, skip: SKIP.direct } : { value };
+}
+
+/** A member's scope: Stream's owner and admins are admins, its moderators moderators. */
+export function streamScope(m: JsonObject): 'admin' | 'moderator' | 'participant' {
+  const role = str(m.role);
+  const channelRole = str(m.channel_role);
+  return role === 'owner' || role === 'admin' || channelRole === 'channel_admin'
+    ? 'admin'
+    : channelRole === 'channel_moderator' || role === 'moderator' || m.is_moderator === true
+      ? 'moderator'
+      : 'participant';
 }
 
 export function mapStreamMessage(
@@ -172,11 +221,12 @@ export function mapStreamMessage(
   channel: StreamChannel,
   reactions: ReactionSeen[] | undefined,
   ctx: PresetContext,
-): { value: JsonObject; skip?: string; senderId?: string } {
+): { value: JsonObject; skip?: string; more: JsonObject[]; senderId?: string } {
   const type = str(m.type) ?? 'regular';
   const senderId = type === 'system' ? undefined : idOf(m.user);
   const links: JsonObject[] = [];
   const files: Attachment[] = [];
+  const custom: CustomPart[] = [];
   // Uploads whose file is gone (an empty or expired asset_url): named in a placeholder, not dropped.
   const gone: string[] = [];
   for (const a of Array.isArray(m.attachments) ? m.attachments.filter(isObject) : []) {
@@ -191,6 +241,7 @@ export function mapStreamMessage(
           })
         : undefined;
     if (file !== undefined) files.push(file);
+    else if (isCustom(a, url)) custom.push({ type: str(a.type) ?? 'custom', data: a });
     else if (a.og_scrape_url === undefined && UPLOAD_KINDS.has(str(a.type) ?? '') && str(a.title_link) === undefined)
       gone.push(str(a.title) ?? str(a.fallback) ?? str(a.type) ?? 'file');
     else
@@ -217,23 +268,31 @@ export function mapStreamMessage(
         : channel.createdAt !== undefined
           ? 'channel-created'
           : undefined;
-  const mentions = (
+  const mentioned = (
     Array.isArray(m.mentioned_users)
       ? m.mentioned_users
       : Array.isArray(m.mentioned_users_ids)
         ? m.mentioned_users_ids
         : []
   )
-    .map(idOf)
-    .filter((x): x is string => x !== undefined);
+    .map((u) => ({ id: idOf(u), name: isObject(u) ? str(u.name) : undefined }))
+    .filter((u): u is { id: string; name: string | undefined } => u.id !== undefined);
+  // Stream's apps write a mention as `@name` (or `@id`) in the text and list the user in mentioned_users.
+  const mentions = placeMentions(
+    str(m.text),
+    atNameTokens(mentioned.map((u) => ({ uid: ctx.uids.of(u.id), names: [u.name ?? ctx.names.get(u.id), u.id] }))),
+  );
   const deleted = type === 'deleted' || seconds(m.deleted_at) !== undefined;
   const built = messageRecord({
     muid: toServiceId(str(m.id) ?? ''),
+    sourceId: str(m.id) ?? '',
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
     conversation: channel.conversation,
     sentAt,
     text: str(m.text),
+    mentions,
     attachments: files,
+    custom,
     placeholder: gone.length > 0 ? `[file: ${gone.join(', ')}]` : undefined,
     metadata: {
       streamType: type === 'regular' ? undefined : type,
@@ -242,7 +301,8 @@ export function mapStreamMessage(
       showInChannel: m.show_in_channel === true || undefined,
       quotedMessageId: str(m.quoted_message_id) && toServiceId(String(m.quoted_message_id)),
       reactions: reactionSummary(m, reactions, ctx),
-      mentions: mentions.map((id) => ctx.uids.of(id)),
+      // Mentioned users the text does not name: kept, since no template can show them.
+      mentions: mentioned.map((u) => ctx.uids.of(u.id)).filter((uid) => !mentions?.users.some((p) => p.uid === uid)),
       pinned: m.pinned === true || m.pinned_at ? true : undefined,
       links,
       sentAtFrom,
@@ -254,13 +314,27 @@ export function mapStreamMessage(
   if (str(m.id) === undefined) skip = SKIP.noId;
   else if (type === 'error' || type === 'ephemeral') skip = SKIP.ephemeral;
   else if (type !== 'system' && senderId === undefined) skip = SKIP.noSender;
-  const out: { value: JsonObject; skip?: string; senderId?: string } = { value: built.value };
+  const out: { value: JsonObject; skip?: string; more: JsonObject[]; senderId?: string } = {
+    value: built.value,
+    more: built.more,
+  };
   if (skip !== undefined) out.skip = skip;
   if (senderId !== undefined) out.senderId = senderId;
   return out;
 }
 
 const UPLOAD_KINDS = new Set(['file', 'image', 'video', 'audio', 'voiceRecording']);
+const MEDIA_KINDS = new Set([...UPLOAD_KINDS, 'giphy', 'link', 'imgur']);
+
+/** An app's own attachment (a product card): no file, no link, a type of its own; kept whole as a custom message. */
+function isCustom(a: JsonObject, url: string | undefined): boolean {
+  return (
+    url === undefined &&
+    a.og_scrape_url === undefined &&
+    str(a.title_link) === undefined &&
+    !MEDIA_KINDS.has(str(a.type) ?? '')
+  );
+}
 
 function kindMime(kind: string | undefined, url: string | undefined): string | undefined {
   if (kind !== 'image' && kind !== 'video' && kind !== 'audio' && kind !== 'giphy') return undefined;

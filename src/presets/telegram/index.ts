@@ -11,7 +11,8 @@ import { fileInput, listInput, pieces, plansOf } from '../shared/inputs.js';
 import type { JsonPath } from '../../sources/read-pieces.js';
 import { str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
-import { groupRecord, memberRecord } from '../shared/records.js';
+import { groupOwner, groupRecord, memberRecord } from '../shared/records.js';
+import { addMessageIds, messageItems } from '../shared/message-record.js';
 import { mapTelegramMessage, PERSONAL_TYPES, telegramSender, type TelegramChat } from './map.js';
 
 const SECTIONS = new Set(['chats', 'left_chats']);
@@ -101,7 +102,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
         people.see(sender.id, { name: sender.name }, where, line);
         if (m.type !== 'service' && !chat.senders.has(sender.id)) chat.senders.set(sender.id, line);
       }
-      ctx.idMap.add('messages', `${chat.id}-${String(m.id)}`, mapped.value.muid as string);
+      addMessageIds(ctx.idMap, `${chat.id}-${String(m.id)}`, mapped);
     }
   }
 
@@ -125,6 +126,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
     }
   }
   const byId = new Map([...chats].map(([key, c]) => [key, c.chat!]));
+  const uidOf = (id: string | undefined) => (id === undefined ? undefined : ctx.uids.of(id));
   const list = [...chats.values()];
 
   return plansOf({
@@ -141,6 +143,8 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
             name: c.name,
             fallbackName: c.id,
             type: PUBLIC_TYPES.has(c.type) ? 'public' : 'private',
+            // Who created the group (its service message), else the first to write in it.
+            owner: uidOf(groupOwner(c.creator, [], [...c.senders.keys()])),
             metadata: { telegramType: c.type, telegramId: c.id },
           }),
         })),
@@ -173,7 +177,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
         descend: DESCEND,
         reportProblems: true,
         accept: (path) => placeOf(path)?.field === 'messages',
-        map: (m, _line, path) => [mapTelegramMessage(m, byId.get(placeOf(path)!.chat)!, ctx)],
+        map: (m, _line, path) => messageItems(mapTelegramMessage(m, byId.get(placeOf(path)!.chat)!, ctx)),
       }),
     ],
   });

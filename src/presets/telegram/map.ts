@@ -8,7 +8,8 @@ import { SKIP, type Conversation, type PresetContext } from '../shared/context.j
 import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
-import { messageRecord } from '../shared/records.js';
+import { MAX_MENTIONED_USERS, mentionTemplate, type MentionedUser, type PlacedMentions } from '../shared/mentions.js';
+import { messageRecord } from '../shared/message-record.js';
 
 const JOIN_LEAVE = new Set(['invite_members', 'remove_members', 'join_group_by_link', 'join_group_by_request']);
 /** Chats of two people (or one: saved messages); their service messages stay in the conversation. */
@@ -52,7 +53,7 @@ export function mapTelegramMessage(
   m: JsonObject,
   chat: TelegramChat,
   ctx: PresetContext,
-): { value: JsonObject; skip?: string } {
+): { value: JsonObject; skip?: string; more: JsonObject[] } {
   const service = m.type === 'service';
   const action = str(m.action);
   const sender = telegramSender(m, chat.type);
@@ -88,13 +89,14 @@ export function mapTelegramMessage(
               : contact !== undefined
                 ? `[contact: ${[str(contact.first_name), str(contact.last_name)].filter(Boolean).join(' ')}]`
                 : undefined;
-  const entities = Array.isArray(m.text) ? m.text.filter(isObject) : [];
   const built = messageRecord({
     muid: toServiceId(`${chat.id}-${str(m.id) ?? ''}`),
+    sourceId: `${chat.id}-${str(m.id) ?? ''}`,
     sender: sender.id === undefined ? ctx.options.systemUser : ctx.uids.of(sender.id),
     conversation: chat.conversation,
     sentAt: sentSeconds(m.date_unixtime, m.date),
     text,
+    mentions: mentionsOf(m.text, ctx),
     attachments,
     placeholder,
     metadata: {
@@ -105,9 +107,6 @@ export function mapTelegramMessage(
       forwardedFrom: str(m.forwarded_from),
       viaBot: str(m.via_bot),
       editedAt: seconds(m.edited_unixtime) ?? seconds(m.edited),
-      mentions: entities
-        .filter((e) => e.type === 'mention_name' && e.user_id !== undefined)
-        .map((e) => ctx.uids.of(`user${String(e.user_id)}`)),
       media:
         kind !== undefined && file === undefined
           ? compact({
@@ -147,7 +146,28 @@ export function mapTelegramMessage(
   else if (service && action !== undefined && JOIN_LEAVE.has(action) && !ctx.options.includeJoinLeave)
     skip = SKIP.joinLeave;
   else if (!sender.system && sender.id === undefined) skip = SKIP.noSender;
-  return skip === undefined ? { value: built.value } : { value: built.value, skip };
+  return skip === undefined ? { value: built.value, more: built.more } : { value: built.value, skip, more: built.more };
+}
+
+/**
+ * The text with each `mention_name` entity (a user picked by name: it carries the user's id) as a
+ * template. A `mention` entity is an `@username`, which the export does not tie to any user id: it
+ * stays as written.
+ */
+function mentionsOf(text: unknown, ctx: PresetContext): PlacedMentions | undefined {
+  if (!Array.isArray(text)) return undefined;
+  const users = new Map<string, MentionedUser>();
+  let out = '';
+  for (const part of text) {
+    const e = isObject(part) ? part : undefined;
+    const uid =
+      e?.type === 'mention_name' && e.user_id !== undefined ? ctx.uids.of(`user${String(e.user_id)}`) : undefined;
+    if (uid !== undefined && (users.has(uid) || users.size < MAX_MENTIONED_USERS)) {
+      if (!users.has(uid)) users.set(uid, { uid, name: str(e?.text) ?? uid });
+      out += mentionTemplate(uid);
+    } else out += typeof part === 'string' ? part : (str(e?.text) ?? '');
+  }
+  return users.size === 0 ? undefined : { text: out, users: [...users.values()] };
 }
 
 /** Service messages carry an action, not text: "Ada invite members Bob, Cy", "Ada pin message". */

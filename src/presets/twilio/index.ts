@@ -11,8 +11,8 @@ import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import { SKIP, type PresetContext } from '../shared/context.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 import { fileInput, listInput, plansOf, type Produced } from '../shared/inputs.js';
-import { toServiceId } from '../shared/ids.js';
 import { seconds, str } from '../shared/message-parts.js';
+import { addMessageIds, messageItems } from '../shared/message-record.js';
 import { People } from '../shared/people.js';
 import { groupRecord } from '../shared/records.js';
 import {
@@ -41,6 +41,8 @@ const ID_FIELD: Record<TwilioKind, string> = {
 interface Seen {
   sid: string;
   listed: boolean;
+  uniqueName?: string;
+  createdAt?: number;
   chatServiceSid?: string;
   /** People among its participants (identity or address), first seen first. */
   people: Set<string>;
@@ -84,6 +86,8 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
         const c = seen(str(field(value, 'sid'))!, where, line);
         c.listed = true;
         c.chatServiceSid ??= str(field(value, 'chat_service_sid'));
+        c.uniqueName ??= str(field(value, 'unique_name'));
+        c.createdAt ??= seconds(field(value, 'date_created'));
         [c.file, c.line] = [where, line];
       } else if (kind === 'participants') {
         const id = participantId(value);
@@ -101,7 +105,7 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
         if (author === undefined) people.useSystem(where, line);
         else if (!authors.has(author)) authors.set(author, { where, line });
         const sidOf = str(field(value, 'sid'));
-        if (sidOf !== undefined) ctx.idMap.add('messages', sidOf, toServiceId(sidOf));
+        if (sidOf !== undefined) addMessageIds(ctx.idMap, sidOf, mapTwilioMessage(value, placeholder, ctx));
       }
     }
     earliest.set(rel, first);
@@ -112,28 +116,28 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
   const resolved = new Map<string, TwilioConversation>();
   for (const c of conversations.values()) {
     const two = [...c.people];
+    // A conversation Twilio names by uniqueName is addressed by it in apps: that is its guid.
+    const guid = ctx.guids.of(c.uniqueName ?? c.sid);
+    const base = { sid: c.sid, guid, createdAt: c.createdAt, chatServiceSid: c.chatServiceSid };
     if (two.length === 2) {
       resolved.set(c.sid, {
-        sid: c.sid,
-        chatServiceSid: c.chatServiceSid,
+        ...base,
         conversation: { kind: 'direct', members: [ctx.uids.of(two[0]), ctx.uids.of(two[1])] },
       });
     } else {
-      resolved.set(c.sid, {
-        sid: c.sid,
-        chatServiceSid: c.chatServiceSid,
-        conversation: { kind: 'group', guid: ctx.guids.of(c.sid) },
-      });
-      ctx.idMap.add('groups', c.sid, ctx.guids.of(c.sid));
+      resolved.set(c.sid, { ...base, conversation: { kind: 'group', guid } });
+      ctx.idMap.add('groups', c.sid, guid);
     }
   }
+  // Twilio records no creator: a group's owner is its first participant, as the vendor's guide has it.
+  const firstParticipant = (sid: string) => conversations.get(sid)?.people.values().next().value;
   const isDirect = (sid: string) => resolved.get(sid)?.conversation.kind === 'direct';
   const unlisted = [...conversations.values()].filter((c) => !c.listed);
 
   const files = [...holds.keys()];
   const holding = (kind: TwilioKind) => files.filter((rel) => holds.get(rel)!.has(kind));
   /** One input per file and kind; the file's first kind (users, conversations...) reports its bad pieces. */
-  const inputsOf = (kind: TwilioKind, rels: string[], map: (v: JsonObject) => Produced): RecordInput[] =>
+  const inputsOf = (kind: TwilioKind, rels: string[], map: (v: JsonObject) => Produced | Produced[]): RecordInput[] =>
     rels.map((rel) =>
       fileInput({
         ctx,
@@ -144,10 +148,10 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
         accept: isItemPath,
         map: (value, _line, path) => {
           if (kindOf(value, path) !== kind) return [];
-          const produced = map(value);
+          const produced = [map(value)].flat();
           // Without its id (sid; identity for a user) a record has nothing to be found again by.
-          if (str(field(value, ID_FIELD[kind])) !== undefined) return [produced];
-          return [one(produced.value, kind === 'participants' ? SKIP.noConversation : SKIP_NO_ID)];
+          if (str(field(value, ID_FIELD[kind])) !== undefined) return produced;
+          return [one(produced[0].value, kind === 'participants' ? SKIP.noConversation : SKIP_NO_ID)];
         },
       }),
     );
@@ -158,7 +162,10 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
     users: [...inputsOf('users', holding('users'), (u) => one(mapTwilioUser(u, ctx))), people.input()],
     groups: [
       ...inputsOf('conversations', holding('conversations'), (c) =>
-        one(mapTwilioConversation(c, ctx), isDirect(str(field(c, 'sid')) ?? '') ? SKIP.direct : undefined),
+        one(
+          mapTwilioConversation(c, firstParticipant(str(field(c, 'sid')) ?? ''), ctx),
+          isDirect(str(field(c, 'sid')) ?? '') ? SKIP.direct : undefined,
+        ),
       ),
       listInput(
         'twilio:conversations-from-references',
@@ -167,24 +174,26 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
           line: c.line,
           skip: isDirect(c.sid) ? SKIP.direct : undefined,
           value: groupRecord({
-            guid: ctx.guids.of(c.sid),
+            guid: resolved.get(c.sid)!.guid,
             fallbackName: c.sid,
             type: 'private',
+            owner: firstParticipant(c.sid) && ctx.uids.of(firstParticipant(c.sid)!),
             metadata: { twilioSid: c.sid, from: 'references' },
           }),
         })),
       ),
     ],
     members: inputsOf('participants', holding('participants'), (p) => {
-      const mapped = mapTwilioParticipant(p, ctx);
+      const sid = str(field(p, 'conversation_sid')) ?? '';
+      const mapped = mapTwilioParticipant(p, resolved.get(sid) ?? { guid: ctx.guids.of(sid) }, ctx);
       return isDirect(str(field(p, 'conversation_sid')) ?? '') ? one(mapped.value, SKIP.direct) : mapped;
     }),
     messages: inputsOf('messages', messageFiles, (m) => {
       const where = resolved.get(str(field(m, 'conversation_sid')) ?? '');
-      if (where === undefined) return one(mapTwilioMessage(m, placeholder, ctx).value, SKIP.noConversation);
-      return mapTwilioMessage(m, where, ctx);
+      if (where === undefined) return [one(mapTwilioMessage(m, placeholder, ctx).value, SKIP.noConversation)];
+      return messageItems(mapTwilioMessage(m, where, ctx));
     }),
   });
 }
 
-const placeholder: TwilioConversation = { sid: '', conversation: { kind: 'group', guid: 'unknown' } };
+const placeholder: TwilioConversation = { sid: '', guid: 'unknown', conversation: { kind: 'group', guid: 'unknown' } };

@@ -8,7 +8,8 @@ import type { Conversation, PresetContext } from '../shared/context.js';
 import { toServiceId } from '../shared/ids.js';
 import { isObject } from '../shared/items.js';
 import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
-import { groupRecord, memberRecord, messageRecord, userRecord } from '../shared/records.js';
+import { groupRecord, joinedAfter, memberRecord, userRecord } from '../shared/records.js';
+import { messageRecord } from '../shared/message-record.js';
 import { field } from './read.js';
 
 /** Where Twilio's Media Content Service serves a message's media (HTTP Basic auth: API key and secret). */
@@ -19,6 +20,9 @@ export const SKIP_NO_IDENTITY = 'no-identity';
 
 export interface TwilioConversation {
   sid: string;
+  /** Its guid: from its uniqueName, which apps address it by, else from its sid. */
+  guid: string;
+  createdAt?: number;
   chatServiceSid?: string;
   conversation: Conversation;
 }
@@ -64,17 +68,27 @@ export function mapTwilioUser(u: JsonObject, ctx: PresetContext): JsonObject {
     name: str(field(u, 'friendly_name')),
     fallbackName: identity,
     createdAt: seconds(field(u, 'date_created')),
-    metadata: { twilioSid: str(field(u, 'sid')), attributes: attributesOf(u), roleSid: str(field(u, 'role_sid')) },
+    metadata: {
+      twilioIdentity: identity,
+      twilioSid: str(field(u, 'sid')),
+      attributes: attributesOf(u),
+      roleSid: str(field(u, 'role_sid')),
+    },
   });
 }
 
-export function mapTwilioConversation(c: JsonObject, ctx: PresetContext): JsonObject {
+/** The source id a conversation's guid comes from: its uniqueName when it has one, else its sid. */
+export const conversationKey = (c: JsonObject): string => str(field(c, 'unique_name')) ?? str(field(c, 'sid')) ?? '';
+
+/** `owner`: the source id of its first participant (Twilio records no creator), if any. */
+export function mapTwilioConversation(c: JsonObject, owner: string | undefined, ctx: PresetContext): JsonObject {
   const sid = str(field(c, 'sid')) ?? '';
   return groupRecord({
-    guid: ctx.guids.of(sid),
+    guid: ctx.guids.of(conversationKey(c)),
     name: str(field(c, 'friendly_name')) ?? str(field(c, 'unique_name')),
     fallbackName: sid,
     type: 'private',
+    owner: owner && ctx.uids.of(owner),
     createdAt: seconds(field(c, 'date_created')),
     metadata: {
       twilioSid: sid,
@@ -87,13 +101,18 @@ export function mapTwilioConversation(c: JsonObject, ctx: PresetContext): JsonOb
   });
 }
 
-export function mapTwilioParticipant(p: JsonObject, ctx: PresetContext): { value: JsonObject; skip?: string } {
+/** `group`: the participant's conversation as a group (its guid and creation time). */
+export function mapTwilioParticipant(
+  p: JsonObject,
+  group: { guid: string; createdAt?: number },
+  ctx: PresetContext,
+): { value: JsonObject; skip?: string } {
   const id = participantId(p);
   const value = memberRecord({
-    guid: ctx.guids.of(str(field(p, 'conversation_sid')) ?? ''),
+    guid: group.guid,
     uid: ctx.uids.of(id ?? str(field(p, 'sid')) ?? ''),
     scope: 'participant',
-    joinedAt: seconds(field(p, 'date_created')),
+    joinedAt: joinedAfter(seconds(field(p, 'date_created')), group.createdAt),
   });
   return id === undefined ? { value, skip: SKIP_NO_IDENTITY } : { value };
 }
@@ -108,7 +127,7 @@ export function mapTwilioMessage(
   m: JsonObject,
   where: TwilioConversation,
   ctx: PresetContext,
-): { value: JsonObject; skip?: string } {
+): { value: JsonObject; skip?: string; more: JsonObject[] } {
   const author = authorOf(m);
   const service = str(field(m, 'chat_service_sid')) ?? where.chatServiceSid;
   const media = (Array.isArray(m.media) ? m.media : []).filter(isObject);
@@ -129,6 +148,7 @@ export function mapTwilioMessage(
   const updated = seconds(field(m, 'date_updated'));
   return messageRecord({
     muid: toServiceId(str(field(m, 'sid')) ?? ''),
+    sourceId: str(field(m, 'sid')) ?? '',
     sender: author === undefined ? ctx.options.systemUser : ctx.uids.of(author),
     conversation: where.conversation,
     sentAt,
