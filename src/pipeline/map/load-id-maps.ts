@@ -3,7 +3,7 @@ import { STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import { ENTITIES } from '../../entities/index.js';
 import type { IdMaps, JsonObject } from '../../entities/types.js';
 import { InputError } from '../../errors.js';
-import { toServiceId } from '../../presets/shared/ids.js';
+import { serviceIdOf, type IdRule } from '../../presets/shared/ids.js';
 import { readSourceFile, resolveSourceFiles } from '../../sources/index.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { createMapper, mapperOptionsFor } from './map.js';
@@ -64,10 +64,10 @@ async function readPairs(pathOfMap: string, baseDir: string, key: 'userMap' | 'g
   return pairs;
 }
 
-/** Both spellings of a source id: as given, and as a preset turns it into an id the service takes. */
-function addId(map: Map<string, string>, from: string, to: string): void {
+/** Both spellings of a source id: as given, and as a preset turns it into an id under the run's rule. */
+function addId(map: Map<string, string>, from: string, to: string, rule: IdRule): void {
   map.set(from.toLowerCase(), to);
-  map.set(toServiceId(from).toLowerCase(), to);
+  map.set(serviceIdOf(rule, from).toLowerCase(), to);
 }
 
 /**
@@ -75,7 +75,7 @@ function addId(map: Map<string, string>, from: string, to: string): void {
  * preset's `email`, or a plain source's `email` field), read once here through the plan's inputs.
  */
 export async function loadIdMaps(
-  config: { userMap?: string; groupMap?: string; importSoftDeleted: boolean },
+  config: { userMap?: string; groupMap?: string; importSoftDeleted: boolean; idRule: string },
   plans: readonly EntityPlan[],
   baseDir: string,
 ): Promise<LoadedIdMaps> {
@@ -83,7 +83,7 @@ export async function loadIdMaps(
   if (config.groupMap !== undefined) {
     const groups = new Map<string, string>();
     for (const { from, to } of await readPairs(config.groupMap, baseDir, 'groupMap')) {
-      addId(groups, from, to);
+      addId(groups, from, to, config.idRule as IdRule);
       result.used.push({ entity: 'groups', sourceId: from, id: to });
     }
     result.ids.groups = groups;
@@ -94,7 +94,7 @@ export async function loadIdMaps(
   for (const { from, to } of await readPairs(config.userMap, baseDir, 'userMap')) {
     if (from.includes('@')) byEmail.set(from.toLowerCase(), to);
     else {
-      addId(users, from, to);
+      addId(users, from, to, config.idRule as IdRule);
       result.used.push({ entity: 'users', sourceId: from, id: to });
     }
   }

@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import type { SeenPerson } from '../shared/people.js';
 import { isObject } from '../shared/items.js';
@@ -81,7 +80,7 @@ export function mapDiscordMessage(
             : `[${type}]`;
   const reference = isObject(m.reference) ? str(m.reference.messageId) : undefined;
   const built = messageRecord({
-    muid: toServiceId(str(m.id) ?? ''),
+    muid: ctx.muids.of(str(m.id) ?? ''),
     sender: author === undefined ? ctx.options.systemUser : ctx.uids.of(author.id),
     conversation,
     sentAt: sentSeconds(m.timestamp),
@@ -90,7 +89,7 @@ export function mapDiscordMessage(
     placeholder,
     metadata: {
       discordType: NORMAL.has(type) ? undefined : type,
-      replyTo: reference && toServiceId(reference),
+      replyTo: reference && ctx.muids.of(reference),
       editedAt: seconds(m.timestampEdited),
       pinned: m.isPinned === true || undefined,
       reactions: (Array.isArray(m.reactions) ? m.reactions.filter(isObject) : []).map((r) =>

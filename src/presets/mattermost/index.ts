@@ -10,7 +10,6 @@ import { InputError } from '../../errors.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import type { PresetContext } from '../shared/context.js';
 import { listInput, objectsIn, pieces, plansOf } from '../shared/inputs.js';
-import { toServiceId } from '../shared/ids.js';
 import { isObject } from '../shared/items.js';
 import { str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
@@ -85,7 +84,7 @@ export async function planMattermost(ctx: PresetContext): Promise<EntityPlan[]> 
         for (const post of [body, ...replies]) {
           sawAuthor(post.user, file, line);
           const id = postId(place, post);
-          ctx.idMap.add('messages', id, toServiceId(id));
+          ctx.idMap.add('messages', id, ctx.muids.of(id));
         }
       }
     }

@@ -10,7 +10,6 @@ import type { EntityPlan } from '../../sources/plan.js';
 import { SKIP, type PresetContext } from '../shared/context.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } from '../shared/inputs.js';
-import { toServiceId } from '../shared/ids.js';
 import type { JsonPath } from '../../sources/read-pieces.js';
 import { seconds, str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
@@ -129,7 +128,7 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
           where,
           line,
         );
-      ctx.idMap.add('messages', str(value.message_id) ?? '', toServiceId(str(value.message_id) ?? ''));
+      ctx.idMap.add('messages', str(value.message_id) ?? '', ctx.muids.of(str(value.message_id) ?? ''));
     }
     firstAt.set(rel, earliest);
   }

@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { groupRecord, memberRecord, messageRecord, userRecord, type MemberInput } from '../shared/records.js';
@@ -145,7 +144,7 @@ export function mapSendbirdMessage(
     .filter((a): a is Attachment => a !== undefined);
   const sentAt = sentSeconds(m.created_at);
   const built = messageRecord({
-    muid: toServiceId(str(m.message_id) ?? ''),
+    muid: ctx.muids.of(str(m.message_id) ?? ''),
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
     conversation: channel.conversation,
     sentAt,
@@ -163,7 +162,7 @@ export function mapSendbirdMessage(
       mentionType: idsOf(m.mentioned_users).length > 0 ? str(m.mention_type) : undefined,
       mentions: idsOf(m.mentioned_users).map((id) => ctx.uids.of(id)),
       parentMessageId:
-        str(m.parent_message_id) && m.parent_message_id !== 0 ? toServiceId(String(m.parent_message_id)) : undefined,
+        str(m.parent_message_id) && m.parent_message_id !== 0 ? ctx.muids.of(String(m.parent_message_id)) : undefined,
       replyCount:
         isObject(m.thread_info) && typeof m.thread_info.reply_count === 'number'
           ? m.thread_info.reply_count

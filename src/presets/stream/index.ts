@@ -10,7 +10,6 @@ import { InputError } from '../../errors.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { PresetContext } from '../shared/context.js';
 import { byCodeUnit } from '../shared/export-tree.js';
-import { toServiceId } from '../shared/ids.js';
 import { seconds, str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
 import { listInput, plansOf } from '../shared/inputs.js';
@@ -122,7 +121,7 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
         if (mapped.skip !== undefined) continue;
         if (mapped.senderId !== undefined) seeUser(people, e.value.user, where, e.line);
         else people.useSystem(where, e.line);
-        ctx.idMap.add('messages', str(e.value.id) ?? '', toServiceId(str(e.value.id) ?? ''));
+        ctx.idMap.add('messages', str(e.value.id) ?? '', ctx.muids.of(str(e.value.id) ?? ''));
       }
       if (ctx.idMap.needsFlush) await ctx.idMap.flush();
     }

@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { messageRecord } from '../shared/records.js';
@@ -90,7 +89,7 @@ export function mapTelegramMessage(
                 : undefined;
   const entities = Array.isArray(m.text) ? m.text.filter(isObject) : [];
   const built = messageRecord({
-    muid: toServiceId(`${chat.id}-${str(m.id) ?? ''}`),
+    muid: ctx.muids.of(`${chat.id}-${str(m.id) ?? ''}`),
     sender: sender.id === undefined ? ctx.options.systemUser : ctx.uids.of(sender.id),
     conversation: chat.conversation,
     sentAt: sentSeconds(m.date_unixtime, m.date),
@@ -101,7 +100,7 @@ export function mapTelegramMessage(
       action,
       actor: service ? str(m.actor) : undefined,
       replyTo:
-        m.reply_to_message_id !== undefined ? toServiceId(`${chat.id}-${String(m.reply_to_message_id)}`) : undefined,
+        m.reply_to_message_id !== undefined ? ctx.muids.of(`${chat.id}-${String(m.reply_to_message_id)}`) : undefined,
       forwardedFrom: str(m.forwarded_from),
       viaBot: str(m.via_bot),
       editedAt: seconds(m.edited_unixtime) ?? seconds(m.edited),

@@ -11,7 +11,6 @@ import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import { SKIP, type PresetContext } from '../shared/context.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 import { fileInput, listInput, plansOf, type Produced } from '../shared/inputs.js';
-import { toServiceId } from '../shared/ids.js';
 import { seconds, str } from '../shared/message-parts.js';
 import { People } from '../shared/people.js';
 import { groupRecord } from '../shared/records.js';
@@ -101,7 +100,7 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
         if (author === undefined) people.useSystem(where, line);
         else if (!authors.has(author)) authors.set(author, { where, line });
         const sidOf = str(field(value, 'sid'));
-        if (sidOf !== undefined) ctx.idMap.add('messages', sidOf, toServiceId(sidOf));
+        if (sidOf !== undefined) ctx.idMap.add('messages', sidOf, ctx.muids.of(sidOf));
       }
     }
     earliest.set(rel, first);
