@@ -79,7 +79,7 @@ export function messageIdOf(rule: IdRule, sourceId: string | number): string {
   return SERVICE_ID.test(source) ? source : toVendorId(source);
 }
 
-/** The service id for a source id (see the module comment for the rule). */
+/** The `collision-free` rule's id for a source id (module comment); the only rule of 0.1.0. */
 export function toServiceId(sourceId: string | number): string {
   const source = String(sourceId);
   if (source.length <= MAX_ID_LENGTH && KEEPABLE.test(source) && !LOOKS_TRANSFORMED.test(source)) return source;
