@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toServiceId } from '../dist/presets/index.js';
+import { messageIdOf, toVendorId } from '../dist/presets/index.js';
+const muidOf = (id) => messageIdOf('vendor', id);
 import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { assertAccounted, importWithConfig } from './preset-run.mjs';
 
@@ -136,7 +137,7 @@ test('sendbird: users, a channel without creator, mentions, a message with two f
   assert.equal(messages['5001'].data.text, 'Hi <@uid:bob> and <@uid:carol>');
   assert.equal(messages['5001'].data.metadata.originalText, 'Hi @Bob and @Carol');
   // One media message per file, typed by its own file; the text on the first, which keeps the message's muid.
-  const second = toServiceId('5002#2');
+  const second = muidOf('5002#2');
   assert.deepEqual(
     ['5002', second].map((id) => [messages[id].type, messages[id].data.attachments.map((a) => a.name)]),
     [
@@ -202,7 +203,7 @@ test('stream: channel type as a tag, custom fields, an owner from the members, a
   const run = await importWithConfig('stream', dir);
   assertAccounted(run, { messages: { read: 4, imported: 4 } });
   const { users, groups, messages } = run.records;
-  const general = toServiceId('messaging:general');
+  const general = toVendorId('messaging:general');
   // data-migration.md: user metadata = { ...customFields, streamUserId }; group metadata = { streamCid,
   // ...customFields }, tags = [channel.type]
   assertHolds(users.alice.metadata, { tier: 'gold', streamUserId: 'alice' }, 'user metadata');
@@ -226,7 +227,7 @@ test('stream: channel type as a tag, custom fields, an owner from the members, a
     sender: 'bob',
   });
   assert.deepEqual(messages.m2.data.customData, { type: 'product', title: 'Mug', price: 12.5, sku: 'MUG-1' });
-  const m3b = toServiceId('m3#2');
+  const m3b = muidOf('m3#2');
   assert.deepEqual(
     ['m3', m3b].map((id) => [messages[id].type, messages[id].data.attachments[0].name, messages[id].data.text]),
     [
@@ -300,8 +301,8 @@ test('twilio: uniqueName is the guid, the first participant owns the group, one 
   assert.equal(users.alice.metadata.twilioIdentity, 'alice');
   assertJoinsAfterCreation(run.records);
   assert.equal(run.records.members['support-desk_member_carol'].joinedAt, T0 + 1);
-  const first = toServiceId(sid('IM', 1));
-  const second = toServiceId(`${sid('IM', 1)}#2`);
+  const first = muidOf(sid('IM', 1));
+  const second = muidOf(`${sid('IM', 1)}#2`);
   assert.deepEqual(
     [first, second].map((id) => [messages[id].receiver, messages[id].type, messages[id].data.attachments[0].name]),
     [
@@ -337,18 +338,18 @@ test('slack: <@U…> mentions, a channel without creator, one message a file, th
   const run = await importWithConfig('slack', dir);
   assertAccounted(run, { messages: { read: 3, imported: 3 } });
   const { users, groups, members, messages } = run.records;
-  const [ada, grace, general] = ['U01ADA', 'U02GRACE', 'C01GEN'].map(toServiceId);
+  const [ada, grace, general] = ['U01ADA', 'U02GRACE', 'C01GEN'].map(toVendorId);
   assert.equal(users[ada].metadata.slackUserId, 'U01ADA');
   assert.deepEqual(fieldsOf(groups[general], { owner: 1 }), { owner: grace }, 'no creator: the first member');
   assert.equal(groups[general].metadata.slackChannelId, 'C01GEN');
   assert.equal(members[`${general}_member_${grace}`].scope, 'admin');
-  const hi = messages[toServiceId(`C01GEN:${ts(100)}`)];
+  const hi = messages[muidOf(`C01GEN:${ts(100)}`)];
   assert.equal(hi.data.text, `hi <@uid:${grace}>, see <@uid:${ada}>`);
   assert.deepEqual(hi.mentionedUserDetails, {
     [grace]: { uid: grace, name: 'Grace Hopper' },
     [ada]: { uid: ada, name: 'Ada Lovelace' },
   });
-  const files = [toServiceId(`C01GEN:${ts(200)}`), toServiceId(`C01GEN:${ts(200)}#2`)].map((id) => messages[id]);
+  const files = [muidOf(`C01GEN:${ts(200)}`), muidOf(`C01GEN:${ts(200)}#2`)].map((id) => messages[id]);
   assert.deepEqual(
     files.map((m) => m.type),
     ['image', 'audio'],
@@ -392,7 +393,7 @@ test('discord: <@id> mentions, the first writer owns the channel, one message a 
   assert.equal(messages['1001'].data.text, 'Hello <@uid:102>!');
   assert.deepEqual(messages['1001'].mentionedUserDetails, { 102: { uid: '102', name: 'Grace' } });
   assert.deepEqual(
-    ['1002', toServiceId('1002#2')].map((id) => messages[id].type),
+    ['1002', muidOf('1002#2')].map((id) => messages[id].type),
     ['image', 'video'],
   );
 });
@@ -427,15 +428,15 @@ test('mattermost: @username mentions, the channel admin owns the channel, one me
   const run = await importWithConfig('mattermost', dir, { mediaBaseUrl: 'https://media.example.com/mm' });
   assertAccounted(run, { messages: { read: 3, imported: 3 } });
   const { groups, messages } = run.records;
-  const lab = toServiceId('acme:lab');
+  const lab = toVendorId('acme:lab');
   assert.equal(groups[lab].owner, 'alice', 'the first channel admin, not the first member');
   assert.equal(groups[lab].metadata.mattermostChannel, 'acme:lab');
-  const thanks = messages[toServiceId(`acme:lab:${(T0 + 10) * 1000}:alice`)];
+  const thanks = messages[muidOf(`acme:lab:${(T0 + 10) * 1000}:alice`)];
   assert.equal(thanks.data.text, 'thanks <@uid:bob>. and @nobody', 'only users of the export are mentions');
   assert.deepEqual(thanks.mentionedUserDetails, { bob: { uid: 'bob', name: 'Bob' } });
   const files = `acme:lab:${(T0 + 20) * 1000}:bob`;
   assert.deepEqual(
-    [toServiceId(files), toServiceId(`${files}#2`)].map((id) => messages[id].type),
+    [muidOf(files), muidOf(`${files}#2`)].map((id) => messages[id].type),
     ['image', 'file'],
   );
 });

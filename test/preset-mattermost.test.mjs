@@ -4,16 +4,19 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toServiceId } from '../dist/presets/index.js';
+import { messageIdOf, toVendorId } from '../dist/presets/index.js';
 import { tempDir } from './helpers.mjs';
 import { assertAccounted, importWithConfig } from './preset-run.mjs';
 import { byId, plan, PRESET_FIXTURES, readIdMap, readPlans, zipFolder } from './presets-helpers.mjs';
 
+/** A muid under the default id rule (the vendor's: the message id as it is when the service takes it). */
+const muidOf = (id) => messageIdOf('vendor', id);
+
 const EXPORT = path.join(PRESET_FIXTURES, 'mattermost', 'export');
 const MEDIA = 'https://files.example.com/mattermost';
 const T = 1717236000;
-const channel = (team, name) => toServiceId(`${team}:${name}`);
-const post = (key, ms, user) => toServiceId(`${key}:${ms}:${user}`);
+const channel = (team, name) => toVendorId(`${team}:${name}`);
+const post = (key, ms, user) => muidOf(`${key}:${ms}:${user}`);
 
 async function exportLines() {
   const text = await readFile(path.join(EXPORT, 'export.jsonl'), 'utf8');
@@ -90,8 +93,8 @@ test('mattermost: channels, memberships with roles, direct channels, posts with 
   assert.equal(groups[channel('ops', 'town-square')].metadata.teamName, 'Operations');
   assert.equal(groups[channel('acme', 'old-news')].metadata.archivedAt, 1717300000);
   assert.equal(groups[channel('acme', 'secret-lab')].metadata.from, 'references');
-  assert.equal(groups[toServiceId('dm:alice,bob,carol')].name, 'alice, bob, carol');
-  assert.ok(groups[toServiceId('dm:alice,carol,dave')]);
+  assert.equal(groups[toVendorId('dm:alice,bob,carol')].name, 'alice, bob, carol');
+  assert.ok(groups[toVendorId('dm:alice,carol,dave')]);
 
   const scope = (g, u) => r.members.sent.find((m) => m.guid === g && m.uid === u)?.scope;
   assert.equal(scope(channel('acme', 'design'), 'alice'), 'admin', 'channel_admin');

@@ -5,16 +5,19 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Readable } from 'node:stream';
-import { toServiceId } from '../dist/presets/index.js';
+import { messageIdOf, toVendorId } from '../dist/presets/index.js';
 import { readPieces } from '../dist/sources/read-pieces.js';
 import { tempDir } from './helpers.mjs';
 import { assertAccounted, importWithConfig } from './preset-run.mjs';
 import { byId, plan, PRESET_FIXTURES, readIdMap, readPlans, zipFolder } from './presets-helpers.mjs';
 
+/** A muid under the default id rule (the vendor's: the message id as it is when the service takes it). */
+const muidOf = (id) => messageIdOf('vendor', id);
+
 const REST = path.join(PRESET_FIXTURES, 'twilio', 'rest');
 const CLI = path.join(PRESET_FIXTURES, 'twilio', 'cli');
 const sid = (prefix, n) => `${prefix}${n.toString(16).padStart(32, '0')}`;
-const guid = (n) => toServiceId(sid('CH', n));
+const guid = (n) => toVendorId(sid('CH', n));
 const SMS = '+15551230001';
 const WHATSAPP = 'whatsapp:+15551230002';
 
@@ -72,18 +75,18 @@ test('twilio: REST pages and CLI output give the same records, by content not by
       roleSid: sid('RL', 1),
     },
   });
-  assert.deepEqual(users[toServiceId(SMS)], {
-    uid: toServiceId(SMS),
+  assert.deepEqual(users[toVendorId(SMS)], {
+    uid: toVendorId(SMS),
     name: SMS,
     metadata: { channel: 'sms', proxyAddress: '+15557650000', sourceId: SMS, from: 'messages' },
   });
-  assert.equal(users[toServiceId(WHATSAPP)].name, WHATSAPP);
+  assert.equal(users[toVendorId(WHATSAPP)].name, WHATSAPP);
   assert.ok(users.system && users.dave && users.erin, 'the system author, an unlisted identity, a silent user');
 
   const groups = byId(rest.groups.sent, 'guid');
   assert.equal(groups[guid(1)].name, 'Project Falcon');
   assert.equal(groups[guid(3)], undefined, 'a conversation with a uniqueName is addressed by it');
-  const support = groups[toServiceId('support-4711')];
+  const support = groups[toVendorId('support-4711')];
   assert.equal(support.name, 'support-4711', 'unique_name when there is no friendly_name');
   assert.equal(support.metadata.state, 'closed');
   assert.equal(support.metadata.twilioSid, sid('CH', 3), 'its sid kept on the service');
@@ -97,7 +100,7 @@ test('twilio: REST pages and CLI output give the same records, by content not by
     'index order, pages in two files named against it',
   );
   const m = byId(messages, 'muid');
-  assert.deepEqual(m[toServiceId(sid('IM', 3))].data, {
+  assert.deepEqual(m[muidOf(sid('IM', 3))].data, {
     text: 'Yes, see the mockup',
     attachments: [
       {
@@ -110,15 +113,15 @@ test('twilio: REST pages and CLI output give the same records, by content not by
     ],
     metadata: { index: 2, editedAt: 1709283900 },
   });
-  assert.equal(m[toServiceId(sid('IM', 3))].type, 'image');
-  assert.deepEqual(m[toServiceId(sid('IM', 2))].data.metadata.attributes, { importance: 'high' });
-  assert.equal(m[toServiceId(sid('IM', 4))].data.metadata.attributes, 'not json at all', 'kept as text');
-  assert.equal(m[toServiceId(sid('IM', 4))].sender, toServiceId(SMS));
-  assert.equal(m[toServiceId(sid('IM', 1))].sender, 'system');
-  assert.equal(m[toServiceId(sid('IM', 6))].sentAt, 1709284320, 'sub-second time');
-  const dm = m[toServiceId(sid('IM', 7))];
+  assert.equal(m[muidOf(sid('IM', 3))].type, 'image');
+  assert.deepEqual(m[muidOf(sid('IM', 2))].data.metadata.attributes, { importance: 'high' });
+  assert.equal(m[muidOf(sid('IM', 4))].data.metadata.attributes, 'not json at all', 'kept as text');
+  assert.equal(m[muidOf(sid('IM', 4))].sender, toVendorId(SMS));
+  assert.equal(m[muidOf(sid('IM', 1))].sender, 'system');
+  assert.equal(m[muidOf(sid('IM', 6))].sentAt, 1709284320, 'sub-second time');
+  const dm = m[muidOf(sid('IM', 7))];
   assert.deepEqual([dm.sender, dm.receiverType, dm.receiver], ['alice', 'user', 'bob']);
-  assert.deepEqual(m[toServiceId(sid('IM', 12))].data.metadata.mediaUnavailable, [
+  assert.deepEqual(m[muidOf(sid('IM', 12))].data.metadata.mediaUnavailable, [
     { sid: sid('ME', 3), filename: 'receipt.jpg' },
   ]);
   assert.ok(!JSON.stringify(messages).includes('delivery'), 'delivery receipts are left out');
@@ -129,7 +132,7 @@ test('twilio: the id map lists users, groups (not the direct one) and messages',
   const lines = await readIdMap(idMapFile);
   const count = (entity) => lines.filter((l) => l.entity === entity).length;
   assert.deepEqual([count('users'), count('groups'), count('messages')], [7, 4, 12]);
-  assert.ok(lines.some((l) => l.entity === 'users' && l.sourceId === SMS && l.id === toServiceId(SMS)));
+  assert.ok(lines.some((l) => l.entity === 'users' && l.sourceId === SMS && l.id === toVendorId(SMS)));
 });
 
 test('twilio: odd files are counted, never a crash', async () => {

@@ -4,9 +4,12 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toServiceId } from '../dist/presets/index.js';
+import { messageIdOf, toVendorId } from '../dist/presets/index.js';
 import { tempDir } from './helpers.mjs';
 import { byId, plan, PRESET_FIXTURES, readIdMap, readPlans, zipFolder } from './presets-helpers.mjs';
+
+/** A muid under the default id rule (the vendor's: the message id as it is when the service takes it). */
+const muidOf = (id) => messageIdOf('vendor', id);
 
 const SAMPLE = path.join(PRESET_FIXTURES, 'slack');
 
@@ -33,7 +36,7 @@ test('the sample export: every record read, valid, and accounted for', async () 
   ]);
 
   const users = byId(r.users.sent, 'uid');
-  const hamza = toServiceId('U0BMQB6JE');
+  const hamza = toVendorId('U0BMQB6JE');
   assert.deepEqual(users[hamza], {
     uid: hamza,
     name: 'Hamza Faran',
@@ -49,15 +52,11 @@ test('the sample export: every record read, valid, and accounted for', async () 
       isOwner: true,
     },
   });
-  assert.equal(
-    users[toServiceId('B0JL6RASU')].metadata.isBot,
-    true,
-    'a bot only messages mention is created from them',
-  );
+  assert.equal(users[toVendorId('B0JL6RASU')].metadata.isBot, true, 'a bot only messages mention is created from them');
 
   const groups = byId(r.groups.sent, 'guid');
-  assert.deepEqual(groups[toServiceId('C0JGLMMNX')], {
-    guid: toServiceId('C0JGLMMNX'),
+  assert.deepEqual(groups[toVendorId('C0JGLMMNX')], {
+    guid: toVendorId('C0JGLMMNX'),
     name: 'enrique',
     type: 'public',
     owner: hamza,
@@ -68,18 +67,18 @@ test('the sample export: every record read, valid, and accounted for', async () 
   assert.deepEqual(admins, [hamza, hamza], 'the creator is admin of both channels');
 
   const messages = byId(r.messages.sent, 'muid');
-  const upload = messages[toServiceId('C0JL6CGQ2:1459052866.000012')];
+  const upload = messages[muidOf('C0JL6CGQ2:1459052866.000012')];
   assert.deepEqual(upload, {
-    muid: toServiceId('C0JL6CGQ2:1459052866.000012'),
-    sender: toServiceId('U0BMS113R'),
+    muid: muidOf('C0JL6CGQ2:1459052866.000012'),
+    sender: toVendorId('U0BMS113R'),
     receiverType: 'group',
-    receiver: toServiceId('C0JL6CGQ2'),
+    receiver: toVendorId('C0JL6CGQ2'),
     sentAt: 1459052866,
     category: 'message',
     type: 'file',
     data: {
       text:
-        `<@uid:${toServiceId('U0BMS113R')}> uploaded a file: ` +
+        `<@uid:${toVendorId('U0BMS113R')}> uploaded a file: ` +
         '<https://mesos-magellan.slack.com/files/U0BMS113R/F0VNAKDE2/100_cities.js|100 cities>',
       attachments: [
         {
@@ -97,17 +96,17 @@ test('the sample export: every record read, valid, and accounted for', async () 
           '<https://mesos-magellan.slack.com/files/U0BMS113R/F0VNAKDE2/100_cities.js|100 cities>',
       },
     },
-    mentionedUserDetails: { [toServiceId('U0BMS113R')]: { uid: toServiceId('U0BMS113R'), name: 'Hermione Granger' } },
+    mentionedUserDetails: { [toVendorId('U0BMS113R')]: { uid: toVendorId('U0BMS113R'), name: 'Hermione Granger' } },
   });
-  const reacted = messages[toServiceId('C0JGLMMNX:1459154014.000018')];
-  assert.equal(reacted.sender, toServiceId('B0JL6RASU'));
+  const reacted = messages[muidOf('C0JGLMMNX:1459154014.000018')];
+  assert.equal(reacted.sender, toVendorId('B0JL6RASU'));
   assert.match(
     reacted.data.text,
     /^\[enrique:master\] 1 new commit by hfaran:/,
     'an attachment-only bot message takes its text from the attachment',
   );
-  assert.deepEqual(reacted.data.metadata.reactions, [{ name: 'botman', count: 1, users: [toServiceId('U0BMYT2FL')] }]);
-  assert.deepEqual(messages[toServiceId('C0JL6CGQ2:1458972985.000010')].data.metadata.edited, {
+  assert.deepEqual(reacted.data.metadata.reactions, [{ name: 'botman', count: 1, users: [toVendorId('U0BMYT2FL')] }]);
+  assert.deepEqual(messages[muidOf('C0JL6CGQ2:1458972985.000010')].data.metadata.edited, {
     by: hamza,
     at: 1458981134,
   });
@@ -120,7 +119,7 @@ test('the sample export: every record read, valid, and accounted for', async () 
   const map = await readIdMap(idMapFile);
   const count = (e) => map.filter((l) => l.entity === e).length;
   assert.deepEqual([count('users'), count('groups'), count('messages')], [7, 2, 150]);
-  assert.deepEqual(map[0], { entity: 'users', sourceId: 'U0BMYT2FL', id: toServiceId('U0BMYT2FL') });
+  assert.deepEqual(map[0], { entity: 'users', sourceId: 'U0BMYT2FL', id: toVendorId('U0BMYT2FL') });
 });
 
 test('options: bots skipped, join/leave kept, both counted', async () => {
@@ -130,7 +129,7 @@ test('options: bots skipped, join/leave kept, both counted', async () => {
   assert.equal(r.users.read, 4, 'bots that only messages mention are not created');
   assert.deepEqual(r.messages.errors, []);
   const join = r.messages.sent.find((m) => m.data.metadata?.subtype === 'channel_join');
-  assert.equal(join.data.text, `<@uid:${toServiceId('U0BMQB6JE')}> has joined the channel`);
+  assert.equal(join.data.text, `<@uid:${toVendorId('U0BMQB6JE')}> has joined the channel`);
 });
 
 test('the same export zipped (inside a top folder) gives the same records', async () => {
@@ -232,8 +231,8 @@ test('DMs, private channels, multi-person DMs, threads and files without URL', a
   assert.deepEqual(r.members.skipped, { 'direct-conversation': 2 });
   assert.deepEqual(r.messages.skipped, { 'soft-deleted': 1, empty: 1 });
   const groups = byId(r.groups.sent, 'guid');
-  assert.equal(groups[toServiceId('G1')].type, 'private');
-  assert.equal(groups[toServiceId('G2')].type, 'private');
+  assert.equal(groups[toVendorId('G1')].type, 'private');
+  assert.equal(groups[toVendorId('G2')].type, 'private');
   assert.deepEqual(groups['random-old'], {
     guid: 'random-old',
     name: 'random-old',
@@ -241,9 +240,9 @@ test('DMs, private channels, multi-person DMs, threads and files without URL', a
     metadata: { slackFolder: 'random-old' },
   });
   const users = byId(r.users.sent, 'uid');
-  assert.equal(users[toServiceId('U2')].deactivatedAt, 1600000000);
-  assert.deepEqual(users[toServiceId('U3')], {
-    uid: toServiceId('U3'),
+  assert.equal(users[toVendorId('U2')].deactivatedAt, 1600000000);
+  assert.deepEqual(users[toVendorId('U3')], {
+    uid: toVendorId('U3'),
     name: 'Cy',
     avatar: 'https://a.example/cy.png',
     metadata: { sourceId: 'U3', from: 'messages' },
@@ -252,7 +251,7 @@ test('DMs, private channels, multi-person DMs, threads and files without URL', a
 
   const messages = r.messages.sent;
   const reply = messages.find((m) => m.data.text === 'reply');
-  assert.equal(reply.data.metadata.threadParent, toServiceId('G1:1577836800.000100'));
+  assert.equal(reply.data.metadata.threadParent, muidOf('G1:1577836800.000100'));
   assert.equal(messages.find((m) => m.data.text === 'thread start').data.metadata.replyCount, 1);
   const popular = messages.find((m) => m.data.text === 'popular');
   assert.deepEqual(
@@ -266,8 +265,8 @@ test('DMs, private channels, multi-person DMs, threads and files without URL', a
   assert.deepEqual(
     dm.map((m) => [m.sender, m.receiver]),
     [
-      [toServiceId('U1'), toServiceId('U2')],
-      [toServiceId('U2'), toServiceId('U1')],
+      [toVendorId('U1'), toVendorId('U2')],
+      [toVendorId('U2'), toVendorId('U1')],
     ],
   );
   assert.equal(

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toServiceId } from '../dist/presets/index.js';
+import { toVendorId } from '../dist/presets/index.js';
 import { tempDir } from './helpers.mjs';
 import { byId, plan, PRESET_FIXTURES, readPlans } from './presets-helpers.mjs';
 
@@ -27,7 +27,7 @@ test('the import-format sample: users, channels, members, messages; the distinct
     name: 'user1',
     metadata: { foo: 'bar', role: 'user', teams: ['teamA'], streamUserId: 'user1' },
   });
-  const channelA = toServiceId('messaging:channelA');
+  const channelA = toVendorId('messaging:channelA');
   assert.deepEqual(r.groups.sent[0], {
     guid: channelA,
     name: 'channelA',
@@ -82,7 +82,7 @@ test(
       'exports have no users entities: no users input reads them',
     );
 
-    const general = toServiceId('messaging:general');
+    const general = toVendorId('messaging:general');
     const members = byId(
       r.members.sent.filter((m) => m.guid === general),
       'uid',
@@ -91,7 +91,7 @@ test(
       [members.rodolphe.scope, members.nadia.scope, members['test-mig-user'].scope],
       ['admin', 'moderator', 'participant'],
     );
-    assert.equal(members[toServiceId('Omar.K')].isBanned, true);
+    assert.equal(members[toVendorId('Omar.K')].isBanned, true);
     assert.equal(members.nadia.joinedAt, 1737363601, "a join before the channel's creation: a second after it");
 
     const users = byId(r.users.sent, 'uid');
@@ -107,7 +107,7 @@ test(
     assert.deepEqual(m['m-001'].data.metadata, {
       reactions: [
         { type: 'love', count: 1, users: ['nadia'] },
-        { type: 'like', count: 1, users: [toServiceId('Omar.K')] },
+        { type: 'like', count: 1, users: [toVendorId('Omar.K')] },
       ],
       originalText: 'Welcome @nadia!',
     });
@@ -140,9 +140,9 @@ test(
     const live = m['live-2'];
     assert.deepEqual(
       [live.receiver, live.type, live.data.attachments[0].mimeType],
-      [toServiceId('livestream:launch'), 'image', 'image/gif'],
+      [toVendorId('livestream:launch'), 'image', 'image/gif'],
     );
-    assert.equal(byId(r.groups.sent, 'guid')[toServiceId('livestream:launch')].type, 'public');
+    assert.equal(byId(r.groups.sent, 'guid')[toVendorId('livestream:launch')].type, 'public');
   },
 );
 

@@ -5,9 +5,12 @@ import assert from 'node:assert/strict';
 import { cp, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toServiceId } from '../dist/presets/index.js';
+import { messageIdOf, toVendorId } from '../dist/presets/index.js';
 import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { PRESET_FIXTURES, zipFolder } from './presets-helpers.mjs';
+
+/** A muid under the default id rule (the vendor's: the message id as it is when the service takes it). */
+const muidOf = (id) => messageIdOf('vendor', id);
 
 const ENTITIES = ['users', 'groups', 'members', 'messages'];
 
@@ -59,8 +62,8 @@ for (const zip of [false, true]) {
       members: [10, { 'direct-conversation': 3 }],
       messages: [25, { 'soft-deleted': 1, 'join-leave': 1, 'no-sender': 1, 'no-timestamp': 1 }],
     });
-    const msg = (channel, ts) => records.messages[toServiceId(`${channel}:${ts}`)];
-    const parent = toServiceId('C01GEN:1704067200.000100');
+    const msg = (channel, ts) => records.messages[muidOf(`${channel}:${ts}`)];
+    const parent = muidOf('C01GEN:1704067200.000100');
     assert.equal(msg('C01GEN', '1704153600.000200').data.metadata.threadParent, parent, 'reply a day later');
     assert.equal(msg('C01GEN', '1704067260.000200'), undefined, 'the tombstone is a deleted message');
     assert.equal(msg('C01GEN', '1704067800.000000').data.text, '[file: F01TOMB]');
@@ -72,12 +75,12 @@ for (const zip of [false, true]) {
     assert.equal(msg('C01GEN', '1704068600.000000').data.text, ':tada:', 'blocks-only text');
     const reactions = msg('C01GEN', '1704067200.000100').data.metadata.reactions.map((r) => r.name);
     assert.deepEqual(reactions, ['+1::skin-tone-4', 'wave::skin-tone-2']);
-    assert.equal(records.users[toServiceId('U02GONE')].deactivatedAt, 1703000000);
-    assert.equal(records.users[toServiceId('UDELETED9')].name, 'Old Timer');
-    assert.ok(records.users[toServiceId('B09NOPROFILE')], 'a bot with no profile is a user');
+    assert.equal(records.users[toVendorId('U02GONE')].deactivatedAt, 1703000000);
+    assert.equal(records.users[toVendorId('UDELETED9')].name, 'Old Timer');
+    assert.ok(records.users[toVendorId('B09NOPROFILE')], 'a bot with no profile is a user');
     const file = msg('C01GEN', '1704068100.000000').data.attachments[0];
     assert.equal(file.url, 'https://files.slack.com/files-pri/T1-F04OK/report.pdf', 'no token in the URL');
-    assert.ok(records.groups[toServiceId('C02QUIET')] && records.groups[toServiceId('C03EMPTYDIR')]);
+    assert.ok(records.groups[toVendorId('C02QUIET')] && records.groups[toVendorId('C03EMPTYDIR')]);
   });
 }
 
@@ -94,7 +97,7 @@ test('sendbird-ugly: pages, removed and edited messages, expired files, a member
   assert.equal(records.messages['5002'].data.metadata.editedAt, 1650001600);
   assert.equal(records.messages['5006'].data.text, '[file: expired.pdf]');
   assert.deepEqual(
-    ['5007', toServiceId('5007#2')].map((id) => records.messages[id].data.attachments.map((a) => a.name)),
+    ['5007', muidOf('5007#2')].map((id) => records.messages[id].data.attachments.map((a) => a.name)),
     [['a.png'], ['b.png']],
     'one message a file',
   );

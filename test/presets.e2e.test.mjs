@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toServiceId } from '../dist/presets/index.js';
+import { toVendorId } from '../dist/presets/index.js';
 import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { PRESET_FIXTURES, zipFolder } from './presets-helpers.mjs';
 
@@ -44,7 +44,7 @@ function assertAccounted({ summary, stats, records }, expected) {
     assert.equal(stats[e].stored, c.imported, `${e}: the sandbox holds what was imported`);
     if (expected[e] !== undefined) assert.equal(c.read, expected[e], `${e}: as many records as the export lists`);
   }
-  for (const id of expected.userIds ?? []) assert.ok(records.users[toServiceId(id)], `user ${id} stored`);
+  for (const id of expected.userIds ?? []) assert.ok(records.users[toVendorId(id)], `user ${id} stored`);
   for (const m of Object.values(records.messages)) {
     assert.ok(records.users[m.sender], `sender ${m.sender} exists`);
     assert.ok(

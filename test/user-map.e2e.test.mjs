@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toServiceId } from '../dist/presets/shared/ids.js';
+import { toVendorId } from '../dist/presets/shared/ids.js';
 import { FIXTURES, readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
 const ndjson = (rows) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
@@ -183,7 +183,7 @@ test('the same map works for a preset: a Slack export mapped by e-mail and by Sl
   const r = await runCli(['import', '--json', '--preset', 'slack', '--from', 'slack'], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout).entities.users.skippedBy.mapped, 2);
-  const mappedAway = [toServiceId('U0BMQB6JE'), toServiceId('U0BMS113R')];
+  const mappedAway = [toVendorId('U0BMQB6JE'), toVendorId('U0BMS113R')];
   const held = sb.records();
   for (const uid of mappedAway) assert.equal(held.users[uid], undefined, `${uid} is not created beside the app's`);
   const senders = Object.values(held.messages).map((m) => m.sender);

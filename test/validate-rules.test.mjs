@@ -1101,6 +1101,28 @@ test('IdIndex: 200,000 ids without false duplicates, in about 24 bytes an id', (
   assert.equal(index.lineAt(index.lastSlot), 6);
 });
 
+test('ExportIndex: an id two export ids share is id.collision naming both, even for identical records', () => {
+  const collisions = new Map([['alice_11ptgg', ['Alice', 'alice_11ptgg']]]);
+  const index = new ExportIndex({ configured: ALL, nowSec: NOW, idCollisions: { users: collisions } });
+  const user = (line) => located('users', (p) => (p.uid = 'alice_11ptgg'), 'active_users.json', line);
+  assert.deepEqual(index.check(user(3)), []);
+  const second = user(7);
+  const [collision, ...rest] = index.check(second);
+  assert.deepEqual(rest, []);
+  assert.equal(second.skip, undefined, 'not skipped as a copy of the first: it is another user');
+  assert.equal(collision.rule, 'id.collision');
+  assert.equal(collision.field, 'uid');
+  assert.match(collision.message, /export ids "Alice", "alice_11ptgg"/);
+  assert.match(collision.message, /first record with it is at active_users\.json:3/);
+  covered.add(collision.rule);
+  // Without the preset's collisions the same pair is an exact copy, skipped.
+  const plain = new ExportIndex({ configured: ALL, nowSec: NOW });
+  plain.check(user(3));
+  const copy = user(7);
+  assert.deepEqual(plain.check(copy), []);
+  assert.equal(copy.skip, 'duplicate');
+});
+
 test('every rule in RULES is triggered by some test above', () => {
   const missing = RULES.map((r) => r.code).filter((c) => !covered.has(c));
   assert.deepEqual(missing, []);

@@ -35,6 +35,11 @@ export interface CheckpointData {
   target: { baseUrl: string; appId?: string };
   /** Hash of the configured sources (entity -> path patterns): another set of sources is another migration. */
   sourcesHash: string;
+  /**
+   * A preset's id rule (`idRule`): under another one every record would get other ids. Absent without
+   * a preset, and in a preset's checkpoint written before the key existed (it was `collision-free`).
+   */
+  idRule?: string;
   createdAt: string;
   updatedAt: string;
   /** Entities whose phase finished in some run. */
@@ -93,7 +98,12 @@ export interface CheckpointCompanion {
 export interface CheckpointIdentity {
   target: { baseUrl: string; appId?: string };
   sourcesHash: string;
+  /** The run's id rule when it reads a preset; undefined leaves the checkpoint's unchecked. */
+  idRule?: string;
 }
+
+/** The rule of a preset's checkpoint that names none: the only one there was before `idRule`. */
+export const EARLIER_ID_RULE = 'collision-free';
 
 export function hashSources(sources: unknown): string {
   return createHash('sha256').update(JSON.stringify(sources)).digest('hex').slice(0, 16);

@@ -4,7 +4,12 @@ import { readFile, unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { CheckpointError } from '../errors.js';
-import { CHECKPOINT_VERSION, type CheckpointData, type CheckpointIdentity } from './checkpoint-data.js';
+import {
+  CHECKPOINT_VERSION,
+  EARLIER_ID_RULE,
+  type CheckpointData,
+  type CheckpointIdentity,
+} from './checkpoint-data.js';
 import { fsReason, makeFolderFor, STATE_FILE_MODE } from './state-files.js';
 
 // The callback API through promisify: plain descriptors, no FileHandle object (and its GC
@@ -122,6 +127,19 @@ export function assertSameMigration(data: CheckpointData, identity: CheckpointId
         hint:
           'to send records you fixed, edit them in the rejects file (or in the export) and run ' +
           '`chat-migrate replay`; to start a new migration use --fresh, or --checkpoint to pick another file',
+      },
+    );
+  }
+  const earlier = data.idRule ?? EARLIER_ID_RULE;
+  if (identity.idRule !== undefined && identity.idRule !== earlier) {
+    throw new CheckpointError(
+      'CHECKPOINT_OTHER_ID_RULE',
+      `the checkpoint ${filePath} was made with idRule ${earlier}, not ${identity.idRule}: ` +
+        'the records would get other ids and be imported a second time',
+      {
+        hint:
+          `set idRule to ${earlier} (--id-rule ${earlier}) to go on with this migration; to move to ` +
+          `${identity.idRule} ids, run \`chat-migrate undo --yes\` first, then import with --fresh (docs/ids.md)`,
       },
     );
   }

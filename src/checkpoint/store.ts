@@ -86,10 +86,11 @@ export class CheckpointStore {
     filePath: string,
     target: CheckpointIdentity['target'],
     minIntervalMs = 0,
+    idRule?: string,
   ): Promise<CheckpointStore | undefined> {
     const existing = await readCheckpoint(filePath);
     if (!existing) return undefined;
-    assertSameMigration(existing, { target, sourcesHash: existing.sourcesHash }, filePath);
+    assertSameMigration(existing, { target, sourcesHash: existing.sourcesHash, idRule }, filePath);
     const store = new CheckpointStore(filePath, minIntervalMs);
     store.data = existing;
     return store;

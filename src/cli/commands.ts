@@ -9,7 +9,7 @@
  * command) and resolves to the exit code. `runCommand` wraps it as before: errors become messages and
  * exit codes there.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { ENTITY_ORDER } from '../entities/types.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import {
@@ -98,6 +98,10 @@ export function registerCommands(program: Command): void {
   addConfigOptions(ids.command('find <id>'))
     .description('print every line about a source id, muid, uid, guid or service message id (exit 1: none)')
     .action(later(() => import('./ids-command.js'), 'findAction'));
+  addConfigOptions(ids.command('of <source-ids...>'))
+    .description('print the uid, guid or muid a preset gives each export id, under idRule (docs/ids.md)')
+    .addOption(new Option('--kind <kind>', 'what the ids are').choices(['user', 'group', 'message']).default('user'))
+    .action(later(() => import('./ids-command.js'), 'ofAction'));
 
   addConfigOptions(program.command('replay'))
     .argument('[rejects-file]', 'the rejects file, as you edited it (default: the "rejects" key)')

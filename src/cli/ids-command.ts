@@ -1,6 +1,8 @@
 import { findIdLines } from '../checkpoint/find-ids.js';
 import { idLogPathOf, idMapPathOf } from '../checkpoint/state-files.js';
+import type { IdRule } from '../config/keys.js';
 import { ExitCode } from '../errors.js';
+import { messageIdOf, serviceIdOf } from '../presets/shared/ids.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 
 export async function findAction(id: string, opts: CommonOptions): Promise<number> {
@@ -22,4 +24,23 @@ export async function findAction(id: string, opts: CommonOptions): Promise<numbe
     for (const f of found) process.stdout.write(`${f.file}:${f.line}: ${JSON.stringify(f.entry)}\n`);
   }
   return found.length > 0 ? ExitCode.ok : ExitCode.fatal;
+}
+
+/**
+ * `ids of`: the service id of each export id, one a line in order (a script can zip them), under the
+ * config's idRule. The same functions as the presets, so what it prints is what an import sends.
+ */
+export async function ofAction(
+  sourceIds: string[],
+  opts: CommonOptions & { kind: 'user' | 'group' | 'message' },
+): Promise<number> {
+  const { config } = await loadCommandConfig(opts, false);
+  const rule = config.idRule as IdRule;
+  const idOf = (sourceId: string) =>
+    opts.kind === 'message' ? messageIdOf(rule, sourceId) : serviceIdOf(rule, sourceId);
+  if (opts.json) {
+    const ids = sourceIds.map((sourceId) => ({ sourceId, id: idOf(sourceId) }));
+    process.stdout.write(`${JSON.stringify({ kind: opts.kind, idRule: rule, ids })}\n`);
+  } else process.stdout.write(sourceIds.map((s) => `${idOf(s)}\n`).join(''));
+  return ExitCode.ok;
 }

@@ -37,7 +37,7 @@ export async function importAction(opts: ImportOptions): Promise<number> {
 }
 
 async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunPlan): Promise<number> {
-  const { plans, sourcesIdentity, idMap, exportFolder } = plan;
+  const { plans, sourcesIdentity, idRule, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
   let beyondRetention: number | undefined;
   if (opts.strict) {
@@ -71,6 +71,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
     config,
     ledger: 'write',
     sourcesIdentity,
+    idRule,
     fresh: Boolean(opts.fresh),
     json: opts.json,
     stoppingNotice: STOPPING_NOTICE,

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fsReason, idMapPathOf } from '../checkpoint/state-files.js';
+import type { IdRule } from '../config/keys.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { CheckpointError, ConfigError } from '../errors.js';
 import { planSources, type EntityPlan } from '../sources/plan.js';
@@ -10,6 +11,8 @@ export interface RunPlan {
   plans: EntityPlan[];
   /** What the checkpoint remembers of the sources: the configured paths or preset, not today's file list. */
   sourcesIdentity: unknown;
+  /** A preset's id rule: the checkpoint keeps it, and a resume under another one is refused. */
+  idRule?: IdRule;
   /**
    * A preset's id mapping file, written aside: the import commits it once it holds the checkpoint
    * of its migration, and discards it otherwise. Absent without a preset or without `writeIdMap`.
@@ -70,6 +73,7 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
     const prepared = await preparePreset(config.preset, from, {
       cwd: baseDir,
       idMapFile,
+      idRule: config.idRule as IdRule,
       systemUser: config.systemUser,
       includeBots: config.includeBots,
       includeJoinLeave: config.includeJoinLeave,
@@ -80,6 +84,7 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
     return {
       plans: prepared.plans,
       sourcesIdentity: { preset: config.preset, from },
+      idRule: config.idRule as IdRule,
       idMap,
       exportFolder,
       warnings: [],

@@ -73,6 +73,7 @@ export async function replayAction(file: string | undefined, opts: ReplayOptions
       config,
       ledger: 'write',
       sourcesIdentity: plan.sourcesIdentity,
+      idRule: plan.idRule,
       json: opts.json,
       stoppingNotice: STOPPING_NOTICE,
       stepSummary: true,

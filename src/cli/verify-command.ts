@@ -16,7 +16,7 @@ interface VerifyOptions extends CommonOptions {
 export async function verifyAction(opts: VerifyOptions): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(opts, true);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const { plans } = await planRun(config, baseDir);
+  const { plans, idRule } = await planRun(config, baseDir);
   // The HTTP stack loads only here, as import's does.
   keepWasmCompileSmall();
   const [{ verifyOrRepair, verifyEnd }, { formatVerifyJson, formatVerifyText }, { VERIFY_TERMS }] = await Promise.all([
@@ -29,6 +29,7 @@ export async function verifyAction(opts: VerifyOptions): Promise<number> {
     command: repair ? 'verify --repair' : 'verify',
     config,
     ledger: 'existing',
+    idRule,
     json: opts.json,
     terms: VERIFY_TERMS,
     stoppingNotice: 'stopping: the reads under way are ended.',

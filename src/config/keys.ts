@@ -19,6 +19,13 @@ export const DEFAULT_REST_REQUESTS_PER_MINUTE = 500;
 /** The hosted service's regions (the vendor's OpenAPI file, `servers[].variables.region.enum`). */
 export const KNOWN_REGIONS = ['us', 'eu', 'in'] as const;
 
+/**
+ * How a preset derives service ids from the export's ids (src/presets/shared/ids.ts, docs/ids.md):
+ * the vendor's own function, which its apps log users in with, or the rule that never merges two ids.
+ */
+export const ID_RULES = ['vendor', 'collision-free'] as const;
+export type IdRule = (typeof ID_RULES)[number];
+
 /** How a value is checked; string, path and url are all non-empty strings (URLs are checked when used). */
 export type KeyKind = 'string' | 'path' | 'url' | 'int' | 'bool' | 'rate' | 'sources' | 'media';
 /** The commands that read the config; each accepts every key, and uses the ones its entries name. */
@@ -272,6 +279,20 @@ export const CONFIG_KEYS = {
     flag: '--from <path>',
     example: null,
     help: 'the export folder, .zip or file for the preset',
+  },
+  idRule: {
+    kind: 'string',
+    group: 'presets',
+    commands: READ,
+    default: 'vendor',
+    flag: '--id-rule <rule>',
+    pattern: { regex: new RegExp(`^(${ID_RULES.join('|')})$`), what: ID_RULES.join(' or ') },
+    help: "how uids, guids and muids are derived from the export's ids: vendor or collision-free",
+    doc:
+      "`vendor`: the vendor's own function (`toCometChatId`), which apps built on its guides log users in " +
+      'with; it can map two export ids to one, which validate reports. `collision-free`: a readable head and ' +
+      '80 bits of SHA-256, never the same for two ids, but apps must look ids up in the id map. Keep the ' +
+      'same rule for the whole migration (a resume refuses another). See [Ids](ids.md).',
   },
   systemUser: {
     kind: 'string',

@@ -36,6 +36,12 @@ export interface IdMaps {
 }
 
 /**
+ * Service ids that more than one export id turned into (a preset's id rule can do that): the
+ * lower-cased id -> those export ids. Filled while the preset plans and reads.
+ */
+export type IdCollisions = ReadonlyMap<string, readonly string[]>;
+
+/**
  * Input that could not be parsed into a record: reported with its place, and reading goes on where the
  * format allows.
  */

@@ -17,7 +17,7 @@ import {
 } from './shared/context.js';
 import { planDiscord } from './discord/index.js';
 import { openExportTree } from './shared/export-tree.js';
-import { IdCache, IdMapWriter } from './shared/ids.js';
+import { IdCache, IdMapWriter, messageIds } from './shared/ids.js';
 import { planSendbird } from './sendbird/index.js';
 import { planSlack } from './slack/index.js';
 import { planStream } from './stream/index.js';
@@ -27,7 +27,7 @@ import { planMattermost } from './mattermost/index.js';
 
 export { PRESET_NAMES } from './shared/context.js';
 export type { PresetOptions } from './shared/context.js';
-export { toServiceId } from './shared/ids.js';
+export { messageIdOf, serviceIdOf, toServiceId, toVendorId } from './shared/ids.js';
 
 const PLANNERS: Record<PresetName, (ctx: PresetContext) => Promise<EntityPlan[]>> = {
   sendbird: planSendbird,
@@ -57,17 +57,23 @@ export async function preparePreset(name: string, from: string, options: PresetO
   const tree = await openExportTree(from, options.cwd);
   const idMap = new IdMapWriter(options.idMapFile);
   await idMap.open();
+  const resolved = resolveOptions(options);
   const ctx: PresetContext = {
     preset: name as PresetName,
     tree,
-    options: resolveOptions(options),
+    options: resolved,
     idMap,
-    uids: new IdCache(),
-    guids: new IdCache(),
+    uids: new IdCache(resolved.idRule),
+    guids: new IdCache(resolved.idRule),
+    muids: messageIds(resolved.idRule),
     names: new Map(),
   };
   try {
     const plans = await PLANNERS[ctx.preset](ctx);
+    for (const plan of plans) {
+      if (plan.entity.name === 'users') plan.idCollisions = ctx.uids.collisions;
+      if (plan.entity.name === 'groups') plan.idCollisions = ctx.guids.collisions;
+    }
     await idMap.finish();
     return { plans, idMap: { commit: () => idMap.commit(), discard: () => idMap.discard() } };
   } catch (error) {

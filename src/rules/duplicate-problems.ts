@@ -19,6 +19,22 @@ export function duplicateIdProblem(entity: EntityName, id: string, sameCase: boo
 }
 
 /**
+ * id.collision: `id` is the service id of several export ids (`sources`, a preset's id rule made
+ * them one); the record at hand is a second record with it, the first was at `where`.
+ */
+export function idCollisionProblem(entity: EntityName, id: string, sources: readonly string[], where: string): Problem {
+  const field = ENTITIES[entity].idField;
+  const named = sources.map((s) => JSON.stringify(s)).join(', ');
+  return problem(
+    'id.collision',
+    field,
+    `${field} ${id} is the service id of the export ids ${named} (the id rule makes them one); ` +
+      `the first record with it is at ${where}: rename one in the export, give one an id of your own with ` +
+      `${entity === 'users' ? 'userMap' : 'groupMap'}, or set idRule to collision-free`,
+  );
+}
+
+/**
  * Import, bloom mode: what to report for a record marked `duplicateSuspect` (and not
  * `sameContentSuspect`) when the service answers already-exists for it. The first record with that
  * muid was sent before it (this run or an earlier one), so the answer means "a duplicate in the

@@ -2,12 +2,13 @@ import { ENTITIES, type ReferenceKind } from '../entities/index.js';
 import {
   NO_PROBLEMS,
   type EntityName,
+  type IdCollisions,
   type IdMaps,
   type JsonObject,
   type MappedRecord,
   type Problem,
 } from '../entities/types.js';
-import { duplicateIdProblem } from './duplicate-problems.js';
+import { duplicateIdProblem, idCollisionProblem } from './duplicate-problems.js';
 import { IdBloomFilter } from './id-bloom.js';
 import { contentHash, mix32 } from './content-hash.js';
 import { hashId, idShaped, lowerA, lowerB } from './id-hash.js';
@@ -67,6 +68,8 @@ export interface ExportIndexOptions {
   contentBloomBytes?: number;
   /** Ids the app already has (`userMap`, `groupMap` targets): references to them hold. */
   knownIds?: IdMaps;
+  /** A preset's service ids that several export ids share (`idCollisionsOf(plans)`). */
+  idCollisions?: Partial<Record<EntityName, IdCollisions>>;
 }
 
 /**
@@ -121,9 +124,11 @@ export class ExportIndex {
   private readonly largeGroups = new Map<string, LargeGroup>();
   private readonly unchecked = new Set<RefKind>();
   private readonly keepsMessageIds: boolean;
+  private readonly idCollisions: Partial<Record<EntityName, IdCollisions>>;
 
   constructor(options: ExportIndexOptions) {
     this.configured = options.configured;
+    this.idCollisions = options.idCollisions ?? {};
     this.keepsMessageIds = options.messageIds !== 'none';
     this.nowSec = options.nowSec;
     for (const name of this.configured) this.targets[name] = this.ids[name];
@@ -298,7 +303,12 @@ export class ExportIndex {
     const content = contentHash(record.payload);
     const result = index.add(record.id, this.fileId(record.file), record.line, content);
     if (result === ID_NEW) return true;
-    if (result === ID_DUPLICATE && index.contentAt(index.lastSlot) === content) record.skip = SAME_RECORD;
+    // Two export ids made one: even records alike are two users (or groups), so never skipped as copies.
+    const sources = this.idCollisions[entity]?.get(record.id.toLowerCase());
+    if (sources !== undefined) {
+      const where = this.location(index.fileAt(index.lastSlot), index.lineAt(index.lastSlot));
+      out.push(idCollisionProblem(entity, record.id, sources, where));
+    } else if (result === ID_DUPLICATE && index.contentAt(index.lastSlot) === content) record.skip = SAME_RECORD;
     else out.push(this.duplicateProblem(entity, record.id, result, index));
     return false;
   }

@@ -1,5 +1,5 @@
 import { ENTITIES, type EntityDef } from '../entities/index.js';
-import { ENTITY_ORDER, type EntityName, type IdMaps, type SourceItem } from '../entities/types.js';
+import { ENTITY_ORDER, type EntityName, type IdCollisions, type IdMaps, type SourceItem } from '../entities/types.js';
 import type { SourceConfig, SourcesConfig } from '../config/types.js';
 import { ConfigError } from '../errors.js';
 import { countLines } from './count-lines.js';
@@ -29,12 +29,21 @@ export interface EntityPlan {
   entity: EntityDef;
   source: Pick<SourceConfig, 'map' | 'deletion' | 'values'> & { ids?: IdMaps };
   inputs: RecordInput[];
+  /** A preset's users and groups: the ids two export ids share, for the duplicate check to name both. */
+  idCollisions?: IdCollisions;
 }
 
 const estimateOf = (file: ResolvedFile) => async (signal?: AbortSignal) => {
   const lines = await countLines(file.path, signal);
   return file.format === 'csv' ? Math.max(0, lines - 1) : lines;
 };
+
+/** The id collisions of a run's plans, per entity (ExportIndex's `idCollisions`). */
+export function idCollisionsOf(plans: readonly EntityPlan[]): Partial<Record<EntityName, IdCollisions>> {
+  const out: Partial<Record<EntityName, IdCollisions>> = {};
+  for (const plan of plans) if (plan.idCollisions !== undefined) out[plan.entity.name] = plan.idCollisions;
+  return out;
+}
 
 /** Resolves every configured source, in import order, before anything is read: a missing file stops the run early. */
 export async function planSources(sources: SourcesConfig, baseDir: string): Promise<EntityPlan[]> {

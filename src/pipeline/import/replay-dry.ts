@@ -1,6 +1,6 @@
 import { ExportIndex } from '../../rules/index.js';
 import { hasError, ownProblems, withCross } from '../../rules/check-record.js';
-import { readInputBatches, type EntityPlan } from '../../sources/plan.js';
+import { idCollisionsOf, readInputBatches, type EntityPlan } from '../../sources/plan.js';
 import { ItemSlots, RECORD } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import type { ReplayItem, ReplaySource } from './replay-pass.js';
@@ -25,7 +25,8 @@ export async function checkReplayDry(
 ): Promise<DryReplayResult[]> {
   const configured = new Set(plans.map((p) => p.entity.name));
   const knownIds = plans[0]?.source.ids;
-  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom', knownIds });
+  const idCollisions = idCollisionsOf(plans);
+  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom', knownIds, idCollisions });
   const results: DryReplayResult[] = [];
   for (const plan of plans) {
     const entity = plan.entity.name;

@@ -10,7 +10,7 @@ import { checkFingerprint } from '../../sources/fingerprint.js';
 import { EMPTY_FILE_RULE } from '../../sources/source-items.js';
 import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
-import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
+import { idCollisionsOf, readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
 import type { IdLog } from '../../checkpoint/id-log.js';
 import type { RejectEntry, RejectsWriter } from '../../checkpoint/rejects-file.js';
 import { Batcher, type AnsweredBatch } from './batcher.js';
@@ -68,7 +68,15 @@ export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise
   // Message ids through the fixed-size filter: memory must not grow with the export (issue 5).
   const contentBloomBytes = CONTENT_BLOOM_BYTES;
   const knownIds = run.plans[0]?.source.ids;
-  const index = new ExportIndex({ configured, nowSec: run.nowSec, messageIds: 'bloom', contentBloomBytes, knownIds });
+  const idCollisions = idCollisionsOf(run.plans);
+  const index = new ExportIndex({
+    configured,
+    nowSec: run.nowSec,
+    messageIds: 'bloom',
+    contentBloomBytes,
+    knownIds,
+    idCollisions,
+  });
   for (const message of index.uncheckedReferences()) run.events.warning(message);
   for (const plan of run.plans) {
     counts[plan.entity.name] = emptyCounts();

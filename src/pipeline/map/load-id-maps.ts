@@ -2,7 +2,7 @@ import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import { ENTITIES } from '../../entities/index.js';
 import type { IdMaps } from '../../entities/types.js';
-import { toServiceId } from '../../presets/shared/ids.js';
+import { serviceIdOf, type IdRule } from '../../presets/shared/ids.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { readMapPairs } from './id-map-file.js';
 import { createMapper, mapperOptionsFor } from './map.js';
@@ -22,10 +22,10 @@ export interface LoadedIdMaps {
   emailWarnings: string[];
 }
 
-/** Both spellings of a source id: as given, and as a preset turns it into an id the service takes. */
-function addId(map: Map<string, string>, from: string, to: string): void {
+/** Both spellings of a source id: as given, and as a preset turns it into an id under the run's rule. */
+function addId(map: Map<string, string>, from: string, to: string, rule: IdRule): void {
   map.set(from.toLowerCase(), to);
-  map.set(toServiceId(from).toLowerCase(), to);
+  map.set(serviceIdOf(rule, from).toLowerCase(), to);
 }
 
 /**
@@ -34,7 +34,14 @@ function addId(map: Map<string, string>, from: string, to: string): void {
  * e-mail is where the users source's mapping puts it, or where `userEmailField` says (user-email.ts).
  */
 export async function loadIdMaps(
-  config: { userMap?: string; groupMap?: string; userEmailField?: string; preset?: string; importSoftDeleted: boolean },
+  config: {
+    userMap?: string;
+    groupMap?: string;
+    userEmailField?: string;
+    preset?: string;
+    importSoftDeleted: boolean;
+    idRule: string;
+  },
   plans: readonly EntityPlan[],
   baseDir: string,
 ): Promise<LoadedIdMaps> {
@@ -42,7 +49,7 @@ export async function loadIdMaps(
   if (config.groupMap !== undefined) {
     const groups = new Map<string, string>();
     for (const { from, to } of await readMapPairs(config.groupMap, baseDir, 'groupMap')) {
-      addId(groups, from, to);
+      addId(groups, from, to, config.idRule as IdRule);
       result.used.push({ entity: 'groups', sourceId: from, id: to });
     }
     result.ids.groups = groups;
@@ -53,7 +60,7 @@ export async function loadIdMaps(
   for (const { from, to } of await readMapPairs(config.userMap, baseDir, 'userMap')) {
     if (from.includes('@')) byEmail.set(from.toLowerCase(), to);
     else {
-      addId(users, from, to);
+      addId(users, from, to, config.idRule as IdRule);
       result.used.push({ entity: 'users', sourceId: from, id: to });
     }
   }

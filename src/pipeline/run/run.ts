@@ -28,6 +28,8 @@ export interface RunSpec {
   ledger: 'write' | 'existing' | 'none';
   /** What identifies the sources in the ledger; without it, only the target is checked. */
   sourcesIdentity?: unknown;
+  /** A preset's id rule: a ledger made under another one is refused (ids would differ). */
+  idRule?: string;
   fresh?: boolean;
   /** Said once at the first Ctrl+C. */
   stoppingNotice?: string;
@@ -198,7 +200,7 @@ async function openLedger(spec: RunSpec): Promise<CheckpointStore | undefined> {
   if (spec.ledger === 'none') return undefined;
   const target = { baseUrl: config.baseUrl, appId: config.appId };
   const interval = config.checkpointIntervalMs;
-  if (spec.ledger === 'existing') return CheckpointStore.openExisting(config.checkpoint, target, interval);
-  const identity = { target, sourcesHash: hashSources(spec.sourcesIdentity) };
+  if (spec.ledger === 'existing') return CheckpointStore.openExisting(config.checkpoint, target, interval, spec.idRule);
+  const identity = { target, sourcesHash: hashSources(spec.sourcesIdentity), idRule: spec.idRule };
   return CheckpointStore.open(config.checkpoint, identity, Boolean(spec.fresh), interval);
 }

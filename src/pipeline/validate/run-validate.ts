@@ -3,7 +3,7 @@ import type { LocatedProblem, ValidateResult } from './validate-result.js';
 import { ExportIndex } from '../../rules/index.js';
 import { checkRecord, hasError, withCross } from '../../rules/check-record.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
-import { readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
+import { idCollisionsOf, readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
 import { recordOfChecked, type MessageCheckTask } from './checked-columns.js';
 import { readMessagesWithWorker } from './checked-messages.js';
 import { BAD_SLOT, countsAsRead, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
@@ -55,6 +55,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     messageIds: 'bloom',
     bloomBytes: options.bloomBytes,
     knownIds: options.plans[0]?.source.ids,
+    idCollisions: idCollisionsOf(options.plans),
   });
   const result: ValidateResult = {
     errors: [],

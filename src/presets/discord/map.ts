@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import type { SeenPerson } from '../shared/people.js';
 import { isObject } from '../shared/items.js';
@@ -102,7 +101,8 @@ export function mapDiscordMessage(
     }),
   );
   const built = messageRecord({
-    muid: toServiceId(str(m.id) ?? ''),
+    muid: ctx.muids.of(str(m.id) ?? ''),
+    muids: ctx.muids,
     sourceId: str(m.id) ?? '',
     sender: author === undefined ? ctx.options.systemUser : ctx.uids.of(author.id),
     conversation,
@@ -113,7 +113,7 @@ export function mapDiscordMessage(
     placeholder,
     metadata: {
       discordType: NORMAL.has(type) ? undefined : type,
-      replyTo: reference && toServiceId(reference),
+      replyTo: reference && ctx.muids.of(reference),
       editedAt: seconds(m.timestampEdited),
       pinned: m.isPinned === true || undefined,
       reactions: (Array.isArray(m.reactions) ? m.reactions.filter(isObject) : []).map((r) =>

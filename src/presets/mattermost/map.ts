@@ -7,7 +7,6 @@
 import path from 'node:path';
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { isObject } from '../shared/items.js';
 import {
   attachment,
@@ -172,7 +171,8 @@ function mapOne(
   const updatedAt = editedAt === undefined && seconds(p.update_at) !== sentAt ? seconds(p.update_at) : undefined;
   const replies = Array.isArray(p.replies) ? p.replies.length : 0;
   const built = messageRecord({
-    muid: toServiceId(postId(place, p)),
+    muid: ctx.muids.of(postId(place, p)),
+    muids: ctx.muids,
     sourceId: postId(place, p),
     sender: user === undefined ? ctx.options.systemUser : ctx.uids.of(user),
     conversation: place.conversation,

@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { groupOwner, groupRecord, joinedAfter, memberRecord, userRecord, type MemberInput } from '../shared/records.js';
@@ -165,7 +164,8 @@ export function mapSendbirdMessage(
     atNameTokens(mentioned.map((u) => ({ uid: ctx.uids.of(u.id), names: [u.nickname, u.id] }))),
   );
   const built = messageRecord({
-    muid: toServiceId(str(m.message_id) ?? ''),
+    muid: ctx.muids.of(str(m.message_id) ?? ''),
+    muids: ctx.muids,
     sourceId: str(m.message_id) ?? '',
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
     conversation: channel.conversation,
@@ -186,7 +186,7 @@ export function mapSendbirdMessage(
       // Mentioned users the text does not name: kept, since no template can show them.
       mentions: mentioned.map((u) => ctx.uids.of(u.id)).filter((uid) => !mentions?.users.some((p) => p.uid === uid)),
       parentMessageId:
-        str(m.parent_message_id) && m.parent_message_id !== 0 ? toServiceId(String(m.parent_message_id)) : undefined,
+        str(m.parent_message_id) && m.parent_message_id !== 0 ? ctx.muids.of(String(m.parent_message_id)) : undefined,
       replyCount:
         isObject(m.thread_info) && typeof m.thread_info.reply_count === 'number'
           ? m.thread_info.reply_count

@@ -1,9 +1,10 @@
 /**
- * What every preset is given: the export's files, the resolved options, the id transform (cached)
- * and the id mapping file. Also the two shapes a conversation can take on the service.
+ * What every preset is given: the export's files, the resolved options, the id transforms of the
+ * configured rule (uids and guids cached) and the id mapping file. Also the two shapes a
+ * conversation can take on the service.
  */
 import type { ExportTree } from './export-tree.js';
-import type { IdCache, IdMapWriter } from './ids.js';
+import type { IdCache, IdMapWriter, IdRule, ServiceIds } from './ids.js';
 
 export const PRESET_NAMES = ['sendbird', 'stream', 'slack', 'discord', 'telegram', 'twilio', 'mattermost'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
@@ -13,6 +14,8 @@ export interface PresetOptions {
   cwd: string;
   /** Where the id mapping file (source id -> new id) is written; none without it. */
   idMapFile?: string;
+  /** How service ids are derived from the export's (shared/ids.ts). Default `vendor`. */
+  idRule?: IdRule;
   /** uid that sends admin/system/service messages; created as a user when used. Default `system`. */
   systemUser?: string;
   /** Import bot users and bot messages. Default true; when false they are skipped with reason `bot`. */
@@ -28,6 +31,7 @@ export interface PresetOptions {
 }
 
 export interface ResolvedOptions {
+  idRule: IdRule;
   systemUser: string;
   includeBots: boolean;
   includeJoinLeave: boolean;
@@ -43,6 +47,8 @@ export interface PresetContext {
   guids: IdCache;
   /** Users' names by source id, as the users file and the records tell them: names mentions on the service. */
   names: Map<string, string>;
+  /** Muids from the export's message ids (or from what a preset takes as a message's identity). */
+  muids: ServiceIds;
 }
 
 /** A conversation on the service: a group, or user-to-user messages between two users (uids). */
@@ -78,6 +84,7 @@ export const SKIP = {
 
 export function resolveOptions(options: PresetOptions): ResolvedOptions {
   const resolved: ResolvedOptions = {
+    idRule: options.idRule ?? 'vendor',
     systemUser: options.systemUser ?? 'system',
     includeBots: options.includeBots ?? true,
     includeJoinLeave: options.includeJoinLeave ?? false,

@@ -1,22 +1,34 @@
 /**
- * Source ids -> service ids (uid, guid, muid): one stable transform for every preset.
+ * Source ids -> service ids (uid, guid, muid), by one of two rules (the `idRule` setting):
  *
- * The service takes ids of at most 100 characters of letters, digits, `_` and `-`, and lower-cases
- * them (so `Bob` and `bob` would collide there). The transform:
+ * `vendor` (the default) is the function the service's vendor tells app developers to log users in
+ * with (`toCometChatId` in its Sendbird, Stream and Twilio migration guides), so an app built on
+ * that guidance finds the imported users and groups: lower-case the id, turn every character
+ * outside `[a-z0-9_-]` into `_`, and when that changed anything or the result is over 100
+ * characters, keep its first 90 characters and add `_` and a 32-bit rolling hash (multiplier 31,
+ * over the original's code points) in base 36. It can map two source ids to one (`Alice` and
+ * `alice_11ptgg`): validate names both. Message ids are the source's own where the service takes
+ * them as they are (the vendor sends them raw), else the same function of them.
+ *
+ * `collision-free` (the only rule up to 0.1.0): the service takes ids of at most 100 characters of
+ * letters, digits, `_` and `-`, and lower-cases them (so `Bob` and `bob` would collide there):
  *   1. An id that is already lower case, within the alphabet, at most 100 characters and does not
  *      end like a transformed id (`--` + 16 base32 characters) is kept as it is.
  *   2. Any other id becomes a readable head (accents stripped, lower-cased, runs of other characters
  *      turned into `_`, cut to 82 characters) + `--` + 16 base32 characters of SHA-256 of the
  *      whole source id (80 bits).
  * Kept ids (1) never end like transformed ids (2), so the two sets cannot meet; two transformed
- * ids meet only if SHA-256 collides on 80 bits (about 1 in 10^9 for 10^7 changed ids). The same
- * source id always gives the same id, so re-runs and incremental imports dedupe on the service.
+ * ids meet only if SHA-256 collides on 80 bits (about 1 in 10^9 for 10^7 changed ids).
+ *
+ * Under either rule the same source id always gives the same id, so re-runs and incremental imports
+ * dedupe on the service.
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { fsReason, makeFolderFor, STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import type { EntityName } from '../../entities/types.js';
+import type { IdRule } from '../../config/keys.js';
 import { CheckpointError } from '../../errors.js';
 
 export const MAX_ID_LENGTH = 100;
@@ -29,8 +41,45 @@ const COMBINING_MARKS = /[\u0300-\u036f]/g;
 const OTHER_CHARS = /[^a-z0-9_-]+/g;
 const EDGE_UNDERSCORES = /^_+|_+$/g;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+const VENDOR_OTHER_CHAR = /[^a-z0-9_-]/g;
+const VENDOR_HEAD_CHARS = 90;
+/** What the service takes as an id as it is: letters, digits, `_` and `-`, at most 100 characters. */
+const SERVICE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
-/** The service id for a source id (see the module comment for the rule). */
+export type { IdRule };
+export const DEFAULT_ID_RULE: IdRule = 'vendor';
+
+/**
+ * The vendor's published id function (its `toCometChatId`), to the bit: apps log users in with it, so
+ * the import must derive the same uids and guids.
+ */
+export function toVendorId(sourceId: string | number): string {
+  const source = String(sourceId);
+  const out = source.toLowerCase().replace(VENDOR_OTHER_CHAR, '_');
+  if (out === source && out.length <= MAX_ID_LENGTH) return out;
+  // Math.imul and >>> 0 keep the hash in 32 unsigned bits, as the vendor's JavaScript and Dart do.
+  let hash = 0;
+  for (const char of source) hash = (Math.imul(31, hash) + char.codePointAt(0)!) >>> 0;
+  return `${out.slice(0, VENDOR_HEAD_CHARS)}_${hash.toString(36)}`;
+}
+
+/** A uid or guid for a source id under `rule`. */
+export function serviceIdOf(rule: IdRule, sourceId: string | number): string {
+  return rule === 'vendor' ? toVendorId(sourceId) : toServiceId(sourceId);
+}
+
+/**
+ * A muid for a source message id under `rule`. The vendor's transform sends message ids raw
+ * (`String(message_id)`, `message.id`, `message.sid`); one the service would refuse as it is
+ * (other characters, too long) goes through its id function instead, so no message is refused for its id.
+ */
+export function messageIdOf(rule: IdRule, sourceId: string | number): string {
+  if (rule !== 'vendor') return toServiceId(sourceId);
+  const source = String(sourceId);
+  return SERVICE_ID.test(source) ? source : toVendorId(source);
+}
+
+/** The `collision-free` rule's id for a source id (module comment); the only rule of 0.1.0. */
 export function toServiceId(sourceId: string | number): string {
   const source = String(sourceId);
   if (source.length <= MAX_ID_LENGTH && KEEPABLE.test(source) && !LOOKS_TRANSFORMED.test(source)) return source;
@@ -62,18 +111,50 @@ function hashOf(source: string): string {
   return out;
 }
 
-/** Memoised transform for ids met again and again (senders, receivers, groups). */
-export class IdCache {
+/** Service ids of one kind of record; the preset asks it for every id it writes. */
+export interface ServiceIds {
+  of(sourceId: string | number): string;
+}
+
+/** Message ids under `rule`: each met about once, so nothing is kept. */
+export function messageIds(rule: IdRule = DEFAULT_ID_RULE): ServiceIds {
+  return { of: (sourceId) => messageIdOf(rule, sourceId) };
+}
+
+/**
+ * Memoised transform for ids met again and again (senders, receivers, groups), under one rule. It
+ * meets every user (or group) id the export uses, so it also notes the service ids that two export
+ * ids share (`Alice` and `alice_11ptgg` under the vendor rule): validate names their records.
+ */
+export class IdCache implements ServiceIds {
   private readonly cache = new Map<string, string>();
+  /** Service id -> the first source id that gave it. */
+  private readonly firstSource = new Map<string, string>();
+  /** Service ids given by more than one source id -> those source ids, in the order met. */
+  readonly collisions = new Map<string, string[]>();
+
+  constructor(private readonly rule: IdRule = DEFAULT_ID_RULE) {}
 
   of(sourceId: string | number): string {
     const key = String(sourceId);
     let id = this.cache.get(key);
     if (id === undefined) {
-      id = toServiceId(key);
+      id = serviceIdOf(this.rule, key);
       this.cache.set(key, id);
+      this.noteSource(id, key);
     }
     return id;
+  }
+
+  private noteSource(id: string, sourceId: string): void {
+    // Both rules give lower-case ids, so the service's lower-casing merges nothing more.
+    const first = this.firstSource.get(id);
+    if (first === undefined) this.firstSource.set(id, sourceId);
+    else {
+      const sources = this.collisions.get(id) ?? [first];
+      sources.push(sourceId);
+      this.collisions.set(id, sources);
+    }
   }
 }
 

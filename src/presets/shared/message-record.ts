@@ -8,7 +8,7 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { receiverOf, SKIP, type Conversation } from './context.js';
-import { toServiceId, type IdMapWriter } from './ids.js';
+import type { IdMapWriter, ServiceIds } from './ids.js';
 import { mentionedUserDetails, type PlacedMentions } from './mentions.js';
 import { compact, DATA_BYTES, fitMetadata, messageType, type Attachment } from './message-parts.js';
 
@@ -21,6 +21,8 @@ export interface CustomPart {
 
 export interface MessageInput {
   muid: string;
+  /** The migration's message id rule, for the muids of the second and later parts. */
+  muids: ServiceIds;
   /** The source message's id, whence the muids of its second and later parts; default the muid. */
   sourceId?: string;
   sender: string;
@@ -51,7 +53,7 @@ export interface BuiltMessage {
 type Part = { kind: 'text' } | { kind: 'file'; file: Attachment } | { kind: 'custom'; custom: CustomPart };
 
 /** The muid of a source message's part `n` (2, 3...): its first part keeps the message's own. */
-export const partMuid = (sourceId: string, n: number): string => toServiceId(`${sourceId}#${n}`);
+export const partMuid = (muids: ServiceIds, sourceId: string, n: number): string => muids.of(`${sourceId}#${n}`);
 
 export function messageRecord(m: MessageInput): BuiltMessage {
   const files = m.attachments ?? [];
@@ -103,7 +105,7 @@ export function messageRecord(m: MessageInput): BuiltMessage {
   const sourceId = m.sourceId ?? m.muid;
   const more = parts
     .slice(1)
-    .map((part, i) => record(partMuid(sourceId, i + 2), part, { metadata: { partOf: m.muid, part: i + 2 } }));
+    .map((part, i) => record(partMuid(m.muids, sourceId, i + 2), part, { metadata: { partOf: m.muid, part: i + 2 } }));
   return skip === undefined ? { value, more } : { value, skip, more };
 }
 

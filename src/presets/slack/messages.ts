@@ -4,7 +4,6 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { placeMentions } from '../shared/mentions.js';
@@ -87,7 +86,7 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
   const metadata = {
     subtype,
     threadParent:
-      threadTs !== undefined && threadTs !== ts ? toServiceId(`${channel.sourceId}:${threadTs}`) : undefined,
+      threadTs !== undefined && threadTs !== ts ? ctx.muids.of(`${channel.sourceId}:${threadTs}`) : undefined,
     huddle: isObject(m.room) ? compact({ id: str(m.room.id), participants: m.room.participants }) : undefined,
     replyCount: typeof m.reply_count === 'number' ? m.reply_count : undefined,
     reactions: Array.isArray(m.reactions)
@@ -127,7 +126,8 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
   else if (senderId === undefined) skip = SKIP.noSender;
 
   const built = messageRecord({
-    muid: toServiceId(`${channel.sourceId}:${ts}`),
+    muid: ctx.muids.of(`${channel.sourceId}:${ts}`),
+    muids: ctx.muids,
     sourceId: `${channel.sourceId}:${ts}`,
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
     conversation: channel.conversation,

@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mimeOf, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { groupOwner, groupRecord, joinedAfter, memberRecord, userRecord } from '../shared/records.js';
@@ -284,7 +283,8 @@ export function mapStreamMessage(
   );
   const deleted = type === 'deleted' || seconds(m.deleted_at) !== undefined;
   const built = messageRecord({
-    muid: toServiceId(str(m.id) ?? ''),
+    muid: ctx.muids.of(str(m.id) ?? ''),
+    muids: ctx.muids,
     sourceId: str(m.id) ?? '',
     sender: senderId === undefined ? ctx.options.systemUser : ctx.uids.of(senderId),
     conversation: channel.conversation,
@@ -297,9 +297,9 @@ export function mapStreamMessage(
     metadata: {
       streamType: type === 'regular' ? undefined : type,
       filesUnavailable: gone,
-      parentId: str(m.parent_id) && toServiceId(String(m.parent_id)),
+      parentId: str(m.parent_id) && ctx.muids.of(String(m.parent_id)),
       showInChannel: m.show_in_channel === true || undefined,
-      quotedMessageId: str(m.quoted_message_id) && toServiceId(String(m.quoted_message_id)),
+      quotedMessageId: str(m.quoted_message_id) && ctx.muids.of(String(m.quoted_message_id)),
       reactions: reactionSummary(m, reactions, ctx),
       // Mentioned users the text does not name: kept, since no template can show them.
       mentions: mentioned.map((u) => ctx.uids.of(u.id)).filter((uid) => !mentions?.users.some((p) => p.uid === uid)),

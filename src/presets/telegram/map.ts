@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { attachment, compact, mediaUrl, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { isObject } from '../shared/items.js';
 import { MAX_MENTIONED_USERS, mentionTemplate, type MentionedUser, type PlacedMentions } from '../shared/mentions.js';
@@ -90,7 +89,8 @@ export function mapTelegramMessage(
                 ? `[contact: ${[str(contact.first_name), str(contact.last_name)].filter(Boolean).join(' ')}]`
                 : undefined;
   const built = messageRecord({
-    muid: toServiceId(`${chat.id}-${str(m.id) ?? ''}`),
+    muid: ctx.muids.of(`${chat.id}-${str(m.id) ?? ''}`),
+    muids: ctx.muids,
     sourceId: `${chat.id}-${str(m.id) ?? ''}`,
     sender: sender.id === undefined ? ctx.options.systemUser : ctx.uids.of(sender.id),
     conversation: chat.conversation,
@@ -103,7 +103,7 @@ export function mapTelegramMessage(
       action,
       actor: service ? str(m.actor) : undefined,
       replyTo:
-        m.reply_to_message_id !== undefined ? toServiceId(`${chat.id}-${String(m.reply_to_message_id)}`) : undefined,
+        m.reply_to_message_id !== undefined ? ctx.muids.of(`${chat.id}-${String(m.reply_to_message_id)}`) : undefined,
       forwardedFrom: str(m.forwarded_from),
       viaBot: str(m.via_bot),
       editedAt: seconds(m.edited_unixtime) ?? seconds(m.edited),

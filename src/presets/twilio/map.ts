@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from '../../entities/types.js';
 import type { Conversation, PresetContext } from '../shared/context.js';
-import { toServiceId } from '../shared/ids.js';
 import { isObject } from '../shared/items.js';
 import { attachment, compact, seconds, sentSeconds, str, type Attachment } from '../shared/message-parts.js';
 import { groupRecord, joinedAfter, memberRecord, userRecord } from '../shared/records.js';
@@ -147,7 +146,8 @@ export function mapTwilioMessage(
   const sentAt = sentSeconds(field(m, 'date_created'));
   const updated = seconds(field(m, 'date_updated'));
   return messageRecord({
-    muid: toServiceId(str(field(m, 'sid')) ?? ''),
+    muid: ctx.muids.of(str(field(m, 'sid')) ?? ''),
+    muids: ctx.muids,
     sourceId: str(field(m, 'sid')) ?? '',
     sender: author === undefined ? ctx.options.systemUser : ctx.uids.of(author),
     conversation: where.conversation,

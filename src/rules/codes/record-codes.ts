@@ -54,6 +54,15 @@ export const RECORD_RULES = [
     entity: 'any',
     description: 'Two ids of one entity differ only in letter case; the service lower-cases ids, so they collide.',
   },
+  {
+    code: 'id.collision',
+    severity: 'error',
+    entity: 'any',
+    description:
+      "Two ids of a preset's export become one service id under its id rule (`idRule: vendor` turns " +
+      '`Alice` into `alice_11ptgg`, which another user may have as it is): the service would keep one ' +
+      'of them. The message names both export ids and where the first record is. See [Ids](ids.md).',
+  },
   // shared field rules
   {
     code: 'timestamp.invalid',
