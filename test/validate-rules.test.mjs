@@ -123,7 +123,7 @@ const BASE = {
     uid: 'u1',
     scope: 'admin',
     isBanned: false,
-    joinedAt: 1_600_000_100,
+    joinedAt: 1_600_000_101,
   },
   messages: {
     muid: 'm1',
@@ -1027,13 +1027,13 @@ test('ExportIndex: joinedAt against the group createdAt', () => {
   index.check(rec('users'));
   index.check(rec('users', (p) => (p.uid = 'u2')));
   index.check(rec('groups', (p) => (p.createdAt = 1_600_000_100)));
-  // Equal times are fine: the owner joins as the group is made.
-  assert.deepEqual(index.check(rec('members', (p) => (p.joinedAt = 1_600_000_100))), []);
+  assert.deepEqual(index.check(rec('members', (p) => (p.joinedAt = 1_600_000_101))), []);
+  // The vendor's constraint is "greater than": a join at the very second of creation is refused too.
   const late = index.check(
     rec('members', (p) => {
       p.uid = 'u2';
       p.memberId = 'g1_member_u2';
-      p.joinedAt = 1_600_000_099;
+      p.joinedAt = 1_600_000_100;
     }),
   );
   assert.equal(late.length, 1);

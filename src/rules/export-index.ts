@@ -336,12 +336,12 @@ export class ExportIndex {
     const details = isObject(p.groupDetails) ? p.groupDetails.createdAt : undefined;
     const createdAt = this.groupCreatedAt.get(key) ?? (Number.isInteger(details) ? (details as number) : undefined);
     const joinedAt = p.joinedAt;
-    if (createdAt !== undefined && typeof joinedAt === 'number' && Number.isInteger(joinedAt) && joinedAt < createdAt) {
+    if (createdAt !== undefined && typeof joinedAt === 'number' && Number.isInteger(joinedAt) && joinedAt <= createdAt) {
       out.push(
         problem(
           'member.joined-at.before-group',
           'joinedAt',
-          `joinedAt ${isoTime(joinedAt)} is before the group's createdAt ${isoTime(createdAt)}`,
+          `joinedAt ${isoTime(joinedAt)} is not after the group's createdAt ${isoTime(createdAt)}`,
         ),
       );
     }

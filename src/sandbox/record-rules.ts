@@ -119,8 +119,9 @@ function checkMember(key: string, r: JsonObject, ctx: RuleContext): RuleOutcome 
   if (joinedAt !== undefined) {
     if (joinedAt > ctx.nowSeconds) return reject('ERR_IMPORT_INVALID_JOINEDAT', 'joinedAt is in the future');
     const createdAt = ctx.groupCreatedAt(guid);
-    if (createdAt !== undefined && joinedAt < createdAt) {
-      return reject('ERR_IMPORT_INVALID_JOINEDAT', "joinedAt is before the group's createdAt");
+    // The vendor's constraints page: joinedAt must be greater than the group's createdAt.
+    if (createdAt !== undefined && joinedAt <= createdAt) {
+      return reject('ERR_IMPORT_INVALID_JOINEDAT', "joinedAt is not after the group's createdAt");
     }
   }
   const memberId = key.toLowerCase();

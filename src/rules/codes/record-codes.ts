@@ -194,7 +194,7 @@ export const RECORD_RULES = [
     severity: 'error',
     entity: 'members',
     description:
-      "joinedAt is earlier than the group's createdAt (ERR_IMPORT_INVALID_JOINEDAT); equal times are allowed.",
+      "joinedAt is not after the group's createdAt (ERR_IMPORT_INVALID_JOINEDAT): the service wants it greater.",
   },
   {
     code: 'member.joined-at.future',
