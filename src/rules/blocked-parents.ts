@@ -31,6 +31,8 @@ export class BlockedParents {
    */
   block(record: MappedRecord, reason: string, problems?: readonly Problem[]): void {
     if (!isParent(record.entity) || record.id === '') return;
+    // A user or group the app already has (userMap, groupMap: skipped as `mapped`) is in.
+    if (reason === 'skipped:mapped') return;
     if (problems?.some((p) => REPEAT_RULES.has(p.rule))) return;
     const key = parentKey(record.entity, record.id);
     const held = this.now.get(key)?.held ?? { members: 0, messages: 0 };
