@@ -1102,7 +1102,7 @@ test('IdIndex: 200,000 ids without false duplicates, in about 24 bytes an id', (
   assert.equal(index.lineAt(index.lastSlot), 6);
 });
 
-test('ExportIndex: a blocked user or group marks its members and messages, not its group or a missing reference', () => {
+test('ExportIndex: a blocked user or group marks its members and messages, not its groups or missing refs', () => {
   const index = new ExportIndex({ configured: ALL, nowSec: NOW, blockedBefore: new Set(['groups:g9']) });
   const ann = rec('users', (p) => (p.uid = 'Ann'));
   index.check(ann);
