@@ -10,11 +10,11 @@ import { messageLine, readNdjson, runCli, sandbox, tempDir, writeConfig } from '
 const LONG_NAME = 'B'.repeat(150);
 
 /** users alice and bob (bob's name too long), group g1 with both as members, m0-m10 from bob, m11 from alice. */
-async function workspace(sb) {
+async function workspace(sb, { bobName = LONG_NAME, config = {} } = {}) {
   const dir = await tempDir();
   const users = [
     { uid: 'alice', name: 'A' },
-    { uid: 'bob', name: LONG_NAME },
+    { uid: 'bob', name: bobName },
   ];
   await writeFile(path.join(dir, 'users.ndjson'), users.map((u) => `${JSON.stringify(u)}\n`).join(''));
   await writeFile(path.join(dir, 'groups.ndjson'), `${JSON.stringify({ guid: 'g1', name: 'G', type: 'public' })}\n`);
@@ -32,6 +32,7 @@ async function workspace(sb) {
       members: { path: 'members.ndjson' },
       messages: { path: 'messages.ndjson' },
     },
+    ...config,
   });
   return dir;
 }
@@ -168,4 +169,20 @@ test('an import after the export is fixed sends what the user held back', async 
   assert.equal(doc.entities.members.imported, 1);
   assert.equal(bobsMessages(sb).length, 11);
   assert.match(doc.migration.statusLine, /^Complete/);
+});
+
+test('a user the service refuses holds its membership and messages back too', async (t) => {
+  // Every request holding bob fails with 500: split down to bob alone, he is refused (HTTP_500).
+  const sb = await sandbox({ faults: { poisonIdPattern: '^bob$' } });
+  t.after(() => sb.close());
+  const dir = await workspace(sb, { bobName: 'Bob', config: { retries: 4 } });
+  const run = await runCli(['import', '--json'], { cwd: dir });
+  assert.equal(run.code, 3, run.stderr);
+  const doc = JSON.parse(run.stdout);
+  assert.equal(doc.entities.users.rejected, 1);
+  assert.equal(doc.entities.members.blocked, 1);
+  assert.equal(doc.entities.messages.blocked, 11);
+  assert.deepEqual(bobsMessages(sb), []);
+  const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout);
+  assert.equal(status.migration.blockedParents[0].reason, 'ERR_EXCEPTION');
 });
