@@ -80,20 +80,26 @@ export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise
   const index = new ExportIndex({ ...options, messageIds: 'bloom' });
   const holds = new ParentHolds(run.checkpoint, index);
   for (const message of index.uncheckedReferences()) run.events.warning(message);
+  let allRead = true;
   for (const plan of run.plans) {
     counts[plan.entity.name] = emptyCounts();
-    await runPhase(run, plan, { index, holds }, counts[plan.entity.name]!);
+    allRead = (await runPhase(run, plan, { index, holds }, counts[plan.entity.name]!)) && allRead;
     if (run.stop.aborted) throw new InterruptedError();
   }
-  holds.runRead();
-  await run.checkpoint.save();
+  if (allRead) {
+    holds.runRead();
+    await run.checkpoint.save();
+  }
   for (const p of index.finish())
     run.events.warning(`${p.file}:${p.line}: ${p.entity} ${p.id}: ${p.message} [${p.rule}]`);
   return counts;
 }
 
-/** Runs one entity's phase, filling `counts` as it goes (so an interrupted run still reports them). */
-async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, counts: EntityCounts): Promise<void> {
+/**
+ * Runs one entity's phase, filling `counts` as it goes (so an interrupted run still reports them).
+ * True when every input was read to its end.
+ */
+async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, counts: EntityCounts): Promise<boolean> {
   const { entity } = plan;
   const { index, holds } = cross;
   const isParent = entity.name === 'users' || entity.name === 'groups';
@@ -234,7 +240,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
 
   const media = entity.name === 'messages' ? run.media : undefined;
   if (media) await media.ready;
-  if (run.stop.aborted) return;
+  if (run.stop.aborted) return false;
   run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
   for (const input of plan.inputs) {
     if (batcher.stopped) break;
@@ -294,6 +300,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
   await run.checkpoint.save();
   run.events.phaseFinished(entity.name, counts, completed);
   if (batcher.failure !== undefined) throw batcher.failure;
+  return completed;
 }
 
 /** The phase's record count when every input can tell it cheaply; otherwise unknown. */

@@ -61,8 +61,7 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
             if (slots.record?.skip !== undefined) {
               skipped++;
               index.blocked.block(slots.record, `skipped:${slots.record.skip}`);
-            }
-            else if ((item as SourceProblem).ordinal !== undefined) refused++;
+            } else if ((item as SourceProblem).ordinal !== undefined) refused++;
             continue;
           }
           const record = slots.record!;
