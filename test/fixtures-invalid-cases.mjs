@@ -26,6 +26,8 @@ export const SCENARIOS = {
   mixed: { exit: 3, recordsRead: 18, skipped: { messages: 2 } },
   // Odd values of real exports: "never" times, exact copies (skipped) and repeated ids with other content.
   odd: { exit: 3, recordsRead: 75, skipped: { users: 1, members: 1, messages: 2 } },
+  // A rejected user and group: one line each for what they hold back, none for their members and messages.
+  blocked: { exit: 3, recordsRead: 13 },
 };
 
 const E = 'error';
@@ -260,6 +262,12 @@ export const CASES = [
   at('mixed', 'message.text.empty', 'messages.ndjson', 3, 'messages', 'x3', 'data.text'),
   at('mixed', 'input.json-syntax', 'messages.ndjson', 4, 'messages', undefined, undefined),
   at('mixed', 'ref.message.sender', 'messages.ndjson', 5, 'messages', 'x5', 'sender'),
+
+  // ---- blocked/ (bob's member line 2 and messages 2-4, vault's member line 3 and message 5: not listed)
+  at('blocked', 'user.name.too-long', 'users.ndjson', 2, 'users', 'bob', 'name'),
+  at('blocked', 'parent.holds-back', 'users.ndjson', 2, 'users', 'bob', undefined), // 1 member and 3 messages
+  at('blocked', 'group.password.required', 'groups.ndjson', 2, 'groups', 'vault', 'password'),
+  at('blocked', 'parent.holds-back', 'groups.ndjson', 2, 'groups', 'vault', undefined), // 1 member and 1 message
 
   // ---- odd/ (exact copies: users.ndjson 3, members.ndjson 3, messages.ndjson 4 and 66 are skipped, not reported)
   at('odd', 'timestamp.never', 'users.ndjson', 2, 'users', 'bob', 'createdAt', W), // 0

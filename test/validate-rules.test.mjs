@@ -12,6 +12,7 @@ import {
   ID_CASE_COLLISION,
 } from '../dist/rules/index.js';
 import { createMapper } from '../dist/pipeline/map/map.js';
+import { heldBackProblem } from '../dist/rules/blocked-parents.js';
 import { ENTITIES } from '../dist/entities/index.js';
 
 const NOW = 1_700_000_000;
@@ -1121,6 +1122,44 @@ test('ExportIndex: an id two export ids share is id.collision naming both, even 
   const copy = user(7);
   assert.deepEqual(plain.check(copy), []);
   assert.equal(copy.skip, 'duplicate');
+});
+
+test('ExportIndex: a blocked user or group marks its members and messages, not its groups or missing refs', () => {
+  const index = new ExportIndex({ configured: ALL, nowSec: NOW, blockedBefore: new Set(['groups:g9']) });
+  const ann = rec('users', (p) => (p.uid = 'Ann'));
+  index.check(ann);
+  index.blocked.block(ann, 'user.name.too-long');
+  const twin = rec('users', (p) => (p.uid = 'u2'));
+  index.check(twin);
+  // A repeated id is rejected, but its first record may be in: it holds nothing back; nor does a mapped user.
+  index.blocked.block(twin, 'id.duplicate', [{ rule: 'id.duplicate', severity: 'error', message: '' }]);
+  index.blocked.block(
+    rec('users', (p) => (p.uid = 'u3')),
+    'skipped:mapped',
+  );
+  assert.deepEqual(
+    index.blocked.list().map((p) => `${p.id} ${p.reason}`),
+    ['Ann user.name.too-long'],
+  );
+  const group = rec('groups', (p) => (p.owner = 'ann'));
+  assert.deepEqual(index.check(group), []);
+  assert.equal(group.blockedBy, undefined, "a group's owner holds nothing back");
+  const member = rec('members', (p) => (p.uid = 'ANN'));
+  assert.deepEqual(index.check(member), []);
+  assert.equal(member.blockedBy?.id, 'Ann', 'references match whatever their case');
+  const message = rec('messages', (p) => (p.sender = 'u2'));
+  index.check(message);
+  assert.equal(message.blockedBy, undefined);
+  // A group an earlier run blocked and that is in now: its children are marked to be sent again.
+  const later = rec('messages', (p) => ((p.receiver = 'g9'), (p.sender = 'u2')));
+  index.check(later);
+  assert.equal(later.heldBefore, true);
+  const [line] = index.blocked.list();
+  line.held.members = 1;
+  const held = heldBackProblem(line);
+  assert.equal(held.rule, 'parent.holds-back');
+  assert.match(held.message, /^holds back 1 member: the user is rejected \(user\.name\.too-long\)/);
+  covered.add(held.rule);
 });
 
 test('every rule in RULES is triggered by some test above', () => {

@@ -26,6 +26,26 @@ export interface EntityTotals {
   repaired?: number;
   /** Records the last reading of the entity to its end met. */
   inExport?: number;
+  /** Members or messages held back by a user or group not in, as the last reading to its end met them. */
+  blocked?: number;
+}
+
+/**
+ * A user or group that was not in when its entity was last read to the end, and what it held back.
+ * Its children's slots are acknowledged without being sent: while it is in this table a run reads
+ * them as held, and the run that finds it in sends them (docs/resume-and-rejects.md).
+ */
+export interface BlockedMark {
+  entity: 'users' | 'groups';
+  id: string;
+  file: string;
+  line: number;
+  /** The rule or service code it was refused with, or `skipped:<reason>`. */
+  reason: string;
+  /** Children held back, per entity, at the last reading to its end. */
+  held: { members?: number; messages?: number };
+  /** It got in; kept until a run has read (and sent) all its children. */
+  released?: true;
 }
 
 /** What is on disk. Never holds the apiKey: only where the run goes and how far it got. */
@@ -55,6 +75,8 @@ export interface CheckpointData {
   planned?: EntityName[];
   /** Requests per command, across runs (ledger.ts). */
   traffic?: Record<string, Traffic>;
+  /** Users and groups not in whose children are held, by `<entity>:<lower-cased id>`. */
+  blocked?: Record<string, BlockedMark>;
   /** Attachments not carried, by the URL shown, until a run carries them. */
   media?: { notCarried?: Record<string, MediaHold> };
   /** The last verify's verdict; it speaks for the service only when newer than `changedAt`. */

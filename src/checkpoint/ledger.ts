@@ -4,7 +4,7 @@
  * or a CI job sees (`status`, `report`, the summaries, `--json`) is derived here, from it alone.
  */
 import { ENTITY_ORDER, MEDIA_NOT_CARRIED, type EntityName } from '../entities/types.js';
-import type { CheckpointData, EntityTotals } from './checkpoint-data.js';
+import type { BlockedMark, CheckpointData, EntityTotals } from './checkpoint-data.js';
 import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyMark } from './ledger-marks.js';
 
 export type { MediaHold, Traffic, UndoMark, VerifyMark };
@@ -20,6 +20,8 @@ export interface LedgerRow {
   alreadyPresent: number;
   /** Rejected and not in yet. */
   open: number;
+  /** Members or messages held back by a user or group not in (as the last reading to its end met them). */
+  blocked: number;
   /** Problems of a whole file, still open. */
   fileProblems: number;
   /** Rejects given up (their line deleted from the rejects file before a replay). */
@@ -44,6 +46,8 @@ export interface LedgerView {
   /** Open rejects by code, and given-up ones by code. */
   openByCode: Record<string, number>;
   droppedByCode: Record<string, number>;
+  /** The users and groups not in that hold records back, the ones holding most first. */
+  blockedParents: Array<BlockedMark & { key: string }>;
   /** Summed over the commands that sent; `byCommand` has each. */
   traffic: Traffic & { byCommand: Record<string, Traffic> };
   media: { notCarried: number; byReason: Record<string, number>; examples: Array<MediaHold & { url: string }> };
@@ -59,6 +63,7 @@ const emptyRow = (): LedgerRow => ({
   imported: 0,
   alreadyPresent: 0,
   open: 0,
+  blocked: 0,
   fileProblems: 0,
   dropped: 0,
   resolved: 0,
@@ -91,7 +96,7 @@ export function ledgerView(data: CheckpointData | undefined): LedgerView {
     }
     for (const [code, n] of Object.entries(t?.droppedBy ?? {})) addTo(droppedByCode, code, n);
     if (row.inExport !== undefined) {
-      const accounted = row.imported + row.alreadyPresent + row.open + row.dropped + row.skipped;
+      const accounted = row.imported + row.alreadyPresent + row.open + row.blocked + row.dropped + row.skipped;
       row.notYetSent = Math.max(0, row.inExport - accounted);
     }
     entities[name] = row;
@@ -103,6 +108,7 @@ export function ledgerView(data: CheckpointData | undefined): LedgerView {
     total,
     openByCode,
     droppedByCode,
+    blockedParents: blockedOf(data),
     traffic: trafficOf(data),
     media: mediaOf(data),
     verified: data?.verified && { ...data.verified, current: data.verified.at >= (data.changedAt ?? '') },
@@ -120,6 +126,7 @@ function rowOf(t: EntityTotals | undefined): LedgerRow {
   row.imported = t.imported;
   row.alreadyPresent = t.alreadyPresent;
   row.skipped = t.skipped;
+  row.blocked = t.blocked ?? 0;
   row.skippedBy = { ...(t.skippedBy ?? {}) };
   row.dropped = t.dropped ?? 0;
   row.resolved = t.resolved ?? 0;
@@ -136,6 +143,7 @@ function sumRows(rows: LedgerRow[]): LedgerRow {
       'imported',
       'alreadyPresent',
       'open',
+      'blocked',
       'fileProblems',
       'dropped',
       'resolved',
@@ -152,6 +160,15 @@ function sumRows(rows: LedgerRow[]): LedgerRow {
     total.notYetSent = rows.reduce((n, r) => n + (r.notYetSent ?? 0), 0);
   }
   return total;
+}
+
+/** Parents that hold records back (released ones hold none); the ones holding most first. */
+function blockedOf(data: CheckpointData | undefined): LedgerView['blockedParents'] {
+  const held = (m: BlockedMark) => (m.held.members ?? 0) + (m.held.messages ?? 0);
+  return Object.entries(data?.blocked ?? {})
+    .filter(([, mark]) => !mark.released && held(mark) > 0)
+    .map(([key, mark]) => ({ key, ...mark }))
+    .sort((a, b) => held(b) - held(a));
 }
 
 function trafficOf(data: CheckpointData | undefined): LedgerView['traffic'] {
@@ -219,6 +236,7 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
   }
   const open: string[] = [];
   if (total.open + total.fileProblems > 0) open.push(`${count(total.open + total.fileProblems, 'open reject')}`);
+  if (total.blocked > 0) open.push(`${count(total.blocked, 'record')} blocked by a user or group not in`);
   if (media.notCarried > 0) open.push(`${count(media.notCarried, 'attachment')} not carried`);
   if (open.length > 0) return { state: 'open', statusLine: `Not complete: ${open.join(' and ')}.` };
   const verified = view.verified;

@@ -6,6 +6,7 @@ import {
   type CheckpointCompanion,
   type CheckpointData,
   type CheckpointIdentity,
+  type BlockedMark,
   type CompanionName,
   type EntityTotals,
 } from './checkpoint-data.js';
@@ -19,6 +20,7 @@ export {
   type CheckpointData,
   type CheckpointIdentity,
   type CompanionMark,
+  type BlockedMark,
   type CompanionName,
   type EntityTotals,
 } from './checkpoint-data.js';
@@ -126,6 +128,18 @@ export class CheckpointStore {
 
   totals(entity: EntityName): EntityTotals {
     return (this.data.totals[entity] ??= { imported: 0, alreadyPresent: 0, rejected: 0, skipped: 0 });
+  }
+
+  /** The users and groups whose children are held (BlockedMark), by `<entity>:<lower-cased id>`. */
+  blockedParents(): Record<string, BlockedMark> {
+    return (this.data.blocked ??= {});
+  }
+
+  /** Parents that got in and whose children a run has read to the end since: no longer held. */
+  forgetReleasedParents(): void {
+    const table = this.data.blocked ?? {};
+    for (const [key, mark] of Object.entries(table)) if (mark.released) delete table[key];
+    if (Object.keys(table).length === 0) delete this.data.blocked;
   }
 
   /** One command's traffic across runs: counted into as requests go, saved with the acknowledgements. */

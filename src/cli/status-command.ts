@@ -5,6 +5,7 @@ import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { plural } from '../report/words.js';
 import { ledgerView, type LedgerRow, type LedgerView } from '../checkpoint/ledger.js';
+import { blockedParentLine } from '../rules/index.js';
 
 export async function statusAction(opts: CommonOptions): Promise<number> {
   const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
@@ -39,8 +40,8 @@ export async function statusAction(opts: CommonOptions): Promise<number> {
     if (row.open > 0) openRejects[entity as EntityName] = row.open;
   if (opts.json) {
     const { target, updatedAt, phasesDone, totals } = data;
-    const { state, statusLine, entities, total, media, traffic, verified, undone } = view;
-    const migration = { state, statusLine, entities, total, media, traffic, verified, undone };
+    const { state, statusLine, entities, total, media, traffic, verified, undone, blockedParents } = view;
+    const migration = { state, statusLine, entities, total, media, traffic, verified, undone, blockedParents };
     const doc = {
       checkpoint: config.checkpoint,
       exists: true,
@@ -74,6 +75,7 @@ export async function statusAction(opts: CommonOptions): Promise<number> {
       out.push(`  ${f.file}: ${acknowledged}, all up to record ${f.watermark}${beyond}${end}`);
     }
   }
+  out.push(...describeBlocked(view));
   out.push(...describeMedia(view));
   process.stdout.write(`${out.join('\n')}\n`);
   return ExitCode.ok;
@@ -92,9 +94,23 @@ function describeRow(row: LedgerRow): string {
     .join(', ');
   const rejected = `${row.open} rejected and not in yet${closed ? ` (of those rejected before: ${closed})` : ''}`;
   const parts = [`${row.imported} imported`, `${row.alreadyPresent} already there`, rejected, skipped];
+  if (row.blocked) parts.push(`${row.blocked} blocked by a user or group not in`);
   if (row.repaired) parts.push(`${row.repaired} repaired`);
   if (row.notYetSent) parts.push(`${row.notYetSent} not yet sent`);
   return parts.join(', ');
+}
+
+/** Most parents shown; the report lists as many, `--json` all. */
+const PARENTS_SHOWN = 20;
+
+/** One line per user or group that holds records back, the ones holding most first. */
+function describeBlocked(view: LedgerView): string[] {
+  const parents = view.blockedParents;
+  if (parents.length === 0) return [];
+  const lines = parents.slice(0, PARENTS_SHOWN).map((p) => `  ${blockedParentLine(p)}`);
+  if (parents.length > PARENTS_SHOWN) lines.push(`  ... and ${parents.length - PARENTS_SHOWN} more (--json lists all)`);
+  const fix = 'fix each in the export and run import, or in the rejects file and run replay: what it holds follows';
+  return ['blocked: held back until their user or group gets in', ...lines, `  ${fix}`];
 }
 
 function describeMedia(view: LedgerView): string[] {

@@ -80,6 +80,24 @@ export const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
 /** The reject of a message held back because a file of it could not be carried (run-import.ts). */
 export const MEDIA_NOT_CARRIED = 'media.not-carried';
 
+/** The entities a member or message can be held back by. */
+export type ParentEntity = 'users' | 'groups';
+
+/**
+ * A user or group of the export that is not in (rejected by a rule or the service, or skipped), and
+ * what it holds back: its members and messages wait for it (docs/resume-and-rejects.md).
+ */
+export interface BlockedParent {
+  entity: ParentEntity;
+  id: string;
+  file: string;
+  line: number;
+  /** Why it is not in: the rule or the service's code, or `skipped:<reason>`. */
+  reason: string;
+  /** Records held back this reading, per entity. */
+  held: { members: number; messages: number };
+}
+
 export interface MappedRecord {
   entity: EntityName;
   /** The API payload (uid/guid/memberId/muid inside). */
@@ -110,6 +128,13 @@ export interface MappedRecord {
    */
   /** Sent by replay from the rejects file as the user edited it, not from the export. */
   replayed?: true;
+  /**
+   * Set by ExportIndex on a member or message whose user or group is in the export but not in (rejected,
+   * skipped): the record is held, not sent, until that parent gets in. The first such parent it names.
+   */
+  blockedBy?: BlockedParent;
+  /** Set by ExportIndex when a parent it names was blocked in an earlier run: done slots are sent again. */
+  heldBefore?: true;
   /** Set by the media pass: attachments carried into the bucket, and those it could not carry (why). */
   media?: { carried: string[]; notCarried: Array<{ url: string; reason: string }> };
   skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since' | 'duplicate' | (string & {});

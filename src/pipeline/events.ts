@@ -11,6 +11,8 @@ export interface EntityCounts {
   rejected: number;
   /** Of `rejected`, those an earlier run rejected already for the same reason: still open. */
   rejectedEarlier: number;
+  /** Held back: a member or message whose user or group is not in (sent once it is). */
+  blocked: number;
   /** Not sent on purpose: deleted messages, before --since. */
   skipped: number;
   /** Problems of a whole file (a broken header, a break that ends it): no record, but not all is in. */
@@ -35,6 +37,7 @@ export const emptyCounts = (): EntityCounts => ({
   alreadyPresent: 0,
   rejected: 0,
   rejectedEarlier: 0,
+  blocked: 0,
   skipped: 0,
   skippedBy: {},
   fileProblems: 0,

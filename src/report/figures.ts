@@ -13,6 +13,7 @@ export const OUTCOME_TERMS: OutcomeTerms = [
   ['imported', 'imported'],
   ['alreadyPresent', 'already there'],
   ['rejected', 'rejected'],
+  ['blocked', 'blocked'],
   ['skipped', 'skipped'],
   ['resumed', 'done earlier'],
   ['unsent', 'not sent yet'],
@@ -35,7 +36,7 @@ export interface Figures {
  * an earlier run are passed over in moments: counted as speed, they made the ETA of a resume far too short.
  */
 export function figuresOf(c: EntityCounts, total: number | undefined): Figures {
-  const handled = c.imported + c.alreadyPresent + c.rejected + c.skipped;
+  const handled = c.imported + c.alreadyPresent + c.rejected + c.blocked + c.skipped;
   const done = handled + c.resumed;
   const perSec = c.elapsedMs > 0 ? handled / (c.elapsedMs / 1000) : 0;
   if (total === undefined || total <= 0) return { done, handled, perSec };

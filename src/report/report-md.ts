@@ -1,7 +1,7 @@
 import type { LedgerRow } from '../checkpoint/ledger.js';
 import { formatDuration } from './summary.js';
 import { plural } from './words.js';
-import { undoneWords } from './html/render-sections.js';
+import { blockedSentence, PARENTS_SHOWN, undoneWords } from './html/render-sections.js';
 import { OVERVIEW_ROWS, type ReportData } from './html/report-data.js';
 
 const n = (v: number | undefined) => (v === undefined ? '–' : v.toLocaleString('en-US'));
@@ -34,6 +34,14 @@ export function renderMarkdown(data: ReportData): string {
     out.push(`### Attachments not carried: ${n(media.notCarried)} (their messages wait)`, '');
     for (const [reason, count] of Object.entries(media.byReason)) out.push(`- ${n(count)}: ${md(reason)}`);
     for (const x of media.examples) out.push(`- e.g. \`${md(`${x.file}:${x.line}`)}\` ${md(x.url)}`);
+    out.push('');
+  }
+  const parents = data.ledger.blockedParents;
+  if (parents.length > 0) {
+    out.push(`### Blocked: ${n(data.total.blocked)} records held back by a user or group not in`, '');
+    for (const p of parents.slice(0, PARENTS_SHOWN))
+      out.push(`- \`${md(`${p.file}:${p.line}`)}\` ${md(blockedSentence(p))}`);
+    if (parents.length > PARENTS_SHOWN) out.push(`- … and ${n(parents.length - PARENTS_SHOWN)} more`);
     out.push('');
   }
   if (data.ledger.undone && data.state === 'undone') out.push(undoneWords(data.ledger.undone.setAside), '');

@@ -74,7 +74,13 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
       if (files > 0) parts.push(`${plural(files, 'file')} could not be read whole`);
       if (earlier > 0)
         parts.push(`${plural(earlier, 'record')} ${earlier === 1 ? 'is' : 'are'} still rejected from earlier runs`);
-      words.push(`Done in ${took}, but ${parts.join(' and ')}: see ${summary.rejects}`);
+      if (parts.length > 0) words.push(`Done in ${took}, but ${parts.join(' and ')}: see ${summary.rejects}`);
+      const blocked = summary.totals.blocked;
+      if (blocked > 0) {
+        const held = `${plural(blocked, 'record')} ${blocked === 1 ? 'is' : 'are'} blocked`;
+        const why = 'their user or group is not in; they are sent once it is (chat-migrate status lists it)';
+        words.push(`${parts.length > 0 ? '' : `Done in ${took}, but `}${held}: ${why}`);
+      }
       break;
     }
     case 'interrupted':

@@ -6,8 +6,10 @@ import {
   type IdMaps,
   type JsonObject,
   type MappedRecord,
+  type ParentEntity,
   type Problem,
 } from '../entities/types.js';
+import { BlockedParents } from './blocked-parents.js';
 import { duplicateIdProblem, idCollisionProblem } from './duplicate-problems.js';
 import { IdBloomFilter } from './id-bloom.js';
 import { contentHash, mix32 } from './content-hash.js';
@@ -70,6 +72,8 @@ export interface ExportIndexOptions {
   knownIds?: IdMaps;
   /** A preset's service ids that several export ids share (`idCollisionsOf(plans)`). */
   idCollisions?: Partial<Record<EntityName, IdCollisions>>;
+  /** Keys (`parentKey`) of the users and groups an earlier run had blocked (the checkpoint's table). */
+  blockedBefore?: ReadonlySet<string>;
 }
 
 /**
@@ -92,6 +96,8 @@ interface LargeGroup {
 export class ExportIndex {
   /** The run's clock, the same instant pass 1 judges "in the future" by. */
   readonly nowSec: number;
+  /** Users and groups not in: callers block them (they know a record's own problems); `check` marks their children. */
+  readonly blocked: BlockedParents;
   private readonly configured: ReadonlySet<EntityName>;
   // With content hashes: a repeated id is an exact duplicate (skipped) or a different record (an error).
   private readonly ids: Record<EntityName, IdIndex> = {
@@ -131,6 +137,7 @@ export class ExportIndex {
     this.idCollisions = options.idCollisions ?? {};
     this.keepsMessageIds = options.messageIds !== 'none';
     this.nowSec = options.nowSec;
+    this.blocked = new BlockedParents(options.blockedBefore);
     for (const name of this.configured) this.targets[name] = this.ids[name];
     for (const name of ['users', 'groups'] as const) {
       const known = options.knownIds?.[name];
@@ -188,15 +195,25 @@ export class ExportIndex {
     switch (record.entity) {
       case 'groups':
         if (isNew) this.rememberGroup(p);
-        this.checkRef(out, 'owner', p.owner, 'users', 'groupOwner', 'ref.group.owner', p.groupOwnerDetails);
+        this.checkRef(record, out, 'owner', p.owner, 'users', 'groupOwner', 'ref.group.owner', p.groupOwnerDetails);
         break;
       case 'members':
         this.checkMember(out, record, isNew);
         break;
       case 'messages':
-        this.checkRef(out, 'sender', p.sender, 'users', 'messageSender', 'ref.message.sender', p.senderUserDetails);
+        this.checkRef(
+          record,
+          out,
+          'sender',
+          p.sender,
+          'users',
+          'messageSender',
+          'ref.message.sender',
+          p.senderUserDetails,
+        );
         if (p.receiverType === 'user') {
           this.checkRef(
+            record,
             out,
             'receiver',
             p.receiver,
@@ -207,6 +224,7 @@ export class ExportIndex {
           );
         } else if (p.receiverType === 'group') {
           this.checkRef(
+            record,
             out,
             'receiver',
             p.receiver,
@@ -328,15 +346,20 @@ export class ExportIndex {
 
   private checkMember(out: Problem[], record: MappedRecord, isNew: boolean): void {
     const p = record.payload;
-    this.checkRef(out, 'uid', p.uid, 'users', 'memberUser', 'ref.member.user', p.userDetails);
+    this.checkRef(record, out, 'uid', p.uid, 'users', 'memberUser', 'ref.member.user', p.userDetails);
     const guid = p.guid;
     if (typeof guid !== 'string' || !isIdShaped(guid)) return;
-    this.checkRef(out, 'guid', guid, 'groups', 'memberGroup', 'ref.member.group', p.groupDetails);
+    this.checkRef(record, out, 'guid', guid, 'groups', 'memberGroup', 'ref.member.group', p.groupDetails);
     const key = guid.toLowerCase();
     const details = isObject(p.groupDetails) ? p.groupDetails.createdAt : undefined;
     const createdAt = this.groupCreatedAt.get(key) ?? (Number.isInteger(details) ? (details as number) : undefined);
     const joinedAt = p.joinedAt;
-    if (createdAt !== undefined && typeof joinedAt === 'number' && Number.isInteger(joinedAt) && joinedAt <= createdAt) {
+    if (
+      createdAt !== undefined &&
+      typeof joinedAt === 'number' &&
+      Number.isInteger(joinedAt) &&
+      joinedAt <= createdAt
+    ) {
       out.push(
         problem(
           'member.joined-at.before-group',
@@ -358,6 +381,7 @@ export class ExportIndex {
    * details object for the same id lets the service create the target, so it satisfies the reference.
    */
   private checkRef(
+    record: MappedRecord,
     out: Problem[],
     field: string,
     ref: unknown,
@@ -374,7 +398,10 @@ export class ExportIndex {
     }
     // One walk over the reference both hashes it and tells whether it is id-shaped.
     hashId(ref);
-    if (!idShaped || ids.hasHashed()) return;
+    if (!idShaped) return;
+    // A member or message of a parent that is not in waits for it (a group's owner is no such parent).
+    if (this.blocked.active && kind !== 'groupOwner' && this.blocked.mark(record, target as ParentEntity, ref)) return;
+    if (ids.hasHashed()) return;
     const detailsId = isObject(details) ? details[target === 'users' ? 'uid' : 'guid'] : undefined;
     if (typeof detailsId === 'string' && detailsId.toLowerCase() === ref.toLowerCase()) return;
     out.push(problem(rule, field, `no ${ENTITIES[target].singular} ${ref} in the ${target} export`));

@@ -19,6 +19,7 @@ export {
   suspectDuplicateProblem,
 } from './export-index.js';
 export { contentHash } from './content-hash.js';
+export { BlockedParents, blockedParentLine, heldWords, parentKey } from './blocked-parents.js';
 export type { ExportIndexOptions } from './export-index.js';
 export { IdBloomFilter } from './id-bloom.js';
 export { IdIndex, ID_CASE_COLLISION, ID_DUPLICATE, ID_NEW } from './id-index.js';

@@ -17,6 +17,8 @@ export interface HeldOutcomes {
   rejects: HeldReject[];
   /** Skipped records by reason. */
   skipped: Record<string, number>;
+  /** Members or messages held back by a parent not in (parent-holds.ts). */
+  blocked: number;
 }
 
 /** A reject waiting for its range, and the slot the checkpoint keeps open for it. */
@@ -73,7 +75,7 @@ const NOT_SENT = Symbol('not sent');
  */
 export class Batcher {
   private batch: MappedRecord[] = [];
-  private held: HeldOutcomes = { rejects: [], skipped: {} };
+  private held: HeldOutcomes = { rejects: [], skipped: {}, blocked: 0 };
   /** Ranges of files read to their end whose slots wait in the batch being gathered. */
   private closed: BatchRange[] = [];
   private readonly limit: ReturnType<typeof pLimit>;
@@ -103,6 +105,10 @@ export class Batcher {
 
   holdSkip(reason: string): void {
     this.held.skipped[reason] = (this.held.skipped[reason] ?? 0) + 1;
+  }
+
+  holdBlocked(): void {
+    this.held.blocked++;
   }
 
   /**
@@ -137,7 +143,7 @@ export class Batcher {
 
   /** Sends what is gathered at the end of the phase. */
   async flush(): Promise<void> {
-    const heldAny = this.held.rejects.length > 0 || Object.keys(this.held.skipped).length > 0;
+    const heldAny = this.held.rejects.length > 0 || Object.keys(this.held.skipped).length > 0 || this.held.blocked > 0;
     if (this.batch.length > 0 || heldAny || this.closed.length > 0) {
       await this.dispatch();
     }
@@ -152,7 +158,7 @@ export class Batcher {
     const held = this.held;
     const ranges = current === undefined ? this.closed : [...this.closed, current];
     this.batch = [];
-    this.held = { rejects: [], skipped: {} };
+    this.held = { rejects: [], skipped: {}, blocked: 0 };
     this.closed = [];
     const { entity, sender, stop } = this.options;
     // Only the request holds a slot of the pool: the checkpoint write (an fsync) must not idle a connection.

@@ -204,7 +204,8 @@ function summarise(run: Run, entities: RunCounts, started: number, resumed: bool
     const { code, message, hint } = error;
     return { ...base, status: 'failed', exitCode: error.exitCode, error: { code, message, hint } };
   }
-  return totals.rejected > 0 || totals.fileProblems > 0
+  // A record held back by its parent is not in either: the run is not complete until it is.
+  return totals.rejected > 0 || totals.fileProblems > 0 || totals.blocked > 0
     ? { ...base, status: 'completed-with-rejects', exitCode: ExitCode.rejected }
     : { ...base, status: 'completed', exitCode: ExitCode.ok };
 }

@@ -26,6 +26,11 @@ export class PhaseTally {
     this.counts.rejectedEarlier++;
   }
 
+  /** A member or message acknowledged before and still held back by its parent. */
+  stillBlocked(): void {
+    this.counts.blocked++;
+  }
+
   /** A skip this run, of a slot that was done earlier as a reject (its record is now skipped instead). */
   skip(reason: string): void {
     this.addSkips({ [reason]: 1 });
@@ -35,6 +40,7 @@ export class PhaseTally {
   answered({ outcome, held, ranges, records }: AnsweredBatch): void {
     for (const reject of held.rejects) this.reject(reject);
     this.addSkips(held.skipped);
+    this.counts.blocked += held.blocked;
     if (outcome) {
       const progressOf = new Map(ranges.map((r) => [r.progress.data.file, r.progress]));
       const refused = new Set<MappedRecord>();

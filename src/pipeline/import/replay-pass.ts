@@ -86,6 +86,11 @@ export async function offerReplayItems(pass: ReplayPass): Promise<void> {
       batcher.hold({ ...rejectOfRecord(record, first.rule, first.message), field: first.field }, slot);
       continue;
     }
+    if (record.blockedBy !== undefined) {
+      // Its user or group is not in: sent with the export's reading once it is; the slot stays open.
+      tally.stillRejected();
+      continue;
+    }
     pass.replay.sent?.(pass.entity);
     // Marked, so its answer counts it as replayed and the id log says where it came from (verify).
     await batcher.offerSlot({ ...record, replayed: true }, progress, item.ordinal);

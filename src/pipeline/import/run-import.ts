@@ -19,7 +19,8 @@ import { PhaseTally, rejectOfRecord } from './phase-tally.js';
 import type { BatchSender } from './send-batch.js';
 import { offerReplayItems, type ReplaySource } from './replay-pass.js';
 import type { MediaHook } from './media-start.js';
-import { MEDIA_NOT_CARRIED } from '../../entities/types.js';
+import { MEDIA_NOT_CARRIED, type ParentEntity } from '../../entities/types.js';
+import { ParentHolds } from './parent-holds.js';
 
 export interface ImportRun {
   plans: EntityPlan[];
@@ -46,6 +47,12 @@ export interface ImportRun {
   media?: MediaHook;
 }
 
+/** The cross-record state every phase shares: the export's ids and the parents not in. */
+interface CrossChecks {
+  index: ExportIndex;
+  holds: ParentHolds;
+}
+
 /** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
 interface FileCursor {
   input: RecordInput;
@@ -69,28 +76,34 @@ export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise
   const contentBloomBytes = CONTENT_BLOOM_BYTES;
   const knownIds = run.plans[0]?.source.ids;
   const idCollisions = idCollisionsOf(run.plans);
-  const index = new ExportIndex({
-    configured,
-    nowSec: run.nowSec,
-    messageIds: 'bloom',
-    contentBloomBytes,
-    knownIds,
-    idCollisions,
-  });
+  const blockedBefore = ParentHolds.before(run.checkpoint);
+  const options = { configured, nowSec: run.nowSec, contentBloomBytes, knownIds, idCollisions, blockedBefore };
+  const index = new ExportIndex({ ...options, messageIds: 'bloom' });
+  const holds = new ParentHolds(run.checkpoint, index);
   for (const message of index.uncheckedReferences()) run.events.warning(message);
+  let allRead = true;
   for (const plan of run.plans) {
     counts[plan.entity.name] = emptyCounts();
-    await runPhase(run, plan, index, counts[plan.entity.name]!);
+    allRead = (await runPhase(run, plan, { index, holds }, counts[plan.entity.name]!)) && allRead;
     if (run.stop.aborted) throw new InterruptedError();
+  }
+  if (allRead) {
+    holds.runRead();
+    await run.checkpoint.save();
   }
   for (const p of index.finish())
     run.events.warning(`${p.file}:${p.line}: ${p.entity} ${p.id}: ${p.message} [${p.rule}]`);
   return counts;
 }
 
-/** Runs one entity's phase, filling `counts` as it goes (so an interrupted run still reports them). */
-async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, counts: EntityCounts): Promise<void> {
+/**
+ * Runs one entity's phase, filling `counts` as it goes (so an interrupted run still reports them).
+ * True when every input was read to its end.
+ */
+async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, counts: EntityCounts): Promise<boolean> {
   const { entity } = plan;
+  const { index, holds } = cross;
+  const isParent = entity.name === 'users' || entity.name === 'groups';
   const started = Date.now();
 
   /**
@@ -102,6 +115,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   const tally = new PhaseTally(counts, run.checkpoint.totals(entity.name), run.rejects, run.idLog);
   const settle = (answer: AnsweredBatch) => {
     tally.answered(answer);
+    if (isParent) holds.answered(answer);
     run.checkpoint.saveSoon().catch((err: unknown) => batcher.fail(err));
     counts.elapsedMs = Date.now() - started;
     run.events.progress(entity.name, counts);
@@ -153,8 +167,9 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
       return undefined;
     }
     if (kind === SKIP) {
-      if (replayed) return undefined;
       const reason = slots.record!.skip!;
+      if (isParent) index.blocked.block(slots.record!, `skipped:${reason}`);
+      if (replayed) return undefined;
       if (fate === undefined) batcher.holdSkip(reason);
       else if (progress.openAt(ordinal) === undefined) counts.resumed++;
       else {
@@ -167,8 +182,12 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     const record = slots.record!;
     // Checked even when done before: the index must see every id for references and duplicates.
     const problems = checkRecord(record, index, run.nowSec);
+    // Not in (yet): a replayed parent is released by its answer in the replay pass.
+    if (isParent && (replayed || fate === 'still-rejected'))
+      index.blocked.block(record, progress.openAt(ordinal)!.code);
     if (replayed) return undefined;
-    if (fate === 'done') {
+    // Done before, unless its parent was held then: it may never have been sent.
+    if (fate === 'done' && (!record.heldBefore || hasError(problems))) {
       counts.resumed++;
       return undefined;
     }
@@ -178,7 +197,18 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
     }
     if (hasError(problems)) {
       const first = problems.find((p) => p.severity === 'error')!;
+      if (isParent) index.blocked.block(record, first.rule, problems);
       batcher.hold({ ...rejectOfRecord(record, first.rule, first.message), field: first.field }, slot());
+      return undefined;
+    }
+    if (record.blockedBy !== undefined) {
+      record.blockedBy.held[entity.name as 'members' | 'messages']++;
+      // Acknowledged before while its parent was out: held as it was; a reject of it gives way to the hold.
+      if (fate === 'done') tally.stillBlocked();
+      else {
+        if (fate === 'retry') progress.resolve(ordinal);
+        batcher.holdBlocked();
+      }
       return undefined;
     }
     if (record.media && heldForMedia(run.checkpoint, record)) {
@@ -211,7 +241,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
 
   const media = entity.name === 'messages' ? run.media : undefined;
   if (media) await media.ready;
-  if (run.stop.aborted) return;
+  if (run.stop.aborted) return false;
   run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
   for (const input of plan.inputs) {
     if (batcher.stopped) break;
@@ -257,18 +287,21 @@ async function runPhase(run: ImportRun, plan: EntityPlan, index: ExportIndex, co
   if (!batcher.stopped) await batcher.flush();
   await batcher.drain();
   // Every record read is accounted for: what a stop left unanswered is said, not dropped.
-  const { read, imported, alreadyPresent, rejected, skipped, resumed } = counts;
-  counts.unsent = read - imported - alreadyPresent - rejected - skipped - resumed;
+  const { read, imported, alreadyPresent, rejected, skipped, resumed, blocked } = counts;
+  counts.unsent = read - imported - alreadyPresent - rejected - skipped - resumed - blocked;
   counts.elapsedMs = Date.now() - started;
   const completed = !batcher.stopped;
   if (completed) {
     run.checkpoint.markPhaseDone(entity.name);
     // The export's size as this reading to its end met it (replayed records stand in for their slots).
     run.checkpoint.totals(entity.name).inExport = counts.read;
+    if (isParent) holds.parentsRead(entity.name as ParentEntity);
+    else holds.childrenRead(entity.name, counts.blocked);
   }
   await run.checkpoint.save();
   run.events.phaseFinished(entity.name, counts, completed);
   if (batcher.failure !== undefined) throw batcher.failure;
+  return completed;
 }
 
 /** The phase's record count when every input can tell it cheaply; otherwise unknown. */

@@ -2,6 +2,7 @@ import { NO_PROBLEMS, type MappedRecord, type Problem, type SourceProblem } from
 import type { LocatedProblem, ValidateResult } from './validate-result.js';
 import { ExportIndex } from '../../rules/index.js';
 import { checkRecord, hasError, withCross } from '../../rules/check-record.js';
+import { heldBackProblem } from '../../rules/blocked-parents.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
 import { idCollisionsOf, readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
 import { recordOfChecked, type MessageCheckTask } from './checked-columns.js';
@@ -81,6 +82,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     const entity = plan.entity;
     result.byEntity[entity.name] = { records: 0, errors: 0, warnings: 0, skipped: 0 };
     const entityCounts = result.byEntity[entity.name]!;
+    const isParent = entity.name === 'users' || entity.name === 'groups';
     if (entity.name === 'messages') messagesFirstSeq = seq + 1;
     for (const input of plan.inputs) {
       const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, options)));
@@ -111,6 +113,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
           }
           if (kind === SKIP) {
             entityCounts.skipped++;
+            if (isParent) index.blocked.block(slots.record!, `skipped:${slots.record!.skip}`);
             continue;
           }
           let record: MappedRecord;
@@ -125,6 +128,9 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
             if (entity.name === 'messages') countAttachmentHosts(record.payload, hostCounts);
           }
           if (record.duplicateSuspect) lastSuspectSeq = seq;
+          // A user or group that will not get in holds its members and messages back (one line for them, below).
+          if (isParent && hasError(problems)) index.blocked.block(record, problems.find(isError)!.rule, problems);
+          else if (record.blockedBy !== undefined && !hasError(problems)) record.blockedBy.held[heldKey(entity.name)]++;
           // An exact copy of an earlier record (ExportIndex marked it) is skipped, as import skips it.
           if (record.skip !== undefined && !hasError(problems)) entityCounts.skipped++;
           for (let i = 0; i < problems.length; i++) {
@@ -149,6 +155,10 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
   if (!result.stoppedEarly) {
     result.expiringMedia = expiringMediaOf(hostCounts, options.media);
     result.unlistedMedia = unlistedMediaOf(hostCounts, options.media, options.exportFolder);
+    for (const p of index.blocked.list()) {
+      if (p.held.members + p.held.messages === 0) continue;
+      tally.add(heldBackProblem(p), seq + 1);
+    }
     for (const p of index.finish()) {
       tally.add(
         {
@@ -167,6 +177,9 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
   }
   return result;
 }
+
+const isError = (p: Problem): boolean => p.severity === 'error';
+const heldKey = (entity: string) => (entity === 'members' ? 'members' : 'messages');
 
 /** A plain NDJSON message file large enough for a worker to pay for itself. */
 async function sharesWithWorker(input: RecordInput, options: ValidateOptions): Promise<boolean> {

@@ -58,14 +58,22 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
           if (options.signal.aborted) throw new InterruptedError();
           const kind = slots.kindOf(item);
           if (kind !== RECORD) {
-            if (slots.record?.skip !== undefined) skipped++;
-            else if ((item as SourceProblem).ordinal !== undefined) refused++;
+            if (slots.record?.skip !== undefined) {
+              skipped++;
+              index.blocked.block(slots.record, `skipped:${slots.record.skip}`);
+            } else if ((item as SourceProblem).ordinal !== undefined) refused++;
             continue;
           }
           const record = slots.record!;
           read++;
           const problems = checkRecord(record, index, options.nowSec);
           if (hasError(problems)) {
+            refused++;
+            index.blocked.block(record, problems.find((p) => p.severity === 'error')!.rule, problems);
+            continue;
+          }
+          // Held back by a user or group import does not send: import does not send it either.
+          if (record.blockedBy !== undefined) {
             refused++;
             continue;
           }

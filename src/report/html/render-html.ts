@@ -4,7 +4,7 @@ import { escapeHtml as e } from './escape.js';
 import { renderCharts } from './report-charts.js';
 import { OVERVIEW_ROWS, type ReportData } from './report-data.js';
 import { REPORT_CSS } from './report-style.js';
-import { renderFiles, renderMedia, renderRejects, renderResults } from './render-sections.js';
+import { renderBlocked, renderFiles, renderMedia, renderRejects, renderResults } from './render-sections.js';
 
 const n = (v: number | undefined) => (v === undefined ? '–' : v.toLocaleString('en-US'));
 export const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -25,6 +25,7 @@ export function renderHtml(data: ReportData): string {
     `<p class="status ${data.state}" data-figure="status" data-state="${data.state}">${e(data.statusLine)}</p>`,
     overviewFigures(data),
     totalsTable(data),
+    renderBlocked(data),
     renderMedia(data),
     runsTable(data),
     `<h2>Charts</h2>`,

@@ -1,6 +1,8 @@
 import { escapeHtml as e } from './escape.js';
 import type { ReportData } from './report-data.js';
 import type { RunLogLine } from '../../checkpoint/run-log-file.js';
+import type { BlockedMark } from '../../checkpoint/checkpoint-data.js';
+import { blockedParentLine } from '../../rules/index.js';
 
 const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US') : '–');
 /** Files shown before the table is folded into a <details>. */
@@ -117,4 +119,29 @@ export function renderMedia(data: ReportData): string {
     'could not be carried; their messages are held back until a run carries them (see docs/media.md).</p>' +
     `<table><tr><th>reason</th><th class="n">files</th></tr>${reasons}</table><ul>${examples}</ul>`
   );
+}
+
+/** The parents shown by name; the rest are counted (status --json lists all). */
+export const PARENTS_SHOWN = 20;
+
+/** Users and groups not in that hold members or messages back, one line each, the ones holding most first. */
+export function renderBlocked(data: ReportData): string {
+  const parents = data.ledger.blockedParents;
+  if (parents.length === 0) return '';
+  const items = parents
+    .slice(0, PARENTS_SHOWN)
+    .map(
+      (p) => `<li data-blocked="${e(p.key)}"><code>${e(`${p.file}:${p.line}`)}</code> ${e(blockedSentence(p))}</li>`,
+    );
+  if (parents.length > PARENTS_SHOWN) items.push(`<li>… and ${n(parents.length - PARENTS_SHOWN)} more</li>`);
+  return (
+    `<h2>Blocked</h2><p data-figure="blocked">${n(data.total.blocked)} record(s) are held back because their ` +
+    'user or group is not in; they are sent by the run that brings it in (fix it in the export and import, ' +
+    `or in the rejects file and replay).</p><ul>${items.join('')}</ul>`
+  );
+}
+
+/** `user bob, rejected (user.name.too-long), holds back 1 member and 3 messages` */
+export function blockedSentence(p: BlockedMark): string {
+  return blockedParentLine(p).slice(`${p.file}:${p.line}: `.length);
 }

@@ -15,6 +15,7 @@ export const OVERVIEW_ROWS: ReadonlyArray<{ label: string; key: keyof LedgerRow;
   { label: 'imported', key: 'imported' },
   { label: 'already there', key: 'alreadyPresent' },
   { label: 'rejected (open)', key: 'open' },
+  { label: 'blocked (their user or group is not in)', key: 'blocked', optional: true },
   { label: 'file problems (open)', key: 'fileProblems', optional: true },
   { label: 'given up (dropped from the rejects file)', key: 'dropped', optional: true },
   { label: 'in by replay', key: 'replayed', optional: true },

@@ -218,4 +218,12 @@ export const RECORD_RULES = [
       "A member's uid is not a user of the export (checked only when users are configured; satisfied by a matching " +
       'userDetails).',
   },
+  {
+    code: 'parent.holds-back',
+    severity: 'error',
+    entity: 'any',
+    description:
+      'A user or group that is rejected or skipped holds back its members and messages: they are not sent until it ' +
+      'gets in. One line for the user or group, with the count it holds back; its children are not listed.',
+  },
 ] as const satisfies readonly RuleInfo[];

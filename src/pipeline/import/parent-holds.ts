@@ -1,0 +1,60 @@
+import type { CheckpointStore } from '../../checkpoint/store.js';
+import type { EntityName, ParentEntity } from '../../entities/types.js';
+import { parentKey, type ExportIndex } from '../../rules/index.js';
+import type { AnsweredBatch } from './batcher.js';
+
+/**
+ * Import's side of blocked parents (rules/blocked-parents.ts finds them and marks their children).
+ * The hold lives on the parent, never on each child: the checkpoint keeps a table of the users and
+ * groups not in (a small set), and a child's slot is acknowledged as held without a mark of its own.
+ * Every run reads every record again (references need every id), so a child acknowledged while its
+ * parent is in the table is looked at again: still held while the parent is out, sent once it is in
+ * (an already-exists answer covers one that was in before its parent was refused). A parent stays
+ * in the table, marked released, until a run has read all its children to the end.
+ */
+export class ParentHolds {
+  constructor(
+    private readonly checkpoint: CheckpointStore,
+    private readonly index: ExportIndex,
+  ) {}
+
+  /** The keys an earlier run blocked: what ExportIndex's `blockedBefore` takes. */
+  static before(checkpoint: CheckpointStore): Set<string> {
+    return new Set(Object.keys(checkpoint.blockedParents()));
+  }
+
+  /** A parent the service refused holds its children back; one it took (a replay, a retry) lets them go. */
+  answered({ outcome }: AnsweredBatch): void {
+    if (outcome === undefined) return;
+    for (const r of outcome.rejected) this.index.blocked.block(r.record, r.code);
+    for (const a of outcome.accepted) this.index.blocked.release(a.record);
+  }
+
+  /** Users or groups read to their end: the table holds those out now, and those that got in since. */
+  parentsRead(entity: ParentEntity): void {
+    const table = this.checkpoint.blockedParents();
+    for (const [key, mark] of Object.entries(table)) {
+      if (mark.entity === entity && !this.index.blocked.has(key)) mark.released = true;
+    }
+    for (const parent of this.index.blocked.list(entity)) {
+      const key = parentKey(entity, parent.id);
+      const { id, file, line, reason } = parent;
+      table[key] = { entity, id, file, line, reason, held: table[key]?.held ?? {} };
+    }
+  }
+
+  /** Members or messages read to their end: what each parent holds, and the entity's count in the ledger. */
+  childrenRead(entity: EntityName, blocked: number): void {
+    if (entity !== 'members' && entity !== 'messages') return;
+    const now = new Map(this.index.blocked.list().map((p) => [parentKey(p.entity, p.id), p]));
+    for (const [key, mark] of Object.entries(this.checkpoint.blockedParents())) {
+      mark.held[entity] = now.get(key)?.held[entity] ?? 0;
+    }
+    this.checkpoint.totals(entity).blocked = blocked;
+  }
+
+  /** Every phase of the run read to its end: parents that got in have had all their children sent. */
+  runRead(): void {
+    this.checkpoint.forgetReleasedParents();
+  }
+}
