@@ -28,6 +28,8 @@ export const SCENARIOS = {
   odd: { exit: 3, recordsRead: 75, skipped: { users: 1, members: 1, messages: 2 } },
   // A rejected user and group: one line each for what they hold back, none for their members and messages.
   blocked: { exit: 3, recordsRead: 13 },
+  // A Sendbird export whose two user ids the vendor's id rule makes one (Alice -> alice_11ptgg).
+  collision: { exit: 3, recordsRead: 2 },
 };
 
 const E = 'error';
@@ -268,6 +270,8 @@ export const CASES = [
   at('blocked', 'parent.holds-back', 'users.ndjson', 2, 'users', 'bob', undefined), // 1 member and 3 messages
   at('blocked', 'group.password.required', 'groups.ndjson', 2, 'groups', 'vault', 'password'),
   at('blocked', 'parent.holds-back', 'groups.ndjson', 2, 'groups', 'vault', undefined), // 1 member and 1 message
+  // ---- collision/ (the first record, Alice at line 3, is named in the message)
+  at('collision', 'id.collision', 'export/active_users.json', 4, 'users', 'alice_11ptgg', 'uid'),
 
   // ---- odd/ (exact copies: users.ndjson 3, members.ndjson 3, messages.ndjson 4 and 66 are skipped, not reported)
   at('odd', 'timestamp.never', 'users.ndjson', 2, 'users', 'bob', 'createdAt', W), // 0
