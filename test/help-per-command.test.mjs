@@ -1,0 +1,65 @@
+// Each command's --help lists the flags of the config keys it uses (the key table's `commands`), and a
+// flag of a key it does not use is an unknown option: `ids find` no longer lists 35 import flags.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { COMMAND_NAMES, CONFIG_KEYS, PRESET_CHOICES } from '../dist/config/keys.js';
+import { PRESET_NAMES } from '../dist/presets/shared/context.js';
+import { runCli, tempDir } from './helpers.mjs';
+
+/** Each config-reading command as typed, with its name in the key table. */
+/** @type {Array<[string[], string]>} */
+const COMMANDS = [
+  [['import'], 'import'],
+  [['validate'], 'validate'],
+  [['status'], 'status'],
+  [['verify'], 'verify'],
+  [['undo'], 'undo'],
+  [['replay'], 'replay'],
+  [['report'], 'report'],
+  [['ids', 'find'], 'ids'],
+];
+
+const longFlag = (flag) => /^--[a-z0-9-]+/.exec(flag)[0];
+/** The long flags a --help text lists in its Options section (not the program's global ones). */
+const listedFlags = (help) => {
+  const own = help.split('Global Options:')[0];
+  return new Set([...own.matchAll(/^\s+(?:-\w, )?(--[a-z0-9-]+)/gm)].map((m) => m[1]));
+};
+
+test("each command's --help lists exactly the flags of the keys it uses", async () => {
+  const cwd = await tempDir();
+  for (const [words, name] of COMMANDS) {
+    const help = await runCli([...words, '--help'], { cwd });
+    assert.equal(help.code, 0, help.stderr);
+    const listed = listedFlags(help.stdout);
+    for (const [key, spec] of Object.entries(CONFIG_KEYS)) {
+      if (!('flag' in spec)) continue;
+      const uses = /** @type {readonly string[]} */ (spec.commands).includes(name);
+      assert.equal(listed.has(longFlag(spec.flag)), uses, `${words.join(' ')} --help and ${key} (${spec.flag})`);
+    }
+    assert.ok(listed.has('--config') && listed.has('--json'), words.join(' '));
+  }
+});
+
+test('the lists read as a person expects: ids find and status take the checkpoint, not the import flags', async () => {
+  const cwd = await tempDir();
+  const ids = listedFlags((await runCli(['ids', 'find', '--help'], { cwd })).stdout);
+  assert.deepEqual([...ids].sort(), ['--checkpoint', '--config', '--help', '--json']);
+  const undo = listedFlags((await runCli(['undo', '--help'], { cwd })).stdout);
+  for (const flag of ['--api-key', '--app-id', '--region', '--rest-requests-per-minute', '--yes', '--dry-run'])
+    assert.ok(undo.has(flag), `undo --help lists ${flag}`);
+  for (const flag of ['--preset', '--batch-size', '--skip-bots']) assert.ok(!undo.has(flag), `undo: ${flag}`);
+  const validate = listedFlags((await runCli(['validate', '--help'], { cwd })).stdout);
+  assert.ok(!validate.has('--api-key') && !validate.has('--requests-per-minute'), 'validate sends nothing');
+  // A flag the command does not use is refused as commander refuses any unknown option (exit 2).
+  const status = await runCli(['status', '--batch-size', '5'], { cwd });
+  assert.equal(status.code, 2, status.stderr);
+  assert.match(status.stderr, /unknown option '--batch-size'/);
+});
+
+test('every key names only commands that exist; the preset choices are the presets', () => {
+  for (const [key, spec] of Object.entries(CONFIG_KEYS)) {
+    for (const command of spec.commands) assert.ok(COMMAND_NAMES.includes(command), `${key}: ${command}`);
+  }
+  assert.deepEqual([...PRESET_CHOICES], [...PRESET_NAMES]);
+});
