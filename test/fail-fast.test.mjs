@@ -78,10 +78,15 @@ test('a resolver that says "try again" (EAI_AGAIN) stops the request at once, an
     callback(error);
   };
   const dispatcher = new Agent({ connect: { lookup } });
+  const host = 'abc.api-eu.cometchat.io';
   const at = {
     dispatcher,
-    origin: 'https://abc.api-eu.cometchat.io',
+    origin: `https://${host}`,
+    prefix: '/v3/',
+    host,
+    route: { host },
     headers: { apikey: 'k' },
+    timeoutMs: 5000,
   };
   let started = 0;
   const loop = {
@@ -123,6 +128,7 @@ test('--region EU is eu; a region, format or entity outside its list exits 2 nam
   const envRegion = await runCli(['validate', '--app-id', 'abc'], { cwd: dir, env: { MIGRATE_REGION: 'In' } });
   assert.equal(envRegion.code, 0, envRegion.stderr);
   assert.doesNotMatch(envRegion.stderr, /region/);
+  /** @type {Array<[string[], RegExp]>} */
   const bad = [
     [['import', '--region', 'mars'], /'mars' is invalid\. It must be one of us, eu, in\./],
     [['init', '--region', 'mars', '--print'], /'mars' is invalid\. It must be one of us, eu, in\./],
