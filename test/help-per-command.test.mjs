@@ -1,10 +1,12 @@
 // Each command's --help lists the flags of the config keys it uses (the key table's `commands`), and a
 // flag of a key it does not use is an unknown option: `ids find` no longer lists 35 import flags.
 import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test } from 'node:test';
 import { COMMAND_NAMES, CONFIG_KEYS, PRESET_CHOICES } from '../dist/config/keys.js';
 import { PRESET_NAMES } from '../dist/presets/shared/context.js';
-import { runCli, tempDir } from './helpers.mjs';
+import { generatedWorkspace, runCli, sandbox, tempDir } from './helpers.mjs';
 
 /** Each config-reading command as typed, with its name in the key table. */
 /** @type {Array<[string[], string]>} */
@@ -62,4 +64,25 @@ test('every key names only commands that exist; the preset choices are the prese
     for (const command of spec.commands) assert.ok(COMMAND_NAMES.includes(command), `${key}: ${command}`);
   }
   assert.deepEqual([...PRESET_CHOICES], [...PRESET_NAMES]);
+});
+
+test('a located error names its place once: no doubled "t/rej.ndjson:3: t/rej.ndjson:3:"', async () => {
+  const sb = await sandbox();
+  try {
+    const { dir } = await generatedWorkspace(sb, { users: 3, groups: 1, membersPerGroup: 1, messages: 1 });
+    assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
+    await mkdir(path.join(dir, 't'));
+    const rejects = ['{"entity":"users","file":"users.ndjson","ordinal":1}', '{"entity":"users"}', '{not json'];
+    await writeFile(path.join(dir, 't', 'rej.ndjson'), `${rejects.join('\n')}\n`);
+    const run = await runCli(['replay', 't/rej.ndjson'], { cwd: dir });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /^error: t\/rej\.ndjson:3: [^\n]*\[REPLAY_REJECTS_UNREADABLE\]$/m);
+    assert.equal(run.stderr.split('t/rej.ndjson:3').length - 1, 1, run.stderr);
+    // A message that names its file in its own words is not prefixed with it again.
+    const missing = await runCli(['validate', '--user-map', 'nomap.csv'], { cwd: dir });
+    assert.equal(missing.code, 1, missing.stderr);
+    assert.equal(missing.stderr.split('nomap.csv').length - 1, 1, missing.stderr);
+  } finally {
+    await sb.close();
+  }
 });
