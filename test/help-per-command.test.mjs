@@ -86,3 +86,20 @@ test('a located error names its place once: no doubled "t/rej.ndjson:3: t/rej.nd
     await sb.close();
   }
 });
+
+test('in a folder without a config, the commands that need one say so and where they looked', async () => {
+  const cwd = await tempDir();
+  for (const command of ['import', 'validate', 'verify', 'undo', 'replay']) {
+    const run = await runCli([command], { cwd });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /\[CONFIG_NOT_FOUND\]/, command);
+    const looked = new RegExp(`no config file found in ${cwd}: looked for \\.migrate\\.config\\.json, .*\\.migraterc`);
+    assert.match(run.stderr, looked, command);
+    assert.match(run.stderr, /chat-migrate init <export>/, command);
+  }
+  // The environment and the flags can say everything: then no file is missing.
+  const flagsOnly = await runCli(['validate', '--preset', 'slack', '--from', 'nowhere'], { cwd });
+  assert.doesNotMatch(flagsOnly.stderr, /CONFIG_NOT_FOUND/);
+  // status reads only the checkpoint, which has a default: nothing is missing without a file.
+  assert.equal((await runCli(['status'], { cwd })).code, 0);
+});

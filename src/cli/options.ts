@@ -78,7 +78,11 @@ export function configFlags(opts: CommonOptions): Record<string, unknown> {
 const SECRET_KEYS = CONFIG_KEY_NAMES.filter((key) => specOf(key).secret);
 
 /** Loads the merged config for a command's options; secrets are registered to be redacted wherever they came from. */
-export async function loadCommandConfig(opts: CommonOptions, requireApiKey: boolean): Promise<LoadedConfig> {
+export async function loadCommandConfig(
+  opts: CommonOptions,
+  requireApiKey: boolean,
+  readsExport = false,
+): Promise<LoadedConfig> {
   const flags = configFlags(opts);
   for (const key of SECRET_KEYS) {
     const env = specOf(key).env;
@@ -93,7 +97,14 @@ export async function loadCommandConfig(opts: CommonOptions, requireApiKey: bool
   // A proxy URL's password reaches undici only; an error that echoed it would still be redacted.
   for (const secret of proxySecrets(process.env)) registerSecret(secret);
   const { config: configFile } = opts;
-  const loaded = await loadConfig({ cwd: process.cwd(), configFile, env: process.env, flags, requireApiKey });
+  const loaded = await loadConfig({
+    cwd: process.cwd(),
+    configFile,
+    env: process.env,
+    flags,
+    requireApiKey,
+    readsExport,
+  });
   for (const key of SECRET_KEYS) registerSecret(loaded.config[key] as string | undefined);
   // media: the hosts' header values and the AWS chain's keys reach undici and the SDK only.
   for (const auth of Object.values(loaded.config.media?.hosts ?? {}))
