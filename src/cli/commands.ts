@@ -156,5 +156,6 @@ function registerSandboxCommand(program: Command): void {
     .option('--read-rate <n>', 'answer reads and deletes 429 over n a minute (default: unlimited)', nonNegative)
     .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
     .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')
+    .option('--seed-users <file>', "users the app already has (CSV/JSON/NDJSON, uid or a user map's to)")
     .action(later(() => import('./sandbox-command.js'), 'sandboxAction'));
 }
