@@ -525,7 +525,7 @@ test('options are checked before listening', async () => {
   await assert.rejects(startSandbox({ apiKey: KEY, faults: { poisonIdPattern: '(' } }), { code: 'SANDBOX_OPTIONS' });
 });
 
-test('chat-migrate sandbox: its banner lists the faults it injects; --seed-users stores the app users first', async (t) => {
+test('chat-migrate sandbox: its banner lists its faults; --seed-users stores the app users first', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'cm-seed-'));
   // The user map itself seeds the users it points at (its `to`), as a rehearsal of a user map wants.
   await writeFile(join(dir, 'user-map.csv'), 'from,to\nemp2,bob-prod\nalice@example.com,Alice-Prod\n');
@@ -548,7 +548,7 @@ test('chat-migrate sandbox: its banner lists the faults it injects; --seed-users
     assert.equal(read.status, 200, uid);
   }
   // Seeded, not imported: nothing counts as a request, and an import of the same uid is already there.
-  const stats = await (await fetch(`${started.url}/__sandbox/stats`)).json();
+  const stats = /** @type {any} */ (await (await fetch(`${started.url}/__sandbox/stats`)).json());
   assert.equal(stats.perEntity.users.stored, 0);
   const body = JSON.stringify({ users: { 'bob-prod': { uid: 'bob-prod', name: 'Bob' } } });
   const post = await fetch(`${started.url}/v3.0/data_import/users`, {
