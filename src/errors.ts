@@ -41,6 +41,21 @@ export class MigrationError extends Error {
   }
 }
 
+/**
+ * An error's message with its place, written once: `t/rej.ndjson:3: <message>`. A message that already
+ * names its file (`cannot open users.csv: ...`) is not prefixed again; a field the message does not
+ * quote is added after it. The CLI prints fatal errors through this alone.
+ */
+export function locatedMessage(err: MigrationError): string {
+  const { location } = err;
+  if (!location?.file) return err.message;
+  const place = `${location.file}${location.line ? `:${location.line}` : ''}`;
+  const field = location.field && !err.message.includes(`"${location.field}"`) ? ` (field "${location.field}")` : '';
+  const [first, ...rest] = err.message.split('\n');
+  const named = first.includes(location.file) ? first : `${place}: ${first}`;
+  return [`${named}${field}`, ...rest].join('\n');
+}
+
 /** Bad configuration: unknown key, wrong type, missing apiKey, refused URL. */
 export class ConfigError extends MigrationError {}
 

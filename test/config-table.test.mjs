@@ -25,24 +25,30 @@ test('the committed .migrate.config.example.json and docs/configuration.md are w
   for (const key of CONFIG_KEY_NAMES) assert.match(reference, new RegExp(`\\| \`${key}\` \\|`), `no row for ${key}`);
 });
 
-test('every key with a flag has that commander option, and import --help shows it', async () => {
-  const cmd = addConfigOptions(new Command());
-  const longs = cmd.options.map((o) => o.long);
-  for (const key of flagged) assert.ok(longs.includes(longName(CONFIG_KEYS[key].flag)), `${key}: no commander option`);
+test('every key with a flag is an option of each command that uses it, and import --help shows it', async () => {
+  for (const key of flagged) {
+    for (const command of CONFIG_KEYS[key].commands) {
+      const longs = addConfigOptions(new Command(), command).options.map((o) => o.long);
+      assert.ok(longs.includes(longName(CONFIG_KEYS[key].flag)), `${key}: no commander option on ${command}`);
+    }
+  }
   const help = await runCli(['import', '--help']);
   assert.equal(help.code, 0, help.stderr);
   for (const key of flagged) {
-    const { flag } = CONFIG_KEYS[key];
-    assert.ok(help.stdout.includes(flag), `import --help lacks ${flag}`);
+    const { flag, commands } = CONFIG_KEYS[key];
+    assert.equal(help.stdout.includes(flag), commands.includes('import'), `import --help and ${flag}`);
   }
 });
 
 test('each flag lands on its key in the flags layer (--skip-bots sets includeBots to false)', () => {
   const samples = { int: ['7', 7], rate: ['auto', 'auto'], bool: [undefined, true] };
   for (const key of flagged) {
-    const { flag, kind, flagSets } = CONFIG_KEYS[key];
-    const [text, value] = samples[kind] ?? ['some-value', 'some-value'];
-    const cmd = addConfigOptions(new Command()).exitOverride();
+    const { flag, kind, flagSets, commands } = CONFIG_KEYS[key];
+    const spec = /** @type {{ choices?: readonly string[], pattern?: unknown }} */ (CONFIG_KEYS[key]);
+    // A word from a list is taken in any case and lands as the list writes it.
+    const word = spec.choices?.[0] ?? (spec.pattern ? 'v3' : 'some-value');
+    const [text, value] = samples[kind] ?? [spec.choices ? word.toUpperCase() : word, word];
+    const cmd = addConfigOptions(new Command(), commands[0]).exitOverride();
     cmd.parse(text === undefined ? [longName(flag)] : [longName(flag), text], { from: 'user' });
     assert.deepEqual(configFlags(cmd.opts()), { [key]: kind === 'bool' ? (flagSets ?? value) : value }, flag);
   }

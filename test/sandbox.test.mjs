@@ -2,11 +2,12 @@
 // bench, so these tests pin its contract (import-api.md) with a real server and real fetch calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SANDBOX_DEFAULT_API_KEY, startSandbox } from '../dist/sandbox/index.js';
-import { waitFor } from './helpers.mjs';
+import { API_KEY, spawnCli, waitFor, waitForOutput } from './helpers.mjs';
 
 const KEY = 'test-key-7f3a91';
 const T0 = 1_700_000_000; // UNIX seconds
@@ -522,4 +523,38 @@ test('options are checked before listening', async () => {
   await assert.rejects(startSandbox({ apiKey: '' }), { code: 'SANDBOX_OPTIONS' });
   await assert.rejects(startSandbox({ apiKey: KEY, faults: { dropConnection: 2 } }), { code: 'SANDBOX_OPTIONS' });
   await assert.rejects(startSandbox({ apiKey: KEY, faults: { poisonIdPattern: '(' } }), { code: 'SANDBOX_OPTIONS' });
+});
+
+test('chat-migrate sandbox: its banner lists its faults; --seed-users stores the app users first', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cm-seed-'));
+  // The user map itself seeds the users it points at (its `to`), as a rehearsal of a user map wants.
+  await writeFile(join(dir, 'user-map.csv'), 'from,to\nemp2,bob-prod\nalice@example.com,Alice-Prod\n');
+  const child = spawnCli(
+    ['sandbox', '--port', '0', '--fail-500-before', '0.1', '--drop', '0.05', '--poison', '^bad-'],
+    { cwd: dir },
+  );
+  t.after(() => child.kill('SIGTERM'));
+  const banner = await waitForOutput(child, /injecting faults: (.*)\n/, { stream: 'stdout' });
+  assert.equal(banner[1], '500 before storing 10%, dropped connections 5%, poison ids /^bad-/');
+  const seeded = spawnCli(['sandbox', '--port', '0', '--json', '--seed-users', 'user-map.csv'], { cwd: dir });
+  t.after(() => seeded.kill('SIGTERM'));
+  const [line] = await once(seeded.stdout, 'data');
+  const started = JSON.parse(String(line));
+  assert.deepEqual([started.faults, started.seededUsers], [[], 2]);
+  // The CLI's sandbox takes MIGRATE_API_KEY, which spawnCli sets to the tests' key.
+  const headers = { apikey: API_KEY };
+  for (const uid of ['bob-prod', 'alice-prod']) {
+    const read = await fetch(`${started.url}/v3/users/${uid}`, { headers });
+    assert.equal(read.status, 200, uid);
+  }
+  // Seeded, not imported: nothing counts as a request, and an import of the same uid is already there.
+  const stats = /** @type {any} */ (await (await fetch(`${started.url}/__sandbox/stats`)).json());
+  assert.equal(stats.perEntity.users.stored, 0);
+  const body = JSON.stringify({ users: { 'bob-prod': { uid: 'bob-prod', name: 'Bob' } } });
+  const post = await fetch(`${started.url}/v3.0/data_import/users`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body,
+  });
+  assert.match(await post.text(), /ERR_UID_ALREADY_EXISTS/);
 });

@@ -1151,7 +1151,10 @@ test('ExportIndex: a blocked user or group marks its members and messages, not i
   index.check(message);
   assert.equal(message.blockedBy, undefined);
   // A group an earlier run blocked and that is in now: its children are marked to be sent again.
-  const later = rec('messages', (p) => ((p.receiver = 'g9'), (p.sender = 'u2')));
+  const later = rec('messages', (p) => {
+    p.receiver = 'g9';
+    p.sender = 'u2';
+  });
   index.check(later);
   assert.equal(later.heldBefore, true);
   const [line] = index.blocked.list();

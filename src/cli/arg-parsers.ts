@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import type { KeySpec } from '../config/keys.js';
-import { intProblem } from '../config/schema.js';
+import { choiceOf, intProblem } from '../config/schema.js';
 import { toUnixSeconds } from '../entities/timestamps.js';
 import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 
@@ -36,20 +36,30 @@ export const sinceTime = (value: string): number => {
   return sec;
 };
 
-/** `a=b` flags gathered into one object; later ones win. */
+/**
+ * A flag that takes one of a few words, in any case (`--format MD` is `md`); another is a usage error
+ * naming them. Every enum-like flag goes through it, so none is stricter about case than another.
+ */
+export const oneOf =
+  <C extends string>(choices: readonly C[], what = 'It') =>
+  (value: string): C => {
+    const chosen = choiceOf(choices, value) as C | undefined;
+    if (chosen === undefined) throw new InvalidArgumentError(`${what} must be one of ${choices.join(', ')}.`);
+    return chosen;
+  };
+
+/** `a=b` flags gathered into one object; later ones win. `parseValue` checks (and may rewrite) each value. */
 export const pairs =
-  (check?: (value: string) => string | undefined) =>
+  (parseValue?: (value: string) => string) =>
   (text: string, previous: Record<string, string> = {}): Record<string, string> => {
     const eq = text.indexOf('=');
     if (eq <= 0 || eq === text.length - 1) throw new InvalidArgumentError('must be <name>=<value>');
     const value = text.slice(eq + 1);
-    const wrong = check?.(value);
-    if (wrong !== undefined) throw new InvalidArgumentError(wrong);
-    return { ...previous, [text.slice(0, eq)]: value };
+    return { ...previous, [text.slice(0, eq)]: parseValue ? parseValue(value) : value };
   };
 
-export const isEntity = (v: string) =>
-  (ENTITY_ORDER as readonly string[]).includes(v) ? undefined : `entity must be one of ${ENTITY_ORDER.join(', ')}`;
+/** An entity's name, in any case. */
+export const entityName = oneOf(ENTITY_ORDER, 'The entity');
 
 export const entityList = (value: string): Set<EntityName> => {
   const names = value.split(',').map((s) => s.trim().toLowerCase());
@@ -61,15 +71,9 @@ export const entityList = (value: string): Set<EntityName> => {
   return new Set(names as EntityName[]);
 };
 
-export const reportFormat = (value: string): 'html' | 'md' => {
-  if (value === 'html' || value === 'md') return value;
-  throw new InvalidArgumentError('must be html or md');
-};
-
-export const rateHeaderStyle = (value: string): 'dashed' | 'compact' => {
-  if (value !== 'dashed' && value !== 'compact') throw new InvalidArgumentError('must be dashed or compact');
-  return value;
-};
+export const reportFormat = oneOf(['html', 'md']);
+export const rateHeaderStyle = oneOf(['dashed', 'compact']);
+export const responseStyle = oneOf(['flat', 'nested']);
 
 /**
  * The parser of a config key's flag, by the key's entry in the table: a value out of the key's range is
@@ -86,6 +90,16 @@ export function configFlagParser(spec: KeySpec): ((value: string) => unknown) | 
       };
     case 'rate':
       return requestsPerMinute;
+    case 'string':
+    case 'path':
+    case 'url':
+      return (value: string): string => {
+        if (value === '') throw new InvalidArgumentError('It must not be empty.');
+        const { choices, pattern } = spec;
+        if (choices) return oneOf(choices)(value);
+        if (pattern && !pattern.regex.test(value)) throw new InvalidArgumentError(`It must be ${pattern.what}.`);
+        return value;
+      };
     default:
       return undefined;
   }

@@ -14,14 +14,17 @@ import { ENTITY_ORDER } from '../entities/types.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import {
   entityList,
-  isEntity,
+  entityName,
+  oneOf,
   pairs,
   probability,
   rateHeaderStyle,
   reportFormat,
+  responseStyle,
   sinceTime,
   wholeNumber,
 } from './arg-parsers.js';
+import { KNOWN_REGIONS } from '../config/keys.js';
 import { addConfigOptions, CONFIG_FILE } from './options.js';
 import { runCommand } from './run-command.js';
 
@@ -38,7 +41,7 @@ function later<K extends string, M extends { [P in K]: Action }>(
 const nonNegative = wholeNumber(0);
 
 export function registerCommands(program: Command): void {
-  addConfigOptions(program.command('import'))
+  addConfigOptions(program.command('import'), 'import')
     .description('import users, groups, members and messages; resumes from the checkpoint')
     .option('--fresh', 'ignore the checkpoint and start over')
     .option('--strict', 'refuse to start while validate finds errors')
@@ -46,13 +49,13 @@ export function registerCommands(program: Command): void {
     .option('--since <time>', 'import only messages sent at or after this time (ISO-8601 or UNIX seconds)', sinceTime)
     .action(later(() => import('./import-command.js'), 'importAction'));
 
-  addConfigOptions(program.command('validate'))
+  addConfigOptions(program.command('validate'), 'validate')
     .description('dry run, offline: find every record the service would refuse, located to file and line')
     .option('--max-errors <n>', 'stop after N errors', wholeNumber(1))
     .option('--since <time>', 'check only messages sent at or after this time', sinceTime)
     .action(later(() => import('./validate-command.js'), 'validateAction'));
 
-  addConfigOptions(program.command('status'))
+  addConfigOptions(program.command('status'), 'status')
     .description("show the checkpoint's progress per entity and file")
     .action(later(() => import('./status-command.js'), 'statusAction'));
 
@@ -78,15 +81,15 @@ export function registerCommands(program: Command): void {
     .option(
       '--entity <file=entity>',
       'the entity a plain file holds (repeatable): --entity people.csv=users',
-      pairs(isEntity),
+      pairs(entityName),
     )
     .option('--app-id <id>', 'write this app id into the config')
-    .option('--region <region>', 'write this region into the config (us, eu, in)')
+    .option('--region <region>', 'write this region into the config (us, eu, in)', oneOf(KNOWN_REGIONS))
     .option('--base-url <url>', 'write this base URL into the config (a sandbox, say)')
     .option('-c, --config <file>', `the config file to write (default ${CONFIG_FILE} in the working directory)`)
     .action(later(() => import('./init-command.js'), 'initAction'));
 
-  addConfigOptions(program.command('verify'))
+  addConfigOptions(program.command('verify'), 'verify')
     .description('read the service back and report, per record of the export, what is missing or different')
     .option('--entities <list>', `check only these, comma-separated (${ENTITY_ORDER.join(',')})`, entityList)
     .option('--sample <n>', 'compare a random sample of N records per entity (extras are not counted)', wholeNumber(1))
@@ -95,27 +98,27 @@ export function registerCommands(program: Command): void {
     .action(later(() => import('./verify-command.js'), 'verifyAction'));
 
   const ids = program.command('ids').description("look up records in the migration's id map and id log");
-  addConfigOptions(ids.command('find <id>'))
+  addConfigOptions(ids.command('find <id>'), 'ids')
     .description('print every line about a source id, muid, uid, guid or service message id (exit 1: none)')
     .action(later(() => import('./ids-command.js'), 'findAction'));
-  addConfigOptions(ids.command('of <source-ids...>'))
+  addConfigOptions(ids.command('of <source-ids...>'), 'ids of')
     .description('print the uid, guid or muid a preset gives each export id, under idRule (docs/ids.md)')
     .addOption(new Option('--kind <kind>', 'what the ids are').choices(['user', 'group', 'message']).default('user'))
     .action(later(() => import('./ids-command.js'), 'ofAction'));
 
-  addConfigOptions(program.command('replay'))
+  addConfigOptions(program.command('replay'), 'replay')
     .argument('[rejects-file]', 'the rejects file, as you edited it (default: the "rejects" key)')
     .description('send the rejected records again, as edited in the rejects file; what gets in is closed')
     .option('--dry-run', 'check the records still open without sending anything')
     .action(later(() => import('./replay-command.js'), 'replayAction'));
 
-  addConfigOptions(program.command('undo'))
+  addConfigOptions(program.command('undo'), 'undo')
     .description('delete from the target what this migration created (a trial import), newest first')
     .option('--yes', 'really delete: without it undo only says what it would delete')
     .option('--dry-run', 'say what would be deleted, delete nothing')
     .action(later(() => import('./undo-command.js'), 'undoAction'));
 
-  addConfigOptions(program.command('report'))
+  addConfigOptions(program.command('report'), 'report')
     .description('write the migration report: one HTML file from the run log, checkpoint and rejects file')
     .option('--out <file>', 'where to write it (default migration-report.html, or migration-report.md; - for stdout)')
     .option('--format <format>', 'html, or md for the overview and rejects as Markdown', reportFormat, 'html')
@@ -141,7 +144,7 @@ function registerSandboxCommand(program: Command): void {
     .option('--seed <n>', 'seed of the fault dice', nonNegative)
     .option('--dump <file>', 'write what was stored to this JSON file on exit')
     .option('--no-keep-records', 'keep only ids (for million-record runs)')
-    .option('--response-style <style>', 'flat, or nested as in the vendor examples')
+    .option('--response-style <style>', 'flat, or nested as in the vendor examples', responseStyle)
     .option('--rate-headers <style>', 'dashed: X-Rate-Limit* (default); compact: X-RateLimit-*', rateHeaderStyle)
     .option('--api-version <version>', 'serve only this version segment (default: both v3.0 and v3)')
     .option('--tls', 'serve HTTPS with a self-signed certificate made at start; prints where it is written')
@@ -157,5 +160,6 @@ function registerSandboxCommand(program: Command): void {
     .option('--read-rate <n>', 'answer reads and deletes 429 over n a minute (default: unlimited)', nonNegative)
     .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
     .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')
+    .option('--seed-users <file>', "users the app already has (CSV/JSON/NDJSON, uid or a user map's to)")
     .action(later(() => import('./sandbox-command.js'), 'sandboxAction'));
 }

@@ -24,7 +24,7 @@ const STOPPING_NOTICE =
 export async function importAction(opts: ImportOptions): Promise<number> {
   // A dry run is validate, whole: the same checks, media counts, run log and Ctrl+C.
   if (opts.dryRun) return validateAction({ ...opts, maxErrors: undefined });
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, true);
+  const { config, baseDir, warnings } = await loadCommandConfig(opts, true, true);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const plan = await planRun(config, baseDir, { writeIdMap: true });
   for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);

@@ -4,6 +4,7 @@ import {
   CONFIG_KEY_NAMES,
   shownDefaultOf,
   specOf,
+  type CommandName,
   type ConfigKey,
   type KeySpec,
   type KeyTable,
@@ -43,12 +44,21 @@ function configOption(spec: KeySpec & { flag: string }): Option {
   return parse ? option.argParser(parse) : option;
 }
 
-export function addConfigOptions(cmd: Command): Command {
+/**
+ * Adds `--config`, `--json` and the flags of the config keys `command` uses (the entries in
+ * config/keys.ts that name it), so each command's --help lists what it reads. A new command that reads
+ * the config: its name in COMMAND_NAMES and in the entries of the keys it uses, then
+ * `addConfigOptions(program.command('x'), 'x')`. The config file may still hold every key.
+ */
+export function addConfigOptions(cmd: Command, command: CommandName): Command {
   cmd.option(
     '-c, --config <file>',
     'config file (default: .migrate.config.json or another cosmiconfig "migrate" file in the working directory)',
   );
-  for (const { key } of FLAG_KEYS) cmd.addOption(configOption(specOf(key) as KeySpec & { flag: string }));
+  for (const { key } of FLAG_KEYS) {
+    const spec = specOf(key) as KeySpec & { flag: string };
+    if (spec.commands.includes(command)) cmd.addOption(configOption(spec));
+  }
   return cmd.option('--json', 'print the result as one JSON object on stdout');
 }
 
@@ -68,7 +78,11 @@ export function configFlags(opts: CommonOptions): Record<string, unknown> {
 const SECRET_KEYS = CONFIG_KEY_NAMES.filter((key) => specOf(key).secret);
 
 /** Loads the merged config for a command's options; secrets are registered to be redacted wherever they came from. */
-export async function loadCommandConfig(opts: CommonOptions, requireApiKey: boolean): Promise<LoadedConfig> {
+export async function loadCommandConfig(
+  opts: CommonOptions,
+  requireApiKey: boolean,
+  readsExport = false,
+): Promise<LoadedConfig> {
   const flags = configFlags(opts);
   for (const key of SECRET_KEYS) {
     const env = specOf(key).env;
@@ -83,7 +97,14 @@ export async function loadCommandConfig(opts: CommonOptions, requireApiKey: bool
   // A proxy URL's password reaches undici only; an error that echoed it would still be redacted.
   for (const secret of proxySecrets(process.env)) registerSecret(secret);
   const { config: configFile } = opts;
-  const loaded = await loadConfig({ cwd: process.cwd(), configFile, env: process.env, flags, requireApiKey });
+  const loaded = await loadConfig({
+    cwd: process.cwd(),
+    configFile,
+    env: process.env,
+    flags,
+    requireApiKey,
+    readsExport,
+  });
   for (const key of SECRET_KEYS) registerSecret(loaded.config[key] as string | undefined);
   // media: the hosts' header values and the AWS chain's keys reach undici and the SDK only.
   for (const auth of Object.values(loaded.config.media?.hosts ?? {}))

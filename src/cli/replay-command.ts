@@ -25,7 +25,7 @@ const STOPPING_NOTICE =
   'stopping: finishing the batches in flight, then saving the checkpoint.\n  Press Ctrl+C again to stop at once.';
 
 export async function replayAction(file: string | undefined, opts: ReplayOptions): Promise<number> {
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun);
+  const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun, true);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   if (file !== undefined) config.rejects = path.resolve(file);
   const before = await readCheckpoint(config.checkpoint);

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { ConfigProblemsError } from '../config/problems.js';
-import { ExitCode, MigrationError } from '../errors.js';
+import { ExitCode, locatedMessage, MigrationError } from '../errors.js';
 
 /** Secrets that must never reach the terminal, even inside an error message from a dependency. */
 const secrets = new Set<string>();
@@ -37,16 +37,16 @@ export function printJsonError(error: JsonError, stdout: NodeJS.WritableStream =
  */
 export function reportFatal(err: unknown, stderr: NodeJS.WritableStream, env: NodeJS.ProcessEnv, json = false): number {
   if (err instanceof MigrationError) {
-    const where = err.location?.file ? `${err.location.file}${err.location.line ? `:${err.location.line}` : ''}: ` : '';
+    const message = locatedMessage(err);
     // The code goes on the first line; the lines after it (one per config problem) follow as they are.
-    const [first, ...rest] = err.message.split('\n');
-    stderr.write(redact(`error: ${where}${first} [${err.code}]\n${rest.map((l) => `${l}\n`).join('')}`));
+    const [first, ...rest] = message.split('\n');
+    stderr.write(redact(`error: ${first} [${err.code}]\n${rest.map((l) => `${l}\n`).join('')}`));
     if (err.hint) stderr.write(redact(`  ${err.hint}\n`));
     if (json) {
       const several = err instanceof ConfigProblemsError && err.problems.length > 1;
       const problems = several ? err.problems.map((p) => p.message) : undefined;
       const { code, exitCode, hint } = err;
-      printJsonError({ code, message: `${where}${err.message}`, exitCode, hint, problems });
+      printJsonError({ code, message, exitCode, hint, problems });
     }
     return err.exitCode;
   }

@@ -33,6 +33,7 @@ interface SandboxFlags {
   readRate?: number;
   loseShare?: number;
   losePattern?: string;
+  seedUsers?: string;
 }
 
 export async function sandboxAction(flags: SandboxFlags): Promise<number> {
@@ -53,6 +54,11 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
     readsWithoutMuid: flags.readsWithoutMuid,
     retentionDays: flags.retentionDays,
     readRequestsPerMinute: flags.readRate,
+    // The read layer loads only for a seeded sandbox.
+    seedUsers:
+      flags.seedUsers === undefined
+        ? undefined
+        : await (await import('./seed-users.js')).readSeedUsers(flags.seedUsers, process.cwd()),
     faults: {
       fail500BeforeStore: flags.fail500Before,
       fail500AfterStore: flags.fail500After,
@@ -70,13 +76,19 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
   const sandbox = await startSandbox(options);
   // A self-signed certificate is written where a client can be told to trust it.
   const ca = options.tls === 'self-signed' ? await writeCertificate(sandbox.certificate!) : undefined;
-  if (flags.json) process.stdout.write(`${JSON.stringify({ url: sandbox.url, port: sandbox.port, ca })}\n`);
-  else {
+  if (flags.json) {
+    const { url, port, faults } = sandbox;
+    process.stdout.write(`${JSON.stringify({ url, port, ca, faults, seededUsers: options.seedUsers?.length })}\n`);
+  } else {
     const key = apiKey === SANDBOX_DEFAULT_API_KEY ? ` (apiKey "${SANDBOX_DEFAULT_API_KEY}")` : '';
     process.stdout.write(
       `sandbox listening on ${sandbox.url}${key}; stats at ${sandbox.url}/__sandbox/stats; Ctrl+C to stop\n`,
     );
     if (ca) process.stdout.write(`its self-signed certificate is ${ca}: trust it with NODE_EXTRA_CA_CERTS=${ca}\n`);
+    // A trial that meets 500s or lost records should see here that it asked for them.
+    if (sandbox.faults.length > 0) process.stdout.write(`injecting faults: ${sandbox.faults.join(', ')}\n`);
+    const seeded = options.seedUsers?.length;
+    if (seeded !== undefined) process.stdout.write(`seeded ${seeded} existing user(s) from ${flags.seedUsers}\n`);
   }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

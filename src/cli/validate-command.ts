@@ -11,7 +11,7 @@ export interface ValidateOptions extends CommonOptions {
 
 /** validate, and `import --dry-run`, which is the same run. */
 export async function validateAction(opts: ValidateOptions): Promise<number> {
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, false);
+  const { config, baseDir, warnings } = await loadCommandConfig(opts, false, true);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
   for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);

@@ -14,7 +14,7 @@ interface VerifyOptions extends CommonOptions {
 }
 
 export async function verifyAction(opts: VerifyOptions): Promise<number> {
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, true);
+  const { config, baseDir, warnings } = await loadCommandConfig(opts, true, true);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans, idRule } = await planRun(config, baseDir);
   // The HTTP stack loads only here, as import's does.

@@ -52,13 +52,17 @@ once, one per line, naming the layer and the key: an unknown key (with the neare
 \`"batchSzie" is not a known key; did you mean "batchSize"?\`, in \`sources\` too), a wrong type, a
 missing key, a \`region\` other than ${KNOWN_REGIONS.map(code).join(', ')}. A file that is not valid JSON or
 YAML is reported with its line and column (\`.migrate.config.json:4:3: invalid JSON: expected ',' or '}'
-after property value\`). A bad flag value is a usage error naming the flag (exit 2); the same value in
-a config file is a config error (exit 1). Relative paths in a config file resolve from the file's
-folder; in flags, from the working directory.
+after property value\`). A bad flag value is a usage error naming the flag and, for a word from a
+list, the words it takes (exit 2); the same value in a config file is a config error (exit 1). Words
+from a list (\`region\`, \`preset\`, a source's \`format\`, and the flags \`--format\`, \`--entity\`,
+\`--entities\`, \`--rate-headers\`, \`--response-style\`) are taken in any case: \`EU\` is \`eu\`.
+Relative paths in a config file resolve from the file's folder; in flags, from the working directory.
 
 \`.migrate.config.example.json\` shows every key; \`null\` leaves a key unset, and the keys \`//\`,
-\`comment\` and \`$schema\` are ignored. \`import\`, \`validate\` and \`status\` each accept every key,
-in the file or as a flag, and check it; the *commands* column says which of them use it.
+\`comment\` and \`$schema\` are ignored. One config file serves every command: each accepts every key in
+the file and checks it. A command's flags are those of the keys it uses, the *commands* column, so
+\`chat-migrate <command> --help\` lists only those (\`ids\` is \`ids find\`; \`ids of\` takes
+\`--id-rule\`).
 `;
 
 function keyRow(key: ConfigKey): string {

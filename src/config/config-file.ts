@@ -10,6 +10,15 @@ import { findJsonSyntaxError, lineColumnOf } from './json-syntax.js';
 
 const MODULE_NAME = 'migrate';
 
+/** Where a config file is looked for, in order: the product's documented name, then cosmiconfig's. */
+export const SEARCH_PLACES = ['.migrate.config.json', ...getDefaultSearchPlaces(MODULE_NAME)];
+
+/** Words for a folder with no config file: where it was looked for, `package.json` as its `migrate` key. */
+export function notFoundText(cwd: string): string {
+  const places = SEARCH_PLACES.map((p) => (p === 'package.json' ? 'a "migrate" key in package.json' : p));
+  return `no config file found in ${cwd}: looked for ${places.join(', ')}`;
+}
+
 export interface FoundConfigFile {
   filepath: string;
   /** The path as the user would write it: relative to the working directory. */
@@ -57,7 +66,7 @@ const isYamlException = (e: unknown): e is YamlException => {
 export async function findConfigFile(cwd: string, configFile?: string): Promise<FoundConfigFile | undefined> {
   const explorer = cosmiconfig(MODULE_NAME, {
     // The product's documented file name (README) is not among cosmiconfig's defaults.
-    searchPlaces: ['.migrate.config.json', ...getDefaultSearchPlaces(MODULE_NAME)],
+    searchPlaces: SEARCH_PLACES,
     searchStrategy: 'none',
     loaders: { '.json': loadJson },
   });

@@ -28,8 +28,26 @@ export type IdRule = (typeof ID_RULES)[number];
 
 /** How a value is checked; string, path and url are all non-empty strings (URLs are checked when used). */
 export type KeyKind = 'string' | 'path' | 'url' | 'int' | 'bool' | 'rate' | 'sources' | 'media';
-/** The commands that read the config; each accepts every key, and uses the ones its entries name. */
-export type CommandName = 'import' | 'validate' | 'status' | 'verify' | 'undo';
+/**
+ * The commands that read the config. A config file may hold every key, whichever command reads it;
+ * a command's --help and flags are the keys whose entry names it (cli/options.ts `addConfigOptions`).
+ * A new command is a name here and in the entries of the keys it uses.
+ */
+export const COMMAND_NAMES = [
+  'import',
+  'validate',
+  'status',
+  'verify',
+  'undo',
+  'replay',
+  'report',
+  'ids',
+  'ids of',
+] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/** The presets' names, as the `preset` key accepts them (src/presets/shared/context.ts PRESET_NAMES). */
+export const PRESET_CHOICES = ['sendbird', 'stream', 'slack', 'discord', 'telegram', 'twilio', 'mattermost'] as const;
 
 /** The sections of the reference page, in its order. */
 export const KEY_GROUPS = {
@@ -82,16 +100,25 @@ export interface KeySpec {
   secret?: true;
   /** string: the form the value must have, and how a message names it ("must be <what>"). */
   pattern?: { regex: RegExp; what: string };
+  /**
+   * string: the values it takes, in any case (`EU` is `eu`). A flag's other value is a usage error
+   * naming them; in a file or the environment the key's own check says what it means (region: target.ts).
+   */
+  choices?: readonly string[];
 }
 
-const IMPORT = ['import', 'verify'] as const;
-const READ = ['import', 'validate', 'verify'] as const;
+/** The commands that send to the service with the key. */
+const SEND = ['import', 'verify', 'undo', 'replay'] as const;
+/** The commands that read the export (replay reads it for its ids and maps). */
+const READ = ['import', 'validate', 'verify', 'replay'] as const;
+/** The commands that send records through the import endpoints (verify --repair too). */
+const IMPORT = ['import', 'verify', 'replay'] as const;
 
 export const CONFIG_KEYS = {
   appId: {
     kind: 'string',
     group: 'connection',
-    commands: IMPORT,
+    commands: [...SEND, 'validate'],
     env: 'MIGRATE_APP_ID',
     flag: '--app-id <id>',
     help: 'app id; with region it builds the base URL',
@@ -100,17 +127,20 @@ export const CONFIG_KEYS = {
   region: {
     kind: 'string',
     group: 'connection',
-    commands: IMPORT,
+    commands: [...SEND, 'validate'],
     env: 'MIGRATE_REGION',
     flag: '--region <region>',
-    help: `region: ${KNOWN_REGIONS.join(', ')}`,
+    choices: KNOWN_REGIONS,
+    help: `region: ${KNOWN_REGIONS.join(', ')} (any case)`,
     example: 'us',
-    doc: 'Any other region is an error, or only a warning when `baseUrl` is set (the region is then not used).',
+    doc:
+      'Any case (`EU` is `eu`). Any other region is an error, or only a warning when `baseUrl` is set (the ' +
+      'region is then not used); as a flag, `--region` is a usage error naming the regions (exit 2).',
   },
   apiKey: {
     kind: 'string',
     group: 'connection',
-    commands: IMPORT,
+    commands: SEND,
     env: 'MIGRATE_API_KEY',
     flag: '--api-key <key>',
     secret: true,
@@ -121,7 +151,7 @@ export const CONFIG_KEYS = {
   baseUrl: {
     kind: 'url',
     group: 'connection',
-    commands: IMPORT,
+    commands: [...SEND, 'validate'],
     env: 'MIGRATE_BASE_URL',
     flag: '--base-url <url>',
     alwaysSet: true,
@@ -135,7 +165,7 @@ export const CONFIG_KEYS = {
   apiVersion: {
     kind: 'string',
     group: 'connection',
-    commands: IMPORT,
+    commands: SEND,
     default: 'v3.0',
     example: 'v3.0',
     env: 'MIGRATE_API_VERSION',
@@ -163,7 +193,7 @@ export const CONFIG_KEYS = {
   checkpoint: {
     kind: 'path',
     group: 'checkpoint',
-    commands: ['import', 'status', 'verify'],
+    commands: ['import', 'validate', 'status', 'verify', 'undo', 'replay', 'report', 'ids'],
     default: '.migrate-checkpoint.json',
     flag: '--checkpoint <file>',
     help: 'checkpoint file: the progress of the run',
@@ -174,7 +204,7 @@ export const CONFIG_KEYS = {
   rejects: {
     kind: 'path',
     group: 'checkpoint',
-    commands: READ,
+    commands: ['import', 'validate', 'verify', 'undo', 'replay', 'report'],
     default: 'migrate-rejects.ndjson',
     flag: '--rejects <file>',
     help: 'rejects file: refused records, NDJSON, appended across runs',
@@ -184,7 +214,7 @@ export const CONFIG_KEYS = {
     kind: 'int',
     min: 0,
     group: 'checkpoint',
-    commands: ['import'],
+    commands: ['import', 'verify', 'undo', 'replay'],
     default: 200,
     flag: '--checkpoint-interval-ms <n>',
     help: 'shortest time between checkpoint writes while batches are answered; 0: after every batch',
@@ -204,7 +234,7 @@ export const CONFIG_KEYS = {
     kind: 'int',
     min: 1,
     group: 'sending',
-    commands: IMPORT,
+    commands: SEND,
     default: 4,
     flag: '--concurrency <n>',
     help: 'requests in flight',
@@ -223,7 +253,7 @@ export const CONFIG_KEYS = {
     kind: 'int',
     min: 0,
     group: 'sending',
-    commands: IMPORT,
+    commands: SEND,
     default: 8,
     flag: '--retries <n>',
     help: 'retries per request for 429, 5xx, timeouts and network errors',
@@ -232,7 +262,7 @@ export const CONFIG_KEYS = {
     kind: 'int',
     min: 1,
     group: 'sending',
-    commands: IMPORT,
+    commands: SEND,
     default: 30_000,
     flag: '--timeout-ms <n>',
     help: 'request timeout, in milliseconds',
@@ -268,8 +298,9 @@ export const CONFIG_KEYS = {
     group: 'presets',
     commands: READ,
     flag: '--preset <name>',
+    choices: PRESET_CHOICES,
     example: null,
-    help: 'read an export as its system wrote it: sendbird, stream, slack, discord, telegram, twilio, mattermost',
+    help: `read an export as its system wrote it: ${PRESET_CHOICES.join(', ')}`,
     doc: 'With `preset` and `from` set, `sources` is not used.',
   },
   from: {
@@ -283,10 +314,10 @@ export const CONFIG_KEYS = {
   idRule: {
     kind: 'string',
     group: 'presets',
-    commands: READ,
+    commands: [...READ, 'ids of'],
     default: 'vendor',
     flag: '--id-rule <rule>',
-    pattern: { regex: new RegExp(`^(${ID_RULES.join('|')})$`), what: ID_RULES.join(' or ') },
+    choices: ID_RULES,
     help: "how uids, guids and muids are derived from the export's ids: vendor or collision-free",
     doc:
       "`vendor`: the vendor's own function (`toCometChatId`), which apps built on its guides log users in " +

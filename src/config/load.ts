@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import { findConfigFile, type FoundConfigFile } from './config-file.js';
+import { findConfigFile, type FoundConfigFile, notFoundText } from './config-file.js';
 import { CONFIG_KEY_NAMES, DEFAULTS, specOf, type MigrateConfig } from './keys.js';
 import { ConfigProblems } from './problems.js';
 import { collectConfigLayer, valueFromText } from './schema.js';
@@ -19,6 +19,8 @@ export interface LoadConfigOptions {
    * status work offline without either, and only warn of a target import would refuse.
    */
   requireApiKey: boolean;
+  /** The command reads the export: with no config file, nothing saying what to read is a problem here. */
+  readsExport?: boolean;
 }
 
 export interface LoadedConfig {
@@ -83,6 +85,18 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
         'apiKey',
         'apiKey is missing: set MIGRATE_API_KEY (preferred), or "apiKey" in the config file',
         'CONFIG_MISSING_API_KEY',
+      );
+    }
+  }
+  if (found === undefined && fileRead) {
+    // With no file, what is missing is most likely the file: say so first, and where it was looked for.
+    const noSources = Object.keys(merged.sources ?? {}).length === 0 && !(merged.preset && merged.from);
+    if (options.readsExport && noSources) problems.add('sources', 'no sources: nothing says what to read');
+    if (problems.list.length > 0) {
+      problems.list.unshift({ code: 'CONFIG_NOT_FOUND', message: notFoundText(options.cwd) });
+      problems.throwIfAny(
+        'CONFIG_NOT_FOUND',
+        'run `chat-migrate init <export>` here to write one, or give --config <file>',
       );
     }
   }

@@ -14,13 +14,15 @@ export interface ConfigProblem {
 export class ConfigProblemsError extends ConfigError {
   readonly problems: readonly ConfigProblem[];
 
-  constructor(problems: readonly ConfigProblem[]) {
+  /** `code`: the code of the whole, when it is not the lone problem's or CONFIG_INVALID. */
+  constructor(problems: readonly ConfigProblem[], code?: string, hint?: string) {
     const [first] = problems;
     super(
-      problems.length === 1 ? first.code : 'CONFIG_INVALID',
+      code ?? (problems.length === 1 ? first.code : 'CONFIG_INVALID'),
       problems.length === 1
         ? first.message
         : [`${problems.length} problems in the configuration:`, ...problems.map((p) => `  ${p.message}`)].join('\n'),
+      { hint },
     );
     this.problems = problems;
   }
@@ -42,8 +44,8 @@ export class ConfigProblems {
     return keys.some((key) => this.keys.has(key));
   }
 
-  throwIfAny(): void {
-    if (this.list.length > 0) throw new ConfigProblemsError(this.list);
+  throwIfAny(code?: string, hint?: string): void {
+    if (this.list.length > 0) throw new ConfigProblemsError(this.list, code, hint);
   }
 }
 

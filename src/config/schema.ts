@@ -68,6 +68,12 @@ export function intProblem(spec: KeySpec, value: unknown): string | undefined {
   return undefined;
 }
 
+/** The choice `value` names, in any case (`EU` is `eu`); undefined when it names none. */
+export function choiceOf(choices: readonly string[], value: string): string | undefined {
+  const lower = value.toLowerCase();
+  return choices.find((choice) => choice.toLowerCase() === lower);
+}
+
 function checkValue(where: string, key: ConfigKey, value: unknown, problems: ConfigProblems): unknown {
   const spec = specOf(key);
   const fail = (text: string) => {
@@ -79,6 +85,8 @@ function checkValue(where: string, key: ConfigKey, value: unknown, problems: Con
     case 'path':
     case 'url':
       if (typeof value !== 'string' || value === '') return fail('must be a non-empty string');
+      // Another value is left as written: what it means is the key's own check (region: target.ts).
+      if (spec.choices) return choiceOf(spec.choices, value) ?? value;
       return !spec.pattern || spec.pattern.regex.test(value) ? value : fail(`must be ${spec.pattern.what}`);
     case 'bool':
       return typeof value === 'boolean' ? value : fail('must be true or false');

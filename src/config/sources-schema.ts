@@ -83,7 +83,9 @@ function checkSource(at: string, spec: unknown, fail: (at: string, text: string)
   // A misspelled "path" is reported once, as the misspelling.
   const pathMisspelled = path === undefined && unknown.some((key) => similarWords(key, ['path']).length > 0);
   if (!pathOk && !pathMisspelled) fail(`${at}.path`, 'must be a file, a list of files or a glob');
-  if (format !== undefined && !(SOURCE_FORMATS as readonly unknown[]).includes(format)) {
+  // In any case, as every other word the config takes from a list: "CSV" is csv.
+  const formatWord = typeof format === 'string' ? format.toLowerCase() : format;
+  if (format !== undefined && !(SOURCE_FORMATS as readonly unknown[]).includes(formatWord)) {
     fail(`${at}.format`, `must be one of ${SOURCE_FORMATS.join(', ')}`);
   }
   if (map !== undefined) {
@@ -113,5 +115,5 @@ function checkSource(at: string, spec: unknown, fail: (at: string, text: string)
       }
     }
   }
-  return spec as unknown as SourceConfig;
+  return (formatWord === format ? spec : { ...spec, format: formatWord }) as unknown as SourceConfig;
 }

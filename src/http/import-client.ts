@@ -1,3 +1,4 @@
+import type { KeyCheck } from './key-check.js';
 import { type RateSignals, rateSignalsOf } from './rate-limiter.js';
 import { sendToService, type ServiceAnswer } from './retrying-request.js';
 import { type EndpointOptions, openEndpoint, type ServiceEndpoint } from './service-endpoint.js';
@@ -8,7 +9,10 @@ export interface ImportResponse extends ServiceAnswer {
   rate: RateSignals;
 }
 
-export type ImportClientOptions = EndpointOptions;
+export interface ImportClientOptions extends EndpointOptions {
+  /** The run's check of its key, shared with its other clients: the try loop asks it (key-check.ts). */
+  keyCheck?: KeyCheck;
+}
 
 /**
  * One keep-alive dispatcher (dispatcher.ts: proxies, TLS) for every request of the run. Retries live a
@@ -17,9 +21,11 @@ export type ImportClientOptions = EndpointOptions;
  */
 export class ImportClient {
   private readonly at: ServiceEndpoint;
+  readonly keyCheck?: KeyCheck;
 
   constructor(options: ImportClientOptions) {
     this.at = openEndpoint(options);
+    this.keyCheck = options.keyCheck;
   }
 
   /** POSTs a serialised body to `data_import/<endpoint>`. Throws when no answer came (the try loop words it). */

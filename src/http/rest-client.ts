@@ -1,4 +1,5 @@
 import { RemoteError } from '../errors.js';
+import type { KeyCheck } from './key-check.js';
 import { type EndpointOptions, openEndpoint, type ServiceEndpoint } from './service-endpoint.js';
 import type { Clock, RateLimiter } from './rate-limiter.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -29,6 +30,8 @@ export interface RestClientOptions extends EndpointOptions {
   events?: RequestEvents;
   /** What a run that gives up keeps, for the hint (`the undo progress is saved`). */
   saved?: string;
+  /** The run's check of its key, shared with its other clients (key-check.ts). */
+  keyCheck?: KeyCheck;
 }
 
 /** How one delete ended: the record is gone (now, or was already), or the service refused it. */
@@ -59,8 +62,8 @@ export class RestClient {
 
   constructor(options: RestClientOptions) {
     this.at = openEndpoint(options);
-    const { limiter, policy, clock, stop, events, saved } = options;
-    this.loop = { limiter, policy, clock, stop, events, saved, abandon: this.closing.signal };
+    const { limiter, policy, clock, stop, events, saved, keyCheck } = options;
+    this.loop = { limiter, policy, clock, stop, events, saved, keyCheck, abandon: this.closing.signal };
   }
 
   /**

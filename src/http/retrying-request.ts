@@ -9,6 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors as undiciErrors } from 'undici';
 import { InterruptedError, MigrationError, RemoteError } from '../errors.js';
+import type { KeyCheck } from './key-check.js';
 import { type Clock, type RateLimiter, rateSignalsOf } from './rate-limiter.js';
 import {
   backoffDelay,
@@ -48,6 +49,8 @@ export interface TryLoop {
   events?: RequestEvents;
   /** What a run that gives up keeps, for the hint (`the checkpoint is saved`). */
   saved?: string;
+  /** The run's requests to the service with its key: one at a time until the first answer (key-check.ts). */
+  keyCheck?: KeyCheck;
 }
 
 /** An HTTP answer; `code` is the service's error code when its body named one. */
@@ -87,47 +90,83 @@ const SERVICE_HOST_HINT = 'check appId and region (baseUrl)';
 
 /** Sends `request` until its caller's verdict is done, trying again as the policy says. */
 export async function retryingRequest<A extends Answer, T>(loop: TryLoop, request: OneRequest<A, T>): Promise<T> {
-  const { limiter, policy, stop, events } = loop;
+  const { stop } = loop;
   let attempt = 0;
   let isRetry = request.resent ?? false;
   for (;;) {
     if (isRetry && loop.abandon?.aborted) throw new InterruptedError();
-    await limiter.acquire(stop);
-    if (stop.aborted) throw new InterruptedError();
-    events?.requestStarted?.(isRetry);
+    const trying = (await loop.keyCheck?.enter(stop)) ?? false;
+    // Waiting for the key's first answer, the run may have failed elsewhere: no request is wanted then.
+    if (loop.abandon?.aborted) {
+      if (trying) loop.keyCheck?.done({ answered: false });
+      throw new InterruptedError();
+    }
+    const seen = { answered: false };
+    const tried: TryEnd<T> = await oneTry(loop, request, isRetry, seen).catch((err: unknown) => {
+      // Unanswered, a RemoteError is about the host (its name, its certificate): every request would meet it.
+      const refused = !seen.answered && err instanceof RemoteError ? err : undefined;
+      if (trying) loop.keyCheck?.done({ answered: seen.answered, refused });
+      throw err;
+    });
+    if (trying) loop.keyCheck?.done({ answered: tried.answered, refused: tried.refused });
+    if (tried.refused) throw tried.refused;
+    if ('done' in tried) return tried.done;
     isRetry = true;
-    const sentAt = performance.now();
-    let answer: A;
-    try {
-      answer = await request.send(stop);
-    } catch (err) {
-      if (stop.aborted) throw new InterruptedError();
-      if (err instanceof MigrationError) throw err;
-      const failure = noAnswer(policy, err, request);
-      attempt = await backoff(loop, request.subject, attempt, 0, failure.message, failure.reason);
-      continue;
-    }
-    const signals = rateSignalsOf(answer.status, answer.headers);
-    limiter.observe(signals);
-    events?.answered?.(answer.status, performance.now() - sentAt);
-    const { status, code } = answer;
-    const kind: AnswerKind = status >= 200 && status < 300 ? 'ok' : classifyStatus(policy, status);
-    const verdict = await request.judge(answer, kind);
-    if (verdict !== undefined && 'done' in verdict) return verdict.done;
-    const http = `HTTP ${status}${code ? ` ${code}` : ''}`;
-    if (verdict === undefined && kind === 'auth') {
-      throw new RemoteError('REMOTE_AUTH', `the service refused the API key (${status}${code ? ` ${code}` : ''})`, {
-        hint: 'check apiKey, appId and region',
-      });
-    }
-    if (verdict === undefined && (kind === 'refused' || kind === 'ok')) {
-      throw new RemoteError('REMOTE_REFUSED', `${request.subject}: the service refused the request (${http})`);
-    }
-    const limited = kind === 'rate-limited';
-    const what = verdict?.retry ?? (limited ? `rate limited (${status})` : http);
-    const reason = verdict?.reason ?? (limited ? `HTTP ${status} (rate limited)` : what);
-    attempt = await backoff(loop, request.subject, attempt, signals.retryAfterMs ?? 0, what, reason);
+    attempt = await backoff(loop, request.subject, attempt, tried.serverAskedMs, tried.what, tried.reason);
   }
+}
+
+/** How one try ended: the caller's value, or a refused key, or what to say before the next try. */
+type TryEnd<T> = { answered: boolean; refused?: RemoteError } & (
+  | { done: T }
+  | { what: string; reason: string; serverAskedMs: number }
+);
+
+/** One try: waits for the limiter, sends, and reads the answer with the caller's judge and the policy. */
+async function oneTry<A extends Answer, T>(
+  loop: TryLoop,
+  request: OneRequest<A, T>,
+  isRetry: boolean,
+  seen: { answered: boolean },
+): Promise<TryEnd<T>> {
+  const { limiter, policy, stop, events } = loop;
+  await limiter.acquire(stop);
+  if (stop.aborted) throw new InterruptedError();
+  events?.requestStarted?.(isRetry);
+  const sentAt = performance.now();
+  let answer: A;
+  try {
+    answer = await request.send(stop);
+  } catch (err) {
+    if (stop.aborted) throw new InterruptedError();
+    if (err instanceof MigrationError) throw err;
+    const failure = noAnswer(policy, err, request);
+    return { answered: false, what: failure.message, reason: failure.reason, serverAskedMs: 0 };
+  }
+  seen.answered = true;
+  const signals = rateSignalsOf(answer.status, answer.headers);
+  limiter.observe(signals);
+  events?.answered?.(answer.status, performance.now() - sentAt);
+  const { status, code } = answer;
+  const kind: AnswerKind = status >= 200 && status < 300 ? 'ok' : classifyStatus(policy, status);
+  const verdict = await request.judge(answer, kind);
+  if (verdict !== undefined && 'done' in verdict) return { answered: true, done: verdict.done };
+  const http = `HTTP ${status}${code ? ` ${code}` : ''}`;
+  if (verdict === undefined && kind === 'auth') {
+    const refused = new RemoteError(
+      'REMOTE_AUTH',
+      `the service refused the API key (${status}${code ? ` ${code}` : ''})`,
+      { hint: 'check apiKey, appId and region' },
+    );
+    return { answered: true, refused, what: http, reason: http, serverAskedMs: 0 };
+  }
+  if (verdict === undefined && (kind === 'refused' || kind === 'ok')) {
+    throw new RemoteError('REMOTE_REFUSED', `${request.subject}: the service refused the request (${http})`);
+  }
+  const limited = kind === 'rate-limited';
+  const what = verdict?.retry ?? (limited ? `rate limited (${status})` : http);
+  const reason = verdict?.reason ?? (limited ? `HTTP ${status} (rate limited)` : what);
+  return { answered: true, what, reason, serverAskedMs: signals.retryAfterMs ?? 0 };
 }
 
 /** A failure with no answer that may pass; throws the ones that cannot. */

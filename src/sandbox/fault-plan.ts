@@ -1,5 +1,24 @@
 import type { ResolvedFaults } from './sandbox-options.js';
 
+const percent = (p: number) => `${Math.round(p * 1000) / 10}%`;
+
+/**
+ * The faults a sandbox injects, one phrase each, for its start-up banner: a trial that meets 500s
+ * should say it asked for them. Empty when it injects none.
+ */
+export function describeFaults(f: ResolvedFaults): string[] {
+  const phrases: string[] = [];
+  if (f.fail500BeforeStore > 0) phrases.push(`500 before storing ${percent(f.fail500BeforeStore)}`);
+  if (f.fail500AfterStore > 0) phrases.push(`500 after storing ${percent(f.fail500AfterStore)}`);
+  if (f.dropConnection > 0) phrases.push(`dropped connections ${percent(f.dropConnection)}`);
+  if (f.spurious429 > 0) phrases.push(`spurious 429 ${percent(f.spurious429)}`);
+  if (f.slowRate > 0) phrases.push(`slow answers (${f.slowMs} ms) ${percent(f.slowRate)}`);
+  if (f.poison) phrases.push(`poison ids /${f.poison.source}/`);
+  if (f.loseShare > 0) phrases.push(`records lost ${percent(f.loseShare)}`);
+  if (f.losePattern) phrases.push(`records lost matching /${f.losePattern.source}/`);
+  return phrases;
+}
+
 /** mulberry32: tiny, fast, and good enough to spread faults; the point is reproducibility, not quality. */
 export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;

@@ -1,3 +1,4 @@
+import type { JsonObject } from '../entities/types.js';
 import { ConfigError } from '../errors.js';
 import type { RateHeaderStyle } from './rate-window.js';
 import type { TlsPair } from './tls-pair.js';
@@ -28,6 +29,7 @@ export interface ResolvedOptions {
   readsWithoutMuid: boolean;
   retentionDays: number;
   readRequestsPerMinute: number;
+  seedUsers: JsonObject[];
 }
 
 export interface ResolvedFaults {
@@ -122,6 +124,10 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions 
   }
   const rateStyle = options.rateHeaders ?? 'dashed';
   if (rateStyle !== 'dashed' && rateStyle !== 'compact') refuse("rateHeaders must be 'dashed' or 'compact'");
+  const seedUsers = options.seedUsers ?? [];
+  for (const [i, user] of seedUsers.entries()) {
+    if (typeof user?.uid !== 'string' || user.uid === '') refuse(`seedUsers[${i}] needs a uid`);
+  }
   const seed = options.seed ?? 1;
   if (!Number.isFinite(seed)) refuse('seed must be a finite number');
   return {
@@ -143,5 +149,6 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions 
     readsWithoutMuid: options.readsWithoutMuid ?? false,
     retentionDays: count('retentionDays', options.retentionDays, 0, 0),
     readRequestsPerMinute: count('readRequestsPerMinute', options.readRequestsPerMinute, 0, 0),
+    seedUsers,
   };
 }

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { EntityName } from '../entities/types.js';
-import { FaultPlan } from './fault-plan.js';
+import { describeFaults, FaultPlan } from './fault-plan.js';
 import { Delays, errorBody, isJsonContentType, readBody, sendJson } from './http-io.js';
 import { parseImportBody, processRecords } from './import-request.js';
 import { LostRecords } from './lose-fault.js';
@@ -39,6 +39,7 @@ class Sandbox {
     this.readRate = new RateWindow(config.readRequestsPerMinute);
     this.plan = new FaultPlan(config.faults, config.seed);
     this.lost = new LostRecords(config.faults.loseShare, config.faults.losePattern, config.seed);
+    this.seedUsers();
     // Only a digest is kept beside the handlers, so no code path can echo the key itself.
     this.keyDigest = digest(config.apiKey);
     const handler = (req: IncomingMessage, res: ServerResponse) => this.route(req, res);
@@ -65,6 +66,7 @@ class Sandbox {
           stats: () => this.stats.snapshot(),
           records: () => this.store.snapshot(),
           lost: () => this.lost.snapshot(),
+          faults: describeFaults(this.config.faults),
         });
       });
     });
@@ -233,8 +235,15 @@ class Sandbox {
     sendJson(res, status, body, headers);
   }
 
+  /** The app's own users, there before any import, and again after a reset. */
+  private seedUsers(): void {
+    // Keyed lower-cased, as the service stores ids.
+    for (const user of this.config.seedUsers) this.store.add('users', (user.uid as string).toLowerCase(), user);
+  }
+
   private reset(): void {
     this.store.clear();
+    this.seedUsers();
     this.stats.reset();
     this.rate.reset();
     this.readRate.reset();

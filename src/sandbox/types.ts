@@ -67,6 +67,11 @@ export interface SandboxOptions {
   retentionDays?: number;
   /** Sliding 60 s window of read and delete requests; 0 or undefined = unlimited. */
   readRequestsPerMinute?: number;
+  /**
+   * Users the app has before any import (each with a `uid`): a user-map rehearsal maps export users
+   * onto them. Stored as they are, not counted as requests.
+   */
+  seedUsers?: JsonObject[];
 }
 
 export type FaultName = 'drop' | 'spurious429' | 'fail500BeforeStore' | 'fail500AfterStore' | 'slow' | 'poison';
@@ -117,4 +122,6 @@ export interface SandboxHandle {
   records(): SandboxRecords;
   /** Ids of the records the lost-records fault answered success for and did not store, per entity. */
   lost(): Record<EntityName, string[]>;
+  /** The faults it injects, one phrase each (empty for none), as its banner lists them. */
+  faults: string[];
 }

@@ -57,7 +57,7 @@ export async function readRejectsForReplay(rejectsPath: string, open: readonly O
     for await (const item of readSourceFile(file)) {
       if (item.kind === 'problem') {
         if (item.rule === 'input.empty-file') continue;
-        throw new InputError('REPLAY_REJECTS_UNREADABLE', `${item.file}:${item.line}: ${item.message}`, {
+        throw new InputError('REPLAY_REJECTS_UNREADABLE', item.message, {
           location: { file: item.file, line: item.line },
           hint: 'fix the line (each line of the rejects file is one JSON object), or delete it to drop the record',
         });

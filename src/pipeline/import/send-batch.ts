@@ -171,8 +171,9 @@ export class BatchSender {
 
   /** The one try loop, with this sender's limiter, policy and stops, and its events told per entity. */
   private loopOf(entity: EntityDef): TryLoop {
-    const { limiter, policy, clock, hardStop, abandon, random, events } = this.options;
+    const { client, limiter, policy, clock, hardStop, abandon, random, events } = this.options;
     return {
+      keyCheck: client.keyCheck,
       limiter,
       policy,
       clock,

@@ -5,6 +5,7 @@ import { RateLimiter, systemClock, type Clock } from '../../http/rate-limiter.js
 import type { RestClient } from '../../http/rest-client.js';
 import type { RequestEvents } from '../../http/retrying-request.js';
 import { DEFAULT_REST_REQUESTS_PER_MINUTE } from '../../config/keys.js';
+import { KeyCheck } from '../../http/key-check.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../http/retry-policy.js';
 import type { StopSignals } from './signals.js';
 
@@ -17,6 +18,8 @@ import type { StopSignals } from './signals.js';
 export class RunClients {
   readonly policy: RetryPolicy;
   readonly clock: Clock = systemClock;
+  /** One for all the run's clients: they send the same key, whose first refusal stops them all. */
+  readonly keyCheck = new KeyCheck();
   private importLimiterMade?: RateLimiter;
   private restLimiterMade?: RateLimiter;
   private readonly closers: Array<{ close(): Promise<void>; destroy?(): Promise<void> }> = [];
@@ -48,7 +51,7 @@ export class RunClients {
       import('../../http/import-client.js'),
       import('../../http/service-endpoint.js'),
     ]);
-    return this.keep(new ImportClient(endpointOptionsOf(this.config, this.proxy)));
+    return this.keep(new ImportClient({ ...endpointOptionsOf(this.config, this.proxy), keyCheck: this.keyCheck }));
   }
 
   /**
@@ -71,6 +74,7 @@ export class RunClients {
         stop: options.stop ?? this.signals.stop,
         events: options.events,
         saved: options.saved,
+        keyCheck: this.keyCheck,
       }),
     );
   }

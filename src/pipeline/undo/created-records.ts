@@ -36,7 +36,7 @@ export async function readCreatedRecords(logPath: string): Promise<CreatedRecord
       if (item.rule === 'input.empty-file') continue;
       // A last line cut short by a crash: the checkpoint's mark says the record is sent again on resume.
       if (item.rule === 'input.json-syntax') continue;
-      throw new InputError('UNDO_LOG_UNREADABLE', `${item.file}:${item.line}: ${item.message}`);
+      throw new InputError('UNDO_LOG_UNREADABLE', item.message, { location: { file: item.file, line: item.line } });
     }
     const v = item.value;
     const entity = v.entity as EntityName;
