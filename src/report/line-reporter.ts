@@ -76,7 +76,7 @@ export class LineReporter implements Reporter {
 
   /** `final`: the phase's last line, which needs no ETA; `completed`: read to the end. */
   private describe(c: EntityCounts, final: boolean, completed: boolean): string {
-    // A finished phase's total is what was read: the estimate counted lines, not records.
+    // A finished phase's total is what was read: the count ahead may be off for a CSV file csv-parse refuses rows of.
     const f = figuresOf(c, completed ? c.read : this.expected);
     const where = f.total === undefined ? plural(f.done, 'record') : `${f.done}/${f.total} (${f.percent}%)`;
     const eta = f.total === undefined || final ? '' : `, ETA ${formatEta(f.etaSec)}`;

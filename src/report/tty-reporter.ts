@@ -157,7 +157,7 @@ export class TtyReporter implements Reporter {
   private refresh(): void {
     const { figures, outcome } = this.bars!;
     const c = this.counts!;
-    // A finished phase's total is what was read: the estimate counted lines, not records.
+    // A finished phase's total is what was read: the count ahead may be off for a CSV file csv-parse refuses rows of.
     const f = figuresOf(c, this.completed ? c.read : this.expected);
     let when: string | undefined;
     if (f.total !== undefined) {

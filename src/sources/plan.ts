@@ -2,7 +2,7 @@ import { ENTITIES, type EntityDef } from '../entities/index.js';
 import { ENTITY_ORDER, type EntityName, type IdCollisions, type IdMaps, type SourceItem } from '../entities/types.js';
 import type { SourceConfig, SourcesConfig } from '../config/types.js';
 import { ConfigError } from '../errors.js';
-import { countLines } from './count-lines.js';
+import { countRecords } from './count-records.js';
 import { readSourceBatches, readSourceFile, resolveSourceFiles, type ResolvedFile } from './index.js';
 import type { ReadOptions } from './types.js';
 
@@ -20,7 +20,7 @@ export interface RecordInput {
   read(options: ReadOptions & { entity: EntityName }): AsyncIterable<SourceItem>;
   /** The same items in batches, when the input can hand them over so (file readers do): the hot path. */
   readBatches?(options: ReadOptions & { entity: EntityName }): AsyncIterable<readonly SourceItem[]>;
-  /** How many records it holds, roughly, when that is cheap to know (for a progress bar's total and ETA). */
+  /** How many record slots a reading will give, when a quick pass can tell (a progress bar's total and ETA). */
   estimate?(signal?: AbortSignal): Promise<number>;
 }
 
@@ -32,11 +32,6 @@ export interface EntityPlan {
   /** A preset's users and groups: the ids two export ids share, for the duplicate check to name both. */
   idCollisions?: IdCollisions;
 }
-
-const estimateOf = (file: ResolvedFile) => async (signal?: AbortSignal) => {
-  const lines = await countLines(file.path, signal);
-  return file.format === 'csv' ? Math.max(0, lines - 1) : lines;
-};
 
 /** The id collisions of a run's plans, per entity (ExportIndex's `idCollisions`). */
 export function idCollisionsOf(plans: readonly EntityPlan[]): Partial<Record<EntityName, IdCollisions>> {
@@ -61,7 +56,7 @@ export async function planSources(sources: SourcesConfig, baseDir: string): Prom
         file,
         read: (o) => readSourceFile(file, o),
         readBatches: (o) => readSourceBatches(file, o),
-        estimate: file.gzip || file.format === 'json' ? undefined : estimateOf(file),
+        estimate: (signal?: AbortSignal) => countRecords(file, name, signal),
       })),
     });
   }

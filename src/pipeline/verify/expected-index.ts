@@ -60,7 +60,7 @@ export class ExpectedIndex {
 
   /**
    * `sample`: keep a uniform sample of this many (reservoir sampling); 0 keeps all. `capacity`: the
-   * records expected, when known (a line count): sized once, the arrays never hold a copy while
+   * records expected, when known (a count of the records ahead): sized once, the arrays never hold a copy while
    * they grow (at a million messages that copy was a tenth of the memory budget).
    */
   constructor(

@@ -100,7 +100,7 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
   return side;
 }
 
-/** The entity's record count when every input can tell it cheaply (a line count), plus a little; else a guess. */
+/** The entity's record count when every input can count it ahead, plus a little; else a guess. */
 async function estimateOf(plan: EntityPlan, signal: AbortSignal): Promise<number> {
   let total = 0;
   for (const input of plan.inputs) {

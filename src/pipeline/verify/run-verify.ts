@@ -68,7 +68,10 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     if (!entities.has(entity) || index === undefined) continue;
     const counts = emptyCounts();
     const phaseStart = Date.now();
-    options.events.phaseStarted(entity, index.size);
+    // The bar counts the export's records found, of those looked for: a record the export repeats is
+    // looked for once, and what else the service lists (extras, records sent by replay) is no part of it.
+    const lookedFor = index.size - index.repeats;
+    options.events.phaseStarted(entity, lookedFor);
     const service = await readServiceSide(
       entity,
       index,
@@ -98,8 +101,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     verdict.serviceRead = service.read;
     verdicts[entity] = verdict;
     differing[entity] = service.differing;
-    counts.read = service.read;
-    counts.alreadyPresent = verdict.present + verdict.different;
+    counts.read = lookedFor;
+    counts.alreadyPresent = service.matched;
     counts.elapsedMs = Date.now() - phaseStart;
     options.events.phaseFinished(entity, counts, true);
   }

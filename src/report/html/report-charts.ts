@@ -3,10 +3,12 @@ import { CHARTED_COMMANDS, type RunRecord, type SampleLine } from './report-runs
 import { lineChart, type Point, type Series } from './svg-chart.js';
 
 /**
- * A rate over less time than this is too noisy to draw (one request in the 0.3 s of a small phase is
- * 200 a minute): it is folded into the next point.
+ * The window a rate limit counts over: a point's requests (or records) a minute are those of the minute
+ * up to it. Over a shorter stretch an evenly paced run looks faster than it is (two requests 1.1 s
+ * apart read as 109 a minute against a limit of 60: the fence-post request), which reads as a broken
+ * limit. In a run's first minute a point is the count since the run began: all it sent in that minute.
  */
-const MIN_RATE_MS = 1000;
+const WINDOW_MS = 60_000;
 
 /** At most this many points per chart line: a 6-hour run's 10,000+ samples draw as well as a short one's. */
 export const MAX_POINTS = 400;
@@ -63,6 +65,20 @@ export function elapsedLabel(ms: number, spanMs: number): string {
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}`;
 }
 
+/** Round steps of a time axis (ms): seconds, minutes, hours, days. */
+const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map(
+  (s) => s * 1000,
+);
+
+/** Ticks from 0 at a round step, at most 8 of them over `spanMs` (offsets from the axis' start). */
+export function timeTicks(spanMs: number, most = 8): number[] {
+  const step =
+    TIME_STEPS.find((s) => spanMs / s <= most - 1) ?? Math.ceil(spanMs / (most - 1) / 86_400_000) * 86_400_000;
+  const ticks: number[] = [];
+  for (let t = 0; t <= spanMs; t += step) ticks.push(t);
+  return ticks;
+}
+
 /** The charts of the sending runs, as SVG strings; none when no sending run has samples. */
 export function renderCharts(data: ReportData): string[] {
   const runs = data.runs.filter((r) => CHARTED_COMMANDS.has(r.command));
@@ -73,25 +89,33 @@ export function renderCharts(data: ReportData): string[] {
     x: run.startedAt + offset,
     label: `run ${i + 1}${run.resumed ? ' (resumed)' : ''}${run.interrupted ? `, ${run.interrupted}` : ''}`,
   }));
-  /**
-   * Per run: a point per kept sample of `value`, from the run's start (where the counters were 0). A
-   * rate over less than `minMs` (the last sample, taken just after the one before) is folded into the next.
-   */
-  const segments = (value: (prev: SampleLine, s: SampleLine, ms: number) => number | undefined, minMs = 0): Point[][] =>
-    perRun.map(({ run, offset, samples }) => {
+  /** Per run: a point per kept sample of a figure the sample holds (the limiter's rate, latency). */
+  const segments = (value: (s: SampleLine) => number | undefined): Point[][] =>
+    perRun.map(({ offset, samples }) => {
       const points: Point[] = [];
-      let prev: SampleLine = { t: run.startedAt, records: 0, requests: 0, retries: 0, rateLimited: 0 };
       for (const s of samples) {
-        const ms = s.t - prev.t;
-        if (ms < minMs) continue;
-        const y = ms > 0 ? value(prev, s, ms) : undefined;
+        const y = value(s);
         if (y !== undefined && Number.isFinite(y)) points.push({ x: s.t + offset, y: Math.round(y * 10) / 10 });
-        prev = s;
       }
       return points;
     });
-  const perMinute = (key: 'records' | 'requests' | 'retries' | 'rateLimited') =>
-    segments((prev, s, ms) => ((s[key] - prev[key]) / ms) * 60_000, MIN_RATE_MS);
+  const perMinute = (key: 'records' | 'requests' | 'retries' | 'rateLimited'): Point[][] =>
+    perRun.map(({ run, offset, samples }) => {
+      const points: Point[] = [];
+      const start: SampleLine = { t: run.startedAt, records: 0, requests: 0, retries: 0, rateLimited: 0 };
+      let from = 0;
+      for (let i = 0; i < samples.length; i++) {
+        const s = samples[i];
+        // The latest sample a minute or more before this one (or the run's start): the window's base.
+        while (from < i && samples[from].t <= s.t - WINDOW_MS) from++;
+        const base = from > 0 ? samples[from - 1] : start;
+        const ms = s.t - base.t;
+        const count = s[key] - base[key];
+        const y = ms >= WINDOW_MS ? (count / ms) * WINDOW_MS : count;
+        points.push({ x: s.t + offset, y: Math.round(y * 10) / 10 });
+      }
+      return points;
+    });
   const limits: Series[] = [];
   const configured = perRun.map(({ run, offset }) => {
     const rpm = (run.start.settings as { requestsPerMinute?: unknown } | undefined)?.requestsPerMinute;
@@ -104,17 +128,22 @@ export function renderCharts(data: ReportData): string[] {
   });
   if (configured.some((s) => s.length > 0))
     limits.push({ name: 'rate limit (configured)', color: COLORS.limit, segments: configured, dashed: true });
-  limits.push({ name: "limiter's rate", color: COLORS.rate, segments: segments((_p, s) => s.rate), dashed: true });
+  limits.push({ name: "limiter's rate", color: COLORS.rate, segments: segments((s) => s.rate), dashed: true });
   const origin = placed[0].run.startedAt + placed[0].offset;
   const last = placed[placed.length - 1];
-  const span = last.run.endedAt + last.offset - origin;
+  let end = last.run.endedAt + last.offset;
+  for (const { offset, samples } of perRun) for (const s of samples) end = Math.max(end, s.t + offset);
+  const span = end - origin;
   const formatX = (x: number) => elapsedLabel(x - origin, span);
   const xLabel = 'running time (runs placed end to end)';
+  // One time axis for every chart: the same span and the same round ticks, so charts line up.
+  const x = { min: origin, max: end, ticks: timeTicks(span).map((t) => origin + t) };
   const charts = [
     lineChart({
       title: 'Requests per minute against the rate limit',
       yLabel: 'requests / min',
       xLabel,
+      x,
       formatX,
       markers,
       series: [{ name: 'requests / min', color: COLORS.requests, segments: perMinute('requests') }, ...limits],
@@ -123,6 +152,7 @@ export function renderCharts(data: ReportData): string[] {
       title: 'Records per minute',
       yLabel: 'records / min',
       xLabel,
+      x,
       formatX,
       markers,
       series: [{ name: 'records / min', color: COLORS.records, segments: perMinute('records') }],
@@ -131,6 +161,7 @@ export function renderCharts(data: ReportData): string[] {
       title: '429 answers and retries over time',
       yLabel: 'per minute',
       xLabel,
+      x,
       formatX,
       markers,
       series: [
@@ -142,6 +173,7 @@ export function renderCharts(data: ReportData): string[] {
       title: "Each phase's progress",
       yLabel: '% of the phase done',
       xLabel,
+      x,
       formatX,
       markers,
       yMax: 100,
@@ -151,11 +183,13 @@ export function renderCharts(data: ReportData): string[] {
       title: 'Request latency',
       yLabel: 'ms',
       xLabel,
+      x,
       formatX,
       markers,
       series: [
-        { name: 'p50', color: COLORS.requests, segments: segments((_p, s) => s.p50) },
-        { name: 'p95', color: COLORS.limit, segments: segments((_p, s) => s.p95) },
+        // p95 under p50 as a wide pale band: where they are equal (few requests, even latency) both show.
+        { name: 'p95', color: COLORS.limit, segments: segments((s) => s.p95), width: 7, opacity: 0.35 },
+        { name: 'p50', color: COLORS.requests, segments: segments((s) => s.p50) },
       ],
     }),
   ];

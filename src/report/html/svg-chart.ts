@@ -12,6 +12,9 @@ export interface Series {
   /** Pieces drawn apart (one per run): a line never joins two runs across the time between them. */
   segments: Point[][];
   dashed?: boolean;
+  /** Stroke width (2 unless set) and opacity: a wide pale line stays visible under a thin one. */
+  width?: number;
+  opacity?: number;
 }
 
 export interface ChartSpec {
@@ -22,6 +25,8 @@ export interface ChartSpec {
   series: Series[];
   /** Vertical markers: where a run starts. */
   markers?: Array<{ x: number; label: string }>;
+  /** The x axis' span and tick positions, when charts share one; else from the data, in 6 even steps. */
+  x?: { min: number; max: number; ticks: number[] };
   /** Fixed top of the y axis (100 for percentages); else from the data. */
   yMax?: number;
   formatX: (x: number) => string;
@@ -49,8 +54,8 @@ const round = (n: number) => Math.round(n * 10) / 10;
 export function lineChart(spec: ChartSpec): string {
   const all = spec.series.flatMap((s) => s.segments.flat());
   const xs = all.map((p) => p.x).concat((spec.markers ?? []).map((m) => m.x));
-  const xMin = xs.length > 0 ? Math.min(...xs) : 0;
-  const xMax = xs.length > 0 ? Math.max(...xs, xMin + 1) : 1;
+  const xMin = spec.x?.min ?? (xs.length > 0 ? Math.min(...xs) : 0);
+  const xMax = spec.x ? Math.max(spec.x.max, xMin + 1) : xs.length > 0 ? Math.max(...xs, xMin + 1) : 1;
   const dataMax = all.length > 0 ? Math.max(...all.map((p) => p.y)) : 0;
   const yStep = niceStep(spec.yMax ?? Math.max(dataMax, 1));
   const yMax = spec.yMax ?? Math.max(yStep, Math.ceil(dataMax / yStep) * yStep);
@@ -64,9 +69,8 @@ export function lineChart(spec: ChartSpec): string {
     parts.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${sy(y)}" y2="${sy(y)}" class="grid"/>`);
     parts.push(`<text x="${PAD.left - 6}" y="${sy(y) + 4}" text-anchor="end" class="tick">${fmt(y)}</text>`);
   }
-  const xTicks = 6;
-  for (let i = 0; i <= xTicks; i++) {
-    const x = xMin + ((xMax - xMin) * i) / xTicks;
+  const xTicks = spec.x?.ticks ?? Array.from({ length: 7 }, (_, i) => xMin + ((xMax - xMin) * i) / 6);
+  for (const x of xTicks) {
     const label = escapeHtml(spec.formatX(x));
     parts.push(`<text x="${sx(x)}" y="${H - PAD.bottom + 16}" text-anchor="middle" class="tick">${label}</text>`);
   }
@@ -85,10 +89,11 @@ export function lineChart(spec: ChartSpec): string {
       if (segment.length === 0) continue;
       const pts = segment.map((p) => `${sx(p.x)},${sy(p.y)}`).join(' ');
       const dash = s.dashed ? ' stroke-dasharray="6 4"' : '';
+      const opacity = s.opacity === undefined ? '' : ` stroke-opacity="${s.opacity}"`;
       const name = escapeHtml(s.name);
       parts.push(
         `<polyline class="series" data-series="${name}" data-points="${segment.length}" points="${pts}" ` +
-          `fill="none" stroke="${s.color}" stroke-width="2"${dash}/>`,
+          `fill="none" stroke="${s.color}" stroke-width="${s.width ?? 2}"${dash}${opacity}/>`,
       );
       // A lone point draws no line: a dot shows it.
       if (segment.length === 1)
@@ -98,7 +103,8 @@ export function lineChart(spec: ChartSpec): string {
   let lx = PAD.left;
   for (const s of spec.series) {
     const y = H - 4;
-    parts.push(`<rect x="${lx}" y="${y - 9}" width="14" height="4" fill="${s.color}"/>`);
+    const opacity = s.opacity === undefined ? '' : ` fill-opacity="${s.opacity}"`;
+    parts.push(`<rect x="${lx}" y="${y - 9}" width="14" height="${s.width ?? 4}" fill="${s.color}"${opacity}/>`);
     parts.push(`<text x="${lx + 18}" y="${y - 4}" class="legend">${escapeHtml(s.name)}</text>`);
     lx += 30 + s.name.length * 7;
   }
