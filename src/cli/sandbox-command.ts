@@ -30,6 +30,7 @@ interface SandboxFlags {
   json?: boolean;
   readsWithoutMuid?: boolean;
   retentionDays?: number;
+  refuseBeyondRetention?: boolean;
   readRate?: number;
   loseShare?: number;
   losePattern?: string;
@@ -52,6 +53,7 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
     tls: await tlsOption(flags),
     readsWithoutMuid: flags.readsWithoutMuid,
     retentionDays: flags.retentionDays,
+    refuseBeyondRetention: flags.refuseBeyondRetention,
     readRequestsPerMinute: flags.readRate,
     faults: {
       fail500BeforeStore: flags.fail500Before,

@@ -74,6 +74,12 @@ export const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
 /** The reject of a message held back because a file of it could not be carried (run-import.ts). */
 export const MEDIA_NOT_CARRIED = 'media.not-carried';
 
+/**
+ * A message older than the app's retention window (retentionDays): the skip reason when the tool
+ * leaves it out, and the reject code when the service refused it (pipeline/retention.ts).
+ */
+export const BEYOND_RETENTION = 'beyond-retention';
+
 export interface MappedRecord {
   entity: EntityName;
   /** The API payload (uid/guid/memberId/muid inside). */

@@ -1,4 +1,5 @@
-import type { LocatedProblem, ValidateResult } from '../pipeline/validate/validate-result.js';
+import type { LocatedProblem, RetentionNote, ValidateResult } from '../pipeline/validate/validate-result.js';
+import { HOW_TO_SEND_OLD } from '../pipeline/retention.js';
 import { plural } from './words.js';
 
 /** `file:line: entity id: field: message [rule]`, the shape compilers and mmctl use, so editors can jump to it. */
@@ -20,6 +21,7 @@ export function formatValidateText(r: ValidateResult): string {
     for (const p of r.warnings) out.push(`  ${formatProblem(p)}`);
   }
   for (const n of r.notChecked) out.push(`note: ${n}`);
+  if (r.retention) out.push(...retentionLines(r.beyondRetention, r.retention));
   if (r.expiringMedia) out.push(expiringMediaWarning(r.expiringMedia));
   const dropped = r.errorCount + r.warningCount - r.errors.length - r.warnings.length;
   if (dropped > 0) out.push(`(${plural(dropped, 'more problem', 'more problems')} counted but not listed)`);
@@ -60,7 +62,21 @@ export function formatValidateJson(r: ValidateResult): string {
     notChecked: r.notChecked,
     ...(r.expiringMedia ? { expiringMedia: r.expiringMedia } : {}),
     beyondRetention: r.beyondRetention,
+    ...(r.retention ? { retention: { ...r.retention, howToSend: HOW_TO_SEND_OLD } } : {}),
   })}\n`;
+}
+
+/** The messages import leaves out as too old: how many, from which day, the first of them, how to send them. */
+function retentionLines(count: number, note: RetentionNote): string[] {
+  const out = [
+    `note: ${plural(count, 'message')} sent before ${note.cutoff} ${count === 1 ? 'is' : 'are'} beyond the ` +
+      `${note.days}-day retention window (retentionDays): import skips them (beyond-retention), as the ` +
+      'service refuses them',
+  ];
+  for (const { file, line } of note.first) out.push(`  ${file}:${line}`);
+  if (count > note.first.length) out.push(`  (${count - note.first.length} more)`);
+  out.push(`  to send them: ${HOW_TO_SEND_OLD}`);
+  return out;
 }
 
 /** The one summary warning of attachments that will not outlive the old system (docs/media.md). */

@@ -28,6 +28,17 @@ export interface ValidateResult {
   notChecked: string[];
   /** Attachments on hosts whose links end with the old system, not covered by `media` (set by the caller). */
   expiringMedia?: ExpiringMedia;
-  /** Messages older than the service's retention window (retentionDays): accepted, then never shown. */
+  /** Messages older than the service's retention window (retentionDays): import skips them (beyond-retention). */
   beyondRetention: number;
+  /** Set when some are: the window, the day it starts (UTC) and the first of them, located. */
+  retention?: RetentionNote;
+}
+
+/** What validate says of the messages beyond the retention window (pipeline/retention.ts). */
+export interface RetentionNote {
+  days: number;
+  /** `2026-05-31`: messages sent before this day are beyond it. */
+  cutoff: string;
+  /** The first ones in export order (at most `OLD_NAMED`). */
+  first: Array<{ file: string; line: number }>;
 }
