@@ -18,12 +18,14 @@ const youngIds = Array.from({ length: 60 }, (_, i) => i)
   .filter((i) => !OLD(i))
   .map((i) => `msg${i}`);
 
+// The tool's own default window (180 days): the helpers' workspaces otherwise set it unlimited.
+const DEFAULT_WINDOW = { retentionDays: undefined };
 const refusing = (t) => sandboxProcess(t, ['--retention-days', '180', '--refuse-beyond-retention']);
 const statusOf = async (dir) => JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout).migration;
 
 test('by default old messages are skipped as beyond-retention: counted, never sent, not missing', async (t) => {
   const sb = await refusing(t);
-  const ws = await verifyWorkspace(sb.url, { ageDays });
+  const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
   const run = await importRun(ws.dir, ['--json']);
   assert.equal(run.code, 0, run.stderr);
   const summary = JSON.parse(run.stdout);
@@ -48,7 +50,7 @@ test('by default old messages are skipped as beyond-retention: counted, never se
 });
 
 test('validate names the old messages by file:line, with the cutoff date and how to send them', async () => {
-  const { dir } = await verifyWorkspace('http://127.0.0.1:9', { ageDays });
+  const { dir } = await verifyWorkspace('http://127.0.0.1:9', { ageDays }, DEFAULT_WINDOW);
   const run = await runCli(['validate'], { cwd: dir });
   assert.equal(run.code, 0, run.stderr);
   const cutoff = new Date(Date.now() - 180 * 86_400_000).toISOString().slice(0, 10);
@@ -76,7 +78,7 @@ test('validate names the old messages by file:line, with the cutoff date and how
 
 test('a window set too long: the refusing service isolates old ones as rejects, each row stored once', async (t) => {
   const sb = await refusing(t);
-  const ws = await verifyWorkspace(sb.url, { ageDays });
+  const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
   const first = await importRun(ws.dir, ['--json', '--retention-days', '3650']);
   assert.equal(first.code, 3, first.stderr);
   const counts = JSON.parse(first.stdout).entities.messages;
