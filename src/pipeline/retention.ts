@@ -7,9 +7,6 @@
  */
 import type { JsonObject } from '../entities/types.js';
 
-/** The vendor's default window, used only to read a bare 500 about an old message (`isRetentionRefusal`). */
-export const VENDOR_RETENTION_DAYS = 180;
-
 const DAY = 86_400;
 
 /** How many of the old messages validate names by file:line. */
@@ -43,14 +40,13 @@ export function retentionNotice(count: number, retentionDays: number, nowSec: nu
 }
 
 /**
- * Whether a 5xx that failed a message alone is the service refusing it as too old: its answer says
- * so, or it carries no reason and the message is older than the vendor's default window. A refusal
- * is the record's own (it fails the same way every time), so it is not tried again on later runs.
+ * Whether a 5xx answer is the service refusing a message as too old: its error says so (the vendor's
+ * guides quote "Messages older than 6 months cannot be imported"). A bare 500 is not read as one: an
+ * old message can be poison for other reasons, and those may clear. A refusal is the record's own (it
+ * fails the same way every time), so it is not tried again on later runs.
  */
-export function isRetentionRefusal(payload: JsonObject, error: { message?: string } | undefined, nowSec: number) {
-  if (/older than|retention/i.test(error?.message ?? '')) return true;
-  return isBeyondRetention(payload.sentAt, retentionCutoff(nowSec, VENDOR_RETENTION_DAYS));
-}
+export const isRetentionRefusal = (error: { message?: string } | undefined): boolean =>
+  /older than|retention/i.test(error?.message ?? '');
 
 /** The reject's reason: names the window, the message's day, and the way to send it or leave it out. */
 export function retentionRefusalMessage(

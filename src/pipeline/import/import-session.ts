@@ -92,9 +92,9 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
         retrying: (entity, notice) => events.retrying(entity, notice),
         answered: (_entity, status, latencyMs) => requests.answered(status, latencyMs),
       },
-      namesOwnCause: (entity, error) => entity === 'messages' && isRetentionRefusal({}, error, nowSec),
+      namesOwnCause: (entity, error) => entity === 'messages' && isRetentionRefusal(error),
       rejectAlone: (record, status, error) =>
-        status >= 500 && record.entity === 'messages' && isRetentionRefusal(record.payload, error, nowSec)
+        status >= 500 && record.entity === 'messages' && isRetentionRefusal(error)
           ? {
               code: BEYOND_RETENTION,
               message: retentionRefusalMessage(record.payload, status, error?.message, config.retentionDays),
