@@ -38,8 +38,14 @@ export async function fixtureWorkspace(baseUrl, extra = {}) {
   return dir;
 }
 
+/**
+ * Writes a workspace's config. The tests' exports are dated 2020-2024, older than the service's default
+ * retention window (retentionDays 180, whose messages import skips): unlimited here unless the config
+ * says otherwise; `retentionDays: undefined` leaves the tool's default.
+ */
 export async function writeConfig(dir, config) {
-  await writeFile(path.join(dir, '.migrate.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
+  const text = JSON.stringify({ retentionDays: 0, ...config }, null, 2);
+  await writeFile(path.join(dir, '.migrate.config.json'), text, { mode: 0o600 });
 }
 
 /**

@@ -9,7 +9,8 @@ import { importRun, sandboxProcess, verify, verifyWorkspace } from './verify-hel
 
 test('--json: one document with per-entity figures, located records and the request count', async (t) => {
   const sb = await sandboxProcess(t, ['--lose-pattern', '^(user2|msg5)$']);
-  const ws = await verifyWorkspace(sb.url);
+  // The tool's default window (the helpers' workspaces set it unlimited otherwise).
+  const ws = await verifyWorkspace(sb.url, {}, { retentionDays: undefined });
   assert.equal((await importRun(ws.dir)).code, 0);
   const run = await verify(ws.dir, ['--json']);
   assert.equal(run.code, 3, run.stderr);
@@ -20,7 +21,7 @@ test('--json: one document with per-entity figures, located records and the requ
   assert.deepEqual([users.expected, users.present, users.missing, users.different, users.extra], [12, 11, 1, 0, 0]);
   assert.deepEqual(users.missingRecords, [{ id: 'user2', file: 'users.ndjson', line: 3 }]);
   assert.deepEqual(messages.missingRecords, [{ id: 'msg5', file: 'messages.ndjson', line: 6 }]);
-  assert.equal(result.retentionDays, 183);
+  assert.equal(result.retentionDays, 180);
   assert.ok(result.requests >= 4 + 3 * 2, `${result.requests} read requests`);
   assert.equal(typeof result.elapsedMs, 'number');
 });
@@ -80,13 +81,19 @@ test('a wrong key stops verify at its first read, exit 1, before the export is r
 });
 
 test('validate counts the messages older than retentionDays and says what to do', async () => {
-  const { dir } = await verifyWorkspace('http://127.0.0.1:9', { ageDays: (i) => i * 12 });
+  // Message i is i * 12 + 1 days old: from i = 15 (181 days) on, beyond the default 180-day window.
+  const { dir } = await verifyWorkspace(
+    'http://127.0.0.1:9',
+    { ageDays: (i) => i * 12 + 1 },
+    { retentionDays: undefined },
+  );
   const run = await runCli(['validate'], { cwd: dir });
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stderr, /warning: 44 messages are older than the service's 183-day retention window/);
-  assert.match(run.stderr, /--since/);
+  assert.match(run.stdout, /^note: 45 messages sent before \S+ are beyond the 180-day retention window/m);
+  assert.match(run.stdout, /to send them: .*retentionDays/);
   const json = await runCli(['validate', '--json', '--retention-days', '365'], { cwd: dir });
   assert.equal(JSON.parse(json.stdout).beyondRetention, 29);
+  assert.match(json.stderr, /warning: 29 messages were sent before \S+, beyond the service's 365-day retention/);
   const none = await runCli(['validate', '--retention-days', '0'], { cwd: dir });
   assert.doesNotMatch(none.stderr + none.stdout, /retention/);
 });

@@ -3,7 +3,7 @@
  * with the acknowledgements it counts, so a SIGKILL never leaves the two apart). Every count a person
  * or a CI job sees (`status`, `report`, the summaries, `--json`) is derived here, from it alone.
  */
-import { ENTITY_ORDER, MEDIA_NOT_CARRIED, type EntityName } from '../entities/types.js';
+import { BEYOND_RETENTION, ENTITY_ORDER, MEDIA_NOT_CARRIED, type EntityName } from '../entities/types.js';
 import type { BlockedMark, CheckpointData, EntityTotals } from './checkpoint-data.js';
 import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyMark } from './ledger-marks.js';
 
@@ -245,5 +245,8 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
     return { state: 'verify-failed', statusLine: `Not complete: the last verify found ${missing} on the service.` };
   }
   const proof = verified?.current ? ', and the last verify found all of it on the service' : '';
-  return { state: 'complete', statusLine: `Complete: every record of the export is in${proof}.` };
+  // Skipped on purpose like deleted ones, but history a person may still want: the line says so.
+  const old = total.skippedBy[BEYOND_RETENTION] ?? 0;
+  const except = old > 0 ? ` but ${count(old, 'message')} older than the retention window (beyond-retention)` : '';
+  return { state: 'complete', statusLine: `Complete: every record of the export is in${except}${proof}.` };
 }

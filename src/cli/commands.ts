@@ -157,6 +157,10 @@ function registerSandboxCommand(program: Command): void {
       'messages older than n days are accepted, never read back (default: keep all)',
       nonNegative,
     )
+    .option(
+      '--refuse-beyond-retention',
+      'with --retention-days: an older message fails its request with 500 after the records before it are stored',
+    )
     .option('--read-rate <n>', 'answer reads and deletes 429 over n a minute (default: unlimited)', nonNegative)
     .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
     .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')

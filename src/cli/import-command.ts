@@ -3,7 +3,8 @@ import type { ImportSummary } from '../pipeline/import/summary.js';
 import { plural } from '../report/words.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { planRun, type RunPlan } from './plan-run.js';
-import { retentionCutoff, retentionNotice } from '../pipeline/retention.js';
+import { retentionNotice } from '../pipeline/retention.js';
+import { BEYOND_RETENTION } from '../entities/types.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { redact } from './run-command.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
@@ -39,7 +40,6 @@ export async function importAction(opts: ImportOptions): Promise<number> {
 async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunPlan): Promise<number> {
   const { plans, sourcesIdentity, idRule, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
-  let beyondRetention: number | undefined;
   if (opts.strict) {
     const { runValidate } = await import('../pipeline/validate/run-validate.js');
     const { importSoftDeleted, retentionDays } = config;
@@ -51,7 +51,6 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
       maxErrors: 0,
       retentionDays,
     });
-    beyondRetention = result.beyondRetention;
     if (result.errorCount > 0) {
       const { formatValidateText } = await import('../report/validate-report.js');
       process.stderr.write(formatValidateText(result));
@@ -62,10 +61,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
       });
     }
   }
-  const [{ importInRun, importEnd }, { countBeyondRetention }] = await Promise.all([
-    import('../pipeline/import/import-session.js'),
-    import('../pipeline/import/count-beyond-retention.js'),
-  ]);
+  const { importInRun, importEnd } = await import('../pipeline/import/import-session.js');
   const spec: CommandRunSpec = {
     command: 'import',
     config,
@@ -80,20 +76,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
   const summary = await runInCommand(
     spec,
     async (run) => {
-      // Said once, before anything is sent: the service would take these messages and never show them.
-      const cutoff = retentionCutoff(nowSec, config.retentionDays);
-      const sinceAfter = opts.since !== undefined && cutoff !== undefined && opts.since >= cutoff;
-      if (cutoff !== undefined && beyondRetention === undefined && !sinceAfter) {
-        const { importSoftDeleted } = config;
-        beyondRetention = await countBeyondRetention(plans, {
-          cutoffSec: cutoff,
-          importSoftDeleted,
-          sinceSec: opts.since,
-        });
-      }
-      const notice = retentionNotice(beyondRetention ?? 0, config.retentionDays);
-      if (notice) run.events.warning(notice);
-      return importInRun(run, {
+      const summary = await importInRun(run, {
         plans,
         idMap,
         exportFolder,
@@ -102,6 +85,11 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
         // Counting lines first: 0.1-0.3 s for 1M messages (240 MB), about 1% of their import (docs/sending.md).
         estimateTotals: true,
       });
+      // Said once, after the run: this run's skips are its own count of them (no reading ahead).
+      const old = summary.totals.skippedBy[BEYOND_RETENTION] ?? 0;
+      const notice = retentionNotice(old, config.retentionDays, nowSec);
+      if (notice) run.events.warning(notice);
+      return summary;
     },
     importEnd,
   );

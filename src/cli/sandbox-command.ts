@@ -30,6 +30,7 @@ interface SandboxFlags {
   json?: boolean;
   readsWithoutMuid?: boolean;
   retentionDays?: number;
+  refuseBeyondRetention?: boolean;
   readRate?: number;
   loseShare?: number;
   losePattern?: string;
@@ -53,6 +54,7 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
     tls: await tlsOption(flags),
     readsWithoutMuid: flags.readsWithoutMuid,
     retentionDays: flags.retentionDays,
+    refuseBeyondRetention: flags.refuseBeyondRetention,
     readRequestsPerMinute: flags.readRate,
     // The read layer loads only for a seeded sandbox.
     seedUsers:

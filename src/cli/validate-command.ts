@@ -20,12 +20,13 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
     import('../report/validate-report.js'),
   ]);
   const spec: CommandRunSpec = { command: 'validate', config, ledger: 'none', json: opts.json };
+  const nowSec = Math.floor(Date.now() / 1000);
   const outcome = await runInCommand(
     spec,
     async (run) => {
       const result = await runValidate({
         plans,
-        nowSec: Math.floor(Date.now() / 1000),
+        nowSec,
         importSoftDeleted: config.importSoftDeleted,
         sinceSec: opts.since,
         maxErrors: opts.maxErrors && opts.maxErrors > 0 ? opts.maxErrors : 0,
@@ -34,8 +35,8 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
         media: config.media,
         exportFolder,
       });
-      // On stderr, as a warning: the report on stdout stays the list of problems.
-      const notice = retentionNotice(result.beyondRetention, config.retentionDays);
+      // The text report names them; beside --json's document, a person still reads the warning on stderr.
+      const notice = opts.json ? retentionNotice(result.beyondRetention, config.retentionDays, nowSec) : undefined;
       if (notice) process.stderr.write(`warning: ${notice}\n`);
       process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
       const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention } = result;

@@ -286,12 +286,14 @@ export const CONFIG_KEYS = {
     min: 0,
     group: 'sending',
     commands: ['import', 'validate', 'verify'],
-    default: 183,
+    default: 180,
     flag: '--retention-days <n>',
-    help: "days of messages the service keeps (the vendor's default: 6 months); 0: unlimited",
+    help: "days of messages the app keeps (the vendor's default: about 6 months, 180); 0: unlimited",
     doc:
-      'Older messages are accepted by the import and then never shown. import and validate count them ' +
-      'before sending; verify reports them apart, never as missing. See [Verify](verify.md).',
+      "The vendor's import refuses older messages, and one of them fails its whole request with 500 after " +
+      'the records before it were stored. So import skips them (counted as `beyond-retention`), `validate` ' +
+      'names them with the day the window starts, and verify reports them apart, never as missing. An app ' +
+      'with extended storage sets its window here, or 0. See [Verify](verify.md#retention).',
   },
   preset: {
     kind: 'string',

@@ -98,6 +98,12 @@ export interface BlockedParent {
   held: { members: number; messages: number };
 }
 
+/**
+ * A message older than the app's retention window (retentionDays): the skip reason when the tool
+ * leaves it out, and the reject code when the service refused it (pipeline/retention.ts).
+ */
+export const BEYOND_RETENTION = 'beyond-retention';
+
 export interface MappedRecord {
   entity: EntityName;
   /** The API payload (uid/guid/memberId/muid inside). */

@@ -1,24 +1,66 @@
 /**
- * The service keeps messages for `retentionDays` (the vendor's default: 6 months): older ones are
- * accepted by the import and then never shown (docs/verify.md "Retention"). import and validate say so
- * once, before anything is sent; verify reports them apart from missing ones.
+ * The service keeps messages for `retentionDays` (the vendor's default: about 6 months). The vendor's
+ * migration guides say its import refuses older messages, and that one such message fails its whole
+ * request with 500 after the rows before it were stored. So import leaves them out (skip reason
+ * `beyond-retention`), validate names them, and verify reports them apart, never as missing
+ * (docs/verify.md "Retention").
  */
+import type { JsonObject } from '../entities/types.js';
+
+const DAY = 86_400;
+
+/** How many of the old messages validate names by file:line. */
+export const OLD_NAMED = 10;
+
 /** The UNIX second before which messages are beyond the window; undefined when it is unlimited (0). */
 export function retentionCutoff(nowSec: number, retentionDays: number): number | undefined {
-  return retentionDays > 0 ? nowSec - retentionDays * 86_400 : undefined;
+  return retentionDays > 0 ? nowSec - retentionDays * DAY : undefined;
 }
 
 /** Whether a mapped message's sentAt lies before the cutoff. */
 export const isBeyondRetention = (sentAt: unknown, cutoffSec: number | undefined): boolean =>
   cutoffSec !== undefined && typeof sentAt === 'number' && sentAt < cutoffSec;
 
+/** `2026-05-31`: the day a cutoff falls on, in UTC. */
+export const cutoffDate = (cutoffSec: number): string => new Date(cutoffSec * 1000).toISOString().slice(0, 10);
+
+/** What to do to send them after all: said by validate, import and the rejects alike. */
+export const HOW_TO_SEND_OLD =
+  'an app with extended storage sets retentionDays to its window (--retention-days <n>), or 0 for unlimited';
+
 /** The one notice import and validate give; undefined when no message is that old. */
-export function retentionNotice(count: number, retentionDays: number): string | undefined {
-  if (count === 0) return undefined;
-  const what = count === 1 ? '1 message is' : `${count} messages are`;
+export function retentionNotice(count: number, retentionDays: number, nowSec: number): string | undefined {
+  const cutoff = retentionCutoff(nowSec, retentionDays);
+  if (count === 0 || cutoff === undefined) return undefined;
+  const what = count === 1 ? '1 message was' : `${count} messages were`;
   return (
-    `${what} older than the service's ${retentionDays}-day retention window (retentionDays): the service ` +
-    "accepts them but never shows them. Ask the vendor to extend the app's message retention before " +
-    "importing, or leave them out with --since <date>; set retentionDays to your app's window (0: unlimited)"
+    `${what} sent before ${cutoffDate(cutoff)}, beyond the service's ${retentionDays}-day retention window ` +
+    `(retentionDays): skipped as beyond-retention, since the service refuses them. To send them: ${HOW_TO_SEND_OLD}`
+  );
+}
+
+/**
+ * Whether a 5xx answer is the service refusing a message as too old: its error says so (the vendor's
+ * guides quote "Messages older than 6 months cannot be imported"). A bare 500 is not read as one: an
+ * old message can be poison for other reasons, and those may clear. A refusal is the record's own (it
+ * fails the same way every time), so it is not tried again on later runs.
+ */
+export const isRetentionRefusal = (error: { message?: string } | undefined): boolean =>
+  /older than|retention/i.test(error?.message ?? '');
+
+/** The reject's reason: names the window, the message's day, and the way to send it or leave it out. */
+export function retentionRefusalMessage(
+  payload: JsonObject,
+  status: number,
+  said: string | undefined,
+  retentionDays: number,
+): string {
+  const sent = typeof payload.sentAt === 'number' ? `, sent ${cutoffDate(payload.sentAt)},` : '';
+  const window = retentionDays > 0 ? `${retentionDays} days` : 'unlimited (0)';
+  return (
+    `the service refused this message${sent} with HTTP ${status}${said ? ` (${said})` : ''}: it is older than the ` +
+    `app's retention window, and retentionDays (${window}) is longer than the window the app keeps. Import ` +
+    "does not send it again. Set retentionDays to the app's window (the vendor's default: 180) and import " +
+    "skips such messages as beyond-retention; or, once the vendor has extended the app's storage, run replay"
   );
 }

@@ -1,4 +1,5 @@
-import type { LocatedProblem, ValidateResult } from '../pipeline/validate/validate-result.js';
+import type { LocatedProblem, RetentionNote, ValidateResult } from '../pipeline/validate/validate-result.js';
+import { HOW_TO_SEND_OLD } from '../pipeline/retention.js';
 import { unlistedHostsText } from '../media/unlisted-hosts.js';
 import { plural } from './words.js';
 
@@ -21,6 +22,7 @@ export function formatValidateText(r: ValidateResult): string {
     for (const p of r.warnings) out.push(`  ${formatProblem(p)}`);
   }
   for (const n of r.notChecked) out.push(`note: ${n}`);
+  if (r.retention) out.push(...retentionLines(r.beyondRetention, r.retention));
   if (r.expiringMedia) out.push(expiringMediaWarning(r.expiringMedia));
   if (r.unlistedMedia) out.push(`warning: ${unlistedHostsText(r.unlistedMedia)}`);
   const dropped = r.errorCount + r.warningCount - r.errors.length - r.warnings.length;
@@ -63,7 +65,21 @@ export function formatValidateJson(r: ValidateResult): string {
     ...(r.expiringMedia ? { expiringMedia: r.expiringMedia } : {}),
     ...(r.unlistedMedia ? { unlistedMedia: r.unlistedMedia } : {}),
     beyondRetention: r.beyondRetention,
+    ...(r.retention ? { retention: { ...r.retention, howToSend: HOW_TO_SEND_OLD } } : {}),
   })}\n`;
+}
+
+/** The messages import leaves out as too old: how many, from which day, the first of them, how to send them. */
+function retentionLines(count: number, note: RetentionNote): string[] {
+  const out = [
+    `note: ${plural(count, 'message')} sent before ${note.cutoff} ${count === 1 ? 'is' : 'are'} beyond the ` +
+      `${note.days}-day retention window (retentionDays): import skips them (beyond-retention), as the ` +
+      'service refuses them',
+  ];
+  for (const { file, line } of note.first) out.push(`  ${file}:${line}`);
+  if (count > note.first.length) out.push(`  (${count - note.first.length} more)`);
+  out.push(`  to send them: ${HOW_TO_SEND_OLD}`);
+  return out;
 }
 
 /** The one summary warning of attachments that will not outlive the old system (docs/media.md). */

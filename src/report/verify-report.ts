@@ -48,7 +48,8 @@ export function formatVerifyText(r: VerifyResult): string {
     if (v.beyondRetention === 0) continue;
     out.push(
       `note: ${plural(v.beyondRetention, singular(entity), entity)} older than the ${r.retentionDays}-day retention ` +
-        'window: the service keeps them out of sight, so they are reported apart, not as missing',
+        'window: import skips them and the service keeps them out of sight, so they are reported apart, ' +
+        'not as missing',
     );
   }
   for (const [entity, v] of entries(r)) {

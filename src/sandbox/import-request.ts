@@ -102,6 +102,8 @@ export interface ProcessContext {
   nowSeconds: number;
   responseStyle: 'flat' | 'nested';
   isPoison(key: string): boolean;
+  /** Set: a message sent before this UNIX second fails the request (refuseBeyondRetention), after `days`. */
+  refuseOld?: { beforeSec: number; days: number };
   /** True when the record (lower-cased id) is to be answered success and not stored. */
   isLost(entity: EntityName, id: string): boolean;
 }
@@ -111,6 +113,14 @@ export interface ProcessOutcome {
   body: SerialisedJson;
   /** True when a poison record stopped the request: answer 500 instead of `body`. */
   poisoned: boolean;
+  /** The 500's message, when the record that stopped it has a reason of its own (an old message). */
+  failure?: string;
+}
+
+/** A message record whose sentAt (UNIX seconds) lies before `beforeSec`. */
+function isOlderThan(value: unknown, beforeSec: number): boolean {
+  const sentAt = typeof value === 'object' && value !== null ? (value as JsonObject).sentAt : undefined;
+  return typeof sentAt === 'number' && sentAt < beforeSec;
 }
 
 /**
@@ -135,6 +145,12 @@ export function processRecords(entity: EntityName, records: [string, unknown][],
     if (ctx.isPoison(key)) {
       ctx.stats.fault('poison');
       return { body: new SerialisedJson('{}'), poisoned: true };
+    }
+    if (ctx.refuseOld !== undefined && entity === 'messages' && isOlderThan(value, ctx.refuseOld.beforeSec)) {
+      // The vendor's guides: one such message fails the whole request after the rows before it were stored.
+      ctx.stats.fault('beyondRetention');
+      const failure = `Messages older than ${ctx.refuseOld.days} days cannot be imported`;
+      return { body: new SerialisedJson('{}'), poisoned: true, failure };
     }
     const outcome = checkRecord(entity, key, value, rules);
     let result: JsonObject;

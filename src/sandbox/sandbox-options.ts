@@ -28,6 +28,8 @@ export interface ResolvedOptions {
   readPrefix: RegExp;
   readsWithoutMuid: boolean;
   retentionDays: number;
+  /** Messages beyond `retentionDays` fail their request with 500 after the rows before them are stored. */
+  refuseBeyondRetention: boolean;
   readRequestsPerMinute: number;
   seedUsers: JsonObject[];
 }
@@ -109,6 +111,13 @@ function importPathFor(version: string | undefined): {
   };
 }
 
+/** Refusing old messages needs a window to be older than. */
+function refusesOld(options: SandboxOptions): boolean {
+  if (options.refuseBeyondRetention !== true) return false;
+  if (!options.retentionDays) refuse('refuseBeyondRetention needs retentionDays (a window of at least 1 day)');
+  return true;
+}
+
 /** Fills defaults and refuses nonsense early, so the server never meets a NaN mid-run. */
 export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') refuse('apiKey is required');
@@ -148,6 +157,7 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions 
     ...importPathFor(options.apiVersion),
     readsWithoutMuid: options.readsWithoutMuid ?? false,
     retentionDays: count('retentionDays', options.retentionDays, 0, 0),
+    refuseBeyondRetention: refusesOld(options),
     readRequestsPerMinute: count('readRequestsPerMinute', options.readRequestsPerMinute, 0, 0),
     seedUsers,
   };

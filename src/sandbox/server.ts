@@ -168,8 +168,11 @@ class Sandbox {
       responseStyle: this.config.responseStyle,
       isPoison: (key) => this.plan.isPoison(key),
       isLost: (entity, id) => this.lost.loses(entity, id),
+      refuseOld: this.refuseOldAt(now()),
     });
-    if (outcome.poisoned) return this.reply(res, 500, errorBody('ERR_EXCEPTION', 'internal error'), headers);
+    if (outcome.poisoned) {
+      return this.reply(res, 500, errorBody('ERR_EXCEPTION', outcome.failure ?? 'internal error'), headers);
+    }
     if (draw.fail500AfterStore) {
       this.stats.fault('fail500AfterStore');
       return this.reply(res, 500, errorBody('ERR_EXCEPTION', 'internal error'), headers);
@@ -194,6 +197,13 @@ class Sandbox {
   }
 
   /** Returns the auth error code, or undefined when the key is right. */
+  /** Where refuseBeyondRetention's window starts at `nowMs`, as read-dispatch.ts reckons it; undefined when off. */
+  private refuseOldAt(nowMs: number): { beforeSec: number; days: number } | undefined {
+    const { refuseBeyondRetention, retentionDays } = this.config;
+    if (!refuseBeyondRetention) return undefined;
+    return { beforeSec: Math.floor(nowMs / 1000) - retentionDays * 86_400, days: retentionDays };
+  }
+
   private checkApiKey(header: string | string[] | undefined): string | undefined {
     const key = Array.isArray(header) ? header[0] : header;
     if (key === undefined || key.trim() === '') return 'AUTH_ERR_EMPTY_APIKEY';

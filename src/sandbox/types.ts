@@ -65,6 +65,12 @@ export interface SandboxOptions {
   readsWithoutMuid?: boolean;
   /** Messages older than this many days (by sentAt) are accepted by imports, never returned by reads; 0 = keep all. */
   retentionDays?: number;
+  /**
+   * With `retentionDays`: an imported message older than the window stores the records before it (in
+   * body order) and answers 500 `ERR_EXCEPTION` "Messages older than N days cannot be imported", as the
+   * vendor's migration guides say the service does, instead of being accepted and hidden.
+   */
+  refuseBeyondRetention?: boolean;
   /** Sliding 60 s window of read and delete requests; 0 or undefined = unlimited. */
   readRequestsPerMinute?: number;
   /**
@@ -74,7 +80,14 @@ export interface SandboxOptions {
   seedUsers?: JsonObject[];
 }
 
-export type FaultName = 'drop' | 'spurious429' | 'fail500BeforeStore' | 'fail500AfterStore' | 'slow' | 'poison';
+export type FaultName =
+  | 'drop'
+  | 'spurious429'
+  | 'fail500BeforeStore'
+  | 'fail500AfterStore'
+  | 'slow'
+  | 'poison'
+  | 'beyondRetention';
 
 export interface EntityStats {
   stored: number;

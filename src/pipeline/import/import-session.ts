@@ -15,6 +15,8 @@ import { readProxySettings, type ProxySettings } from '../../http/proxy-env.js';
 import { startMediaPass } from './media-start.js';
 import type { Run, RunEnd } from '../run/run.js';
 import { ledgerView } from '../../checkpoint/ledger.js';
+import { BEYOND_RETENTION } from '../../entities/types.js';
+import { isRetentionRefusal, retentionCutoff, retentionRefusalMessage } from '../retention.js';
 
 export interface ImportSessionOptions {
   plans: EntityPlan[];
@@ -67,6 +69,8 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     await options.idMap?.commit();
     sayResumedRejects(run, rejects);
     const requests = run.requests();
+    const nowSec = Math.floor(Date.now() / 1000);
+    const retentionCutoffSec = retentionCutoff(nowSec, config.retentionDays);
     const limiter = run.clients.importLimiter;
     const sender = new BatchSender({
       client: await run.clients.importClient(),
@@ -88,6 +92,14 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
         retrying: (entity, notice) => events.retrying(entity, notice),
         answered: (_entity, status, latencyMs) => requests.answered(status, latencyMs),
       },
+      namesOwnCause: (entity, error) => entity === 'messages' && isRetentionRefusal(error),
+      rejectAlone: (record, status, error) =>
+        status >= 500 && record.entity === 'messages' && isRetentionRefusal(error)
+          ? {
+              code: BEYOND_RETENTION,
+              message: retentionRefusalMessage(record.payload, status, error?.message, config.retentionDays),
+            }
+          : undefined,
       judgeAlreadyExists: (record) => {
         if (!record.duplicateSuspect) return undefined;
         if (record.sameContentSuspect) return 'duplicate';
@@ -101,7 +113,8 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     let error: unknown;
     try {
       const { plans, exportFolder, sinceSec } = options;
-      const mediaOptions = { config, plans, exportFolder, sinceSec, stop: run.stop, hardStop: run.hardStop };
+      const { stop, hardStop } = run;
+      const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop };
       media = await startMediaPass(mediaOptions, options.proxy ?? readProxySettings(process.env), events);
       await runImport(
         {
@@ -115,7 +128,8 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
           concurrency: config.concurrency,
           importSoftDeleted: config.importSoftDeleted,
           sinceSec: options.sinceSec,
-          nowSec: Math.floor(Date.now() / 1000),
+          retentionCutoffSec,
+          nowSec,
           stop: run.stop,
           abandonSends: () => failed.abort(),
           estimateTotals: options.estimateTotals,

@@ -31,7 +31,13 @@ const QUEUE_PER_SLOT = 4;
 export async function carryMessageMedia(
   plan: EntityPlan,
   media: MediaRun,
-  run: { importSoftDeleted: boolean; sinceSec?: number; stop: AbortSignal; queueLimit: number },
+  run: {
+    importSoftDeleted: boolean;
+    sinceSec?: number;
+    retentionCutoffSec?: number;
+    stop: AbortSignal;
+    queueLimit: number;
+  },
 ): Promise<void> {
   for (const input of plan.inputs) {
     const map = createMapper(mapperOptionsFor(plan.entity, plan.source, run));

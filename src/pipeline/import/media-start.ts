@@ -25,6 +25,8 @@ export interface MediaStartOptions {
   plans: EntityPlan[];
   exportFolder?: ExportFolder;
   sinceSec?: number;
+  /** Messages beyond the retention window are not sent, so their files are not carried. */
+  retentionCutoffSec?: number;
   stop: AbortSignal;
   hardStop: AbortSignal;
 }
@@ -51,7 +53,8 @@ export async function startMediaPass(
   // A run that ends early (a fatal error in an earlier phase) stops the pass before its carrier closes.
   const halt = new AbortController();
   const stop = AbortSignal.any([options.stop, halt.signal]);
-  const run = { importSoftDeleted: config.importSoftDeleted, sinceSec: options.sinceSec, stop };
+  const { sinceSec, retentionCutoffSec } = options;
+  const run = { importSoftDeleted: config.importSoftDeleted, sinceSec, retentionCutoffSec, stop };
   const ready = carryMessageMedia(plan, session.run, { ...run, queueLimit: media.concurrency }).then(() => {
     session.finished();
     const c = session.summary();

@@ -34,6 +34,8 @@ export interface ImportRun {
   concurrency: number;
   importSoftDeleted: boolean;
   sinceSec?: number;
+  /** Messages sent before this UNIX second are skipped as beyond the service's retention (retention.ts). */
+  retentionCutoffSec?: number;
   nowSec: number;
   /** Soft stop (first Ctrl+C): take no new batches, let the ones in flight finish. */
   stop: AbortSignal;

@@ -62,6 +62,18 @@ export interface BatchSenderOptions {
    * (the export holds the same record twice).
    */
   judgeAlreadyExists?: (record: MappedRecord) => { code: string; message: string } | 'duplicate' | undefined;
+  /**
+   * Whether a 5xx answer names a cause that belongs to one record and fails it every time (a message
+   * beyond the app's retention): the batch is split at once, and the record, alone, rejected on its
+   * first such answer, whether or not other requests succeed.
+   */
+  namesOwnCause?: (entity: EntityName, error: { code: string; message: string } | undefined) => boolean;
+  /** The reject of a record that fails alone with a 5xx, when it is not the plain `HTTP_<status>` one. */
+  rejectAlone?: (
+    record: MappedRecord,
+    status: number,
+    error: { code: string; message: string } | undefined,
+  ) => { code: string; message: string } | undefined;
   events?: SenderEvents;
 }
 
@@ -127,6 +139,16 @@ export class BatchSender {
         return { retry: `the service answered without a result for ${some}`, reason: `no result for ${some}` };
       }
       if (kind === 'auth' || kind === 'rate-limited') return undefined;
+      const error = kind === 'server-error' ? parseRequestError(answer.text) : undefined;
+      if (error !== undefined && this.options.namesOwnCause?.(entity.name, error)) {
+        // The answer names a record's own fault: no retry of the same body can pass, so split now.
+        if (okCountAtFirstError < 0) okCountAtFirstError = this.okCount;
+        if (pending.length > 1) {
+          const half = Math.ceil(pending.length / 2);
+          halves = { parts: [pending.slice(0, half), pending.slice(half)], baseline: okCountAtFirstError };
+        } else this.rejectOwnFault(pending[0], status, error, outcome);
+        return { done: undefined };
+      }
       // The service fails a whole request for one bad record: split it after a few server failures in a row.
       const { splitAfter } = this.options.policy;
       const retryable = kind === 'server-error';
@@ -238,12 +260,28 @@ export class BatchSender {
     return missing;
   }
 
+  /** A record the service named as failing for its own content: not a sign of a failing service. */
+  private rejectOwnFault(
+    record: MappedRecord,
+    status: number,
+    error: { code: string; message: string },
+    outcome: BatchOutcome,
+  ): void {
+    const own = this.options.rejectAlone?.(record, status, error);
+    outcome.rejected.push({ record, ...(own ?? { code: error.code, message: error.message }) });
+  }
+
   private rejectPoison(
     record: MappedRecord,
     status: number,
     error: { code: string; message: string } | undefined,
     outcome: BatchOutcome,
   ): void {
+    const own = this.options.rejectAlone?.(record, status, error);
+    if (own !== undefined) {
+      outcome.rejected.push({ record, ...own });
+      return;
+    }
     if (++this.poisonInARow > MAX_POISON_IN_A_ROW) {
       throw new RemoteError(
         'REMOTE_FAILING',

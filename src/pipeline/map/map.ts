@@ -21,6 +21,7 @@ import {
 } from './field-work.js';
 import type { EntityDef } from '../../entities/index.js';
 import {
+  BEYOND_RETENTION,
   NO_PROBLEMS,
   type JsonObject,
   type MappedRecord,
@@ -30,6 +31,7 @@ import {
 } from '../../entities/types.js';
 import type { DeletionMarkers } from '../../config/types.js';
 import { MAPPED, rewriteIds } from './id-maps.js';
+import { isBeyondRetention } from '../retention.js';
 
 export interface MapperOptions {
   entity: EntityDef;
@@ -42,18 +44,20 @@ export interface MapperOptions {
   importSoftDeleted?: boolean;
   /** Skip messages sent before this UNIX second. */
   sinceSec?: number;
+  /** Skip messages sent before this UNIX second as beyond the service's retention (pipeline/retention.ts). */
+  retentionCutoffSec?: number;
   /** `userMap` / `groupMap`: references rewritten to the app's ids; mapped users and groups skipped. */
   ids?: IdMaps;
 }
 
 /**
  * What every run gives createMapper: the entity, its source's map and deletion markers, the run's
- * soft-delete and since settings.
+ * soft-delete, since and retention settings.
  */
 export function mapperOptionsFor(
   entity: EntityDef,
   source: Pick<MapperOptions, 'map' | 'deletion' | 'values' | 'ids'>,
-  run: Pick<MapperOptions, 'importSoftDeleted' | 'sinceSec'>,
+  run: Pick<MapperOptions, 'importSoftDeleted' | 'sinceSec' | 'retentionCutoffSec'>,
 ): MapperOptions {
   return {
     entity,
@@ -63,6 +67,7 @@ export function mapperOptionsFor(
     ids: source.ids,
     importSoftDeleted: run.importSoftDeleted,
     sinceSec: run.sinceSec,
+    retentionCutoffSec: run.retentionCutoffSec,
   };
 }
 
@@ -100,6 +105,7 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
   const softIsTimestampField = softPath.length === 1 && entity.timestampFields.includes(softPath[0]);
   const importSoftDeleted = options.importSoftDeleted === true;
   const sinceSec = options.sinceSec;
+  const retentionCutoffSec = options.retentionCutoffSec;
   // A required time's "never" stays for validation to refuse; the deletion marker's is read by step (h) as before.
   const keepsNever = new Set([...(isMessages ? ['sentAt'] : []), ...(softIsTimestampField ? [softPath[0]] : [])]);
 
@@ -306,6 +312,8 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       ) {
         skip = 'before-since';
       }
+      // --since first: a message the user left out on purpose is counted as that, not as too old.
+      if (skip === undefined && isBeyondRetention(payload.sentAt, retentionCutoffSec)) skip = BEYOND_RETENTION;
     }
 
     // (g) drop what was only kept for the steps above; warn if something is left in it

@@ -16,7 +16,7 @@ export interface MessageCheckTask {
   importSoftDeleted: boolean;
   sinceSec?: number;
   nowSec: number;
-  /** Messages sent before this UNIX second are counted as beyond the service's retention. */
+  /** Messages sent before this UNIX second are skipped as beyond the service's retention (the mapper's). */
   retentionCutoffSec?: number;
 }
 
@@ -52,8 +52,9 @@ export interface CheckedColumns {
   extras: Array<{ at: number; details?: JsonObject; before?: Problem[] }>;
   problems: Array<Extract<SourceItem, { kind: 'problem' }>>;
   sawContent: boolean;
-  /** Messages of the block older than the task's retention cutoff (set by the worker). */
+  /** Messages of the block older than the task's retention cutoff (set by the worker), and the first lines. */
   beyondRetention?: number;
+  beyondRetentionLines?: number[];
   /** Attachments of the block with an http(s) URL, by host name (expiring-media.ts; set by the worker). */
   attachmentHosts?: Record<string, number>;
   /** The block's memory, handed back for the next block. */

@@ -23,7 +23,7 @@ import type { BlockMessage, CheckedColumns, CheckedSlot, MessageCheckTask } from
 const CARRIER_BYTES = 64 * 1024;
 const MAX_KEPT_CARRIER = 1024 * 1024;
 
-export type BlockNotes = Pick<CheckedColumns, 'beyondRetention' | 'attachmentHosts'>;
+export type BlockNotes = Pick<CheckedColumns, 'beyondRetention' | 'beyondRetentionLines' | 'attachmentHosts'>;
 
 /** Blocks read ahead of the one being taken: the worker always has its next block queued. */
 const LOOKAHEAD = 4;

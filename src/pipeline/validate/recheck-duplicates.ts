@@ -12,6 +12,8 @@ export interface RecheckOptions {
   index: ExportIndex;
   importSoftDeleted: boolean;
   sinceSec?: number;
+  /** The first reading's retention cutoff: its skips are counted the same way. */
+  retentionCutoffSec?: number;
   signal?: AbortSignal;
   /** Seq (place in the first reading's order) of the plan's first item. */
   firstSeq: number;

@@ -1,4 +1,5 @@
-import { NO_PROBLEMS, type MappedRecord, type Problem, type SourceProblem } from '../../entities/types.js';
+import { BEYOND_RETENTION, NO_PROBLEMS } from '../../entities/types.js';
+import type { MappedRecord, Problem, SourceProblem } from '../../entities/types.js';
 import type { LocatedProblem, ValidateResult } from './validate-result.js';
 import { ExportIndex } from '../../rules/index.js';
 import { checkRecord, hasError, withCross } from '../../rules/check-record.js';
@@ -13,7 +14,7 @@ import { recheckDuplicates } from './recheck-duplicates.js';
 import { isFileAtLeast, WORKER_MIN_BYTES } from '../../sources/worker-threshold.js';
 import { EMPTY_FILE_RULE } from '../../sources/source-items.js';
 import { KEEP_AT_MOST, ProblemTally } from './validate-tally.js';
-import { isBeyondRetention, retentionCutoff } from '../retention.js';
+import { cutoffDate, OLD_NAMED, retentionCutoff } from '../retention.js';
 import type { MediaConfig } from '../../config/media-schema.js';
 import type { ExportFolder } from '../../media/media-sources.js';
 import { addHostCounts, countAttachmentHosts, expiringMediaOf, unlistedMediaOf } from './expiring-media.js';
@@ -26,7 +27,7 @@ export interface ValidateOptions {
   /** Stop after this many errors (0: never). */
   maxErrors: number;
   signal?: AbortSignal;
-  /** The service's retention window: older messages are counted apart (retention.ts); 0 or absent: unlimited. */
+  /** The service's retention window: older messages are skipped and named (retention.ts); 0 or absent: unlimited. */
   retentionDays?: number;
   /**
    * What `media` carries: attachments on expiring hosts it does not, and with `media` set those on
@@ -72,6 +73,21 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
   };
   const tally = new ProblemTally(result, options.maxErrors);
   const cutoff = retentionCutoff(options.nowSec, options.retentionDays ?? 0);
+  // The mapper skips old messages as import's does (beyond-retention); validate counts and names them.
+  const mapRun = {
+    importSoftDeleted: options.importSoftDeleted,
+    sinceSec: options.sinceSec,
+    retentionCutoffSec: cutoff,
+  };
+  // The first old messages by input and line: the worker's blocks report theirs out of reading order.
+  const old: Array<{ input: number; file: string; line: number }> = [];
+  const noteOld = (input: number, file: string, line: number) => {
+    old.push({ input, file, line });
+    if (old.length <= OLD_NAMED) return;
+    old.sort((a, b) => a.input - b.input || a.line - b.line);
+    old.length = OLD_NAMED;
+  };
+  let inputNo = -1;
   const hostCounts: Record<string, number> = {};
   // Items read so far over all entities: the order key the second reading shares.
   let seq = -1;
@@ -85,13 +101,15 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     const isParent = entity.name === 'users' || entity.name === 'groups';
     if (entity.name === 'messages') messagesFirstSeq = seq + 1;
     for (const input of plan.inputs) {
-      const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, options)));
+      const inputAt = ++inputNo;
+      const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, mapRun)));
       const shared = entity.name === 'messages' && (await sharesWithWorker(input, options));
       // Two mappers (one a thread) each warn of an unknown field once: the first in file order is kept.
       const warnedUnknown = shared ? new Set<string>() : undefined;
       const batches = shared
         ? readMessagesWithWorker(workerTask(input.file!, plan, options), options.signal, (notes) => {
             result.beyondRetention += notes.beyondRetention ?? 0;
+            for (const line of notes.beyondRetentionLines ?? []) noteOld(inputAt, input.display, line);
             if (notes.attachmentHosts) addHostCounts(hostCounts, notes.attachmentHosts);
           })
         : readInputBatches(input, { signal: options.signal, entity: entity.name, csvWorkerMinBytes: WORKER_MIN_BYTES });
@@ -114,6 +132,11 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
           if (kind === SKIP) {
             entityCounts.skipped++;
             if (isParent) index.blocked.block(slots.record!, `skipped:${slots.record!.skip}`);
+            // A slot the worker skipped carries no record: its notes counted the old messages among them.
+            if (slots.record?.skip === BEYOND_RETENTION) {
+              result.beyondRetention++;
+              noteOld(inputAt, slots.record.file, slots.record.line);
+            }
             continue;
           }
           let record: MappedRecord;
@@ -124,7 +147,6 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
           } else {
             record = slots.record!;
             problems = checkRecord(record, index, options.nowSec);
-            if (isBeyondRetention(record.payload.sentAt, cutoff)) result.beyondRetention++;
             if (entity.name === 'messages') countAttachmentHosts(record.payload, hostCounts);
           }
           if (record.duplicateSuspect) lastSuspectSeq = seq;
@@ -151,6 +173,11 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
   if (lastSuspectSeq >= 0 && !options.signal?.aborted) {
     // With --max-errors the duplicates may move the stop anywhere up to where the first reading ended.
     await recheck(options, index, tally, result, messagesFirstSeq, options.maxErrors > 0 ? seq : lastSuspectSeq);
+  }
+  if (result.beyondRetention > 0 && cutoff !== undefined) {
+    old.sort((a, b) => a.input - b.input || a.line - b.line);
+    const first = old.slice(0, OLD_NAMED).map(({ file, line }) => ({ file, line }));
+    result.retention = { days: options.retentionDays!, cutoff: cutoffDate(cutoff), first };
   }
   if (!result.stoppedEarly) {
     result.expiringMedia = expiringMediaOf(hostCounts, options.media);
@@ -220,6 +247,7 @@ async function recheck(
     index,
     importSoftDeleted: options.importSoftDeleted,
     sinceSec: options.sinceSec,
+    retentionCutoffSec: retentionCutoff(options.nowSec, options.retentionDays ?? 0),
     signal: options.signal,
     nowSec: options.nowSec,
     firstSeq,

@@ -31,6 +31,17 @@ export interface ValidateResult {
   expiringMedia?: ExpiringMedia;
   /** With `media` set: attachments on hosts not on `media.hosts`, which keep their URL (set by the caller). */
   unlistedMedia?: UnlistedHosts;
-  /** Messages older than the service's retention window (retentionDays): accepted, then never shown. */
+  /** Messages older than the service's retention window (retentionDays): import skips them (beyond-retention). */
   beyondRetention: number;
+  /** Set when some are: the window, the day it starts (UTC) and the first of them, located. */
+  retention?: RetentionNote;
+}
+
+/** What validate says of the messages beyond the retention window (pipeline/retention.ts). */
+export interface RetentionNote {
+  days: number;
+  /** `2026-05-31`: messages sent before this day are beyond it. */
+  cutoff: string;
+  /** The first ones in export order (at most `OLD_NAMED`). */
+  first: Array<{ file: string; line: number }>;
 }

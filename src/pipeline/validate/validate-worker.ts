@@ -1,12 +1,12 @@
 /** The job of readMessagesWithWorker's thread: parses, maps and checks the message blocks it is sent. */
 import { ENTITIES } from '../../entities/index.js';
-import type { SourceItem } from '../../entities/types.js';
+import { BEYOND_RETENTION, type SourceItem } from '../../entities/types.js';
 import { ndjsonBlockItems } from '../../sources/read-ndjson.js';
 import type { WorkerJob } from '../../sources/worker-job.js';
 import { ownProblems } from '../../rules/check-record.js';
 import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
-import { isBeyondRetention } from '../retention.js';
+import { OLD_NAMED } from '../retention.js';
 import { countAttachmentHosts } from './expiring-media.js';
 import { messageRefs, toColumns } from './checked-columns.js';
 import type { BlockMessage, CheckedColumns, CheckedSlot, MessageCheckTask } from './checked-columns.js';
@@ -16,15 +16,18 @@ export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns>
   const slots = new ItemSlots(createMapper(mapperOptionsFor(ENTITIES.messages, task.source, task)));
   let ordinal = 0;
   let beyondRetention = 0;
+  let oldLines: number[] = [];
   let attachmentHosts: Record<string, number> = {};
 
   /** What run-validate does with an item read in its own thread, up to the cross-record checks. */
   const check = (item: SourceItem): CheckedSlot => {
     const kind = slots.kindOf(item);
     if (kind === FILE_PROBLEM || kind === BAD_SLOT) return item as Extract<SourceItem, { kind: 'problem' }>;
-    if (kind === SKIP) return { kind: 'skipped' };
+    if (kind === SKIP) {
+      if (slots.record?.skip === BEYOND_RETENTION && beyondRetention++ < OLD_NAMED) oldLines.push(slots.record.line);
+      return { kind: 'skipped' };
+    }
     const record = slots.record!;
-    if (isBeyondRetention(record.payload.sentAt, task.retentionCutoffSec)) beyondRetention++;
     countAttachmentHosts(record.payload, attachmentHosts);
     const own = ownProblems(record, task.nowSec);
     const slot: CheckedSlot = { kind: 'checked', line: record.line, id: record.id, refs: messageRefs(record.payload) };
@@ -39,9 +42,11 @@ export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns>
       const parsed = ndjsonBlockItems(block, task.file.display, ordinal);
       ordinal = parsed.nextOrdinal;
       beyondRetention = 0;
+      oldLines = [];
       attachmentHosts = {};
       const columns = toColumns(parsed.items.map(check), parsed.sawContent, message.carrier);
       columns.beyondRetention = beyondRetention;
+      if (oldLines.length > 0) columns.beyondRetentionLines = oldLines;
       if (Object.keys(attachmentHosts).length > 0) columns.attachmentHosts = attachmentHosts;
       return columns;
     },

@@ -52,7 +52,12 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
     let skipped = 0;
     let read = 0;
     for (const input of plan.inputs) {
-      const slots = new ItemSlots(createMapper(mapperOptionsFor(plan.entity, plan.source, options)));
+      // Without the retention cutoff: an old message is expected (present if the service shows it, else
+      // counted apart below), never skipped, or one imported while it was young would count as an extra.
+      const { importSoftDeleted, sinceSec } = options;
+      const slots = new ItemSlots(
+        createMapper(mapperOptionsFor(plan.entity, plan.source, { importSoftDeleted, sinceSec })),
+      );
       for await (const items of readInputBatches(input, { signal: options.signal, entity: name })) {
         for (const item of items) {
           if (options.signal.aborted) throw new InterruptedError();

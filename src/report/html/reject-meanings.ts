@@ -1,6 +1,6 @@
 import { RULES } from '../../rules/rules.js';
 import { rejectCanClear } from '../../rules/reject-classes.js';
-import { MEDIA_NOT_CARRIED } from '../../entities/types.js';
+import { BEYOND_RETENTION, MEDIA_NOT_CARRIED } from '../../entities/types.js';
 
 /** The service's own codes (docs/api-contract.md); the rules' codes come from the rules table. */
 const SERVICE_CODES: Record<string, string> = {
@@ -12,6 +12,8 @@ const SERVICE_CODES: Record<string, string> = {
   ERR_EMPTY_MESSAGE_TEXT: 'A text message without text.',
   ERR_EXCEPTION: 'The service failed this record alone with a server error, while other records went in.',
   [MEDIA_NOT_CARRIED]: 'A file of the message could not be carried into the bucket: the message waits for it.',
+  [BEYOND_RETENTION]:
+    "The service refused the message as older than the app's retention window (retentionDays was set longer).",
 };
 
 /** What a reject code means and what to do about it, in a sentence each. */
@@ -30,6 +32,10 @@ export function meaningOf(code: string): { meaning: string; action: string } {
     action =
       'Fix what the reason names (media.hosts, a token, the file) and run import again; or edit the attachment ' +
       'out of its line in the rejects file and run replay.';
+  else if (code === BEYOND_RETENTION)
+    action =
+      "Set retentionDays to the app's window: the next import counts it as skipped (beyond-retention); or have " +
+      "the vendor extend the app's storage and run replay.";
   else if (code.startsWith('ref.'))
     action =
       'Add the missing user or group to the export (or its details object); the record is tried again every run.';
