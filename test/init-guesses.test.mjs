@@ -87,7 +87,8 @@ for (const [shape, files] of Object.entries(SHAPES)) {
     assert.equal(v.code, 0, `validate\n${v.stdout}\n${v.stderr}`);
     const box = await sandbox();
     t.after(() => box.close());
-    const flags = ['--base-url', box.url, '--requests-per-minute', '100000', '--json'];
+    // The messages are of 2024: older than the default retention window, which would skip them.
+    const flags = ['--base-url', box.url, '--requests-per-minute', '100000', '--retention-days', '0', '--json'];
     const imported = await runCli(['import', ...flags], { cwd: dir });
     assert.equal(imported.code, 0, `import\n${imported.stdout}\n${imported.stderr}`);
     const summary = JSON.parse(imported.stdout);

@@ -93,8 +93,8 @@ test('apiVersion: every request uses the configured segment (flag, environment);
   assert.equal(v30.stats().byStatus['200'], v30.stats().requests);
 
   const bad = await runCli(['import', '--api-version', '3.0'], { cwd: dir });
-  assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /"apiVersion" must be a version segment such as v3\.0 or v3/);
+  assert.equal(bad.code, 2, 'a bad flag value is a usage error');
+  assert.match(bad.stderr, /--api-version .*'3\.0' is invalid\. It must be a version segment such as v3\.0 or v3/);
 });
 
 test('the sandbox checks its new options before listening', async () => {

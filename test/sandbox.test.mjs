@@ -201,6 +201,8 @@ test('per-record validation for members, including ERR_IMPORT_INVALID_JOINEDAT',
     ['g1_member_', m({ uid: undefined }), 'ERR_IMPORT_INVALID_MEMBER_FORMAT'],
     // Before the stored group's createdAt (the group was sent as G1: lookup is case-insensitive).
     ['g1_member_u1', m({ joinedAt: T0 - 10 }), 'ERR_IMPORT_INVALID_JOINEDAT'],
+    // The vendor's constraint is "greater than": a join at the second of creation is refused too.
+    ['g1_member_u1', m({ joinedAt: T0 }), 'ERR_IMPORT_INVALID_JOINEDAT'],
     ['g1_member_u1', m({ joinedAt: now + 3600 }), 'ERR_IMPORT_INVALID_JOINEDAT'],
   ];
   for (const [key, record, code] of cases) {
@@ -211,7 +213,7 @@ test('per-record validation for members, including ERR_IMPORT_INVALID_JOINEDAT',
   assert.equal(s.stats().perEntity.members.rejected, cases.length);
 
   const ok = await post(s, 'members', {
-    members: { g1_member_u1: m({ joinedAt: T0, scope: 'moderator', isBanned: false }) },
+    members: { g1_member_u1: m({ joinedAt: T0 + 1, scope: 'moderator', isBanned: false }) },
   });
   assert.equal(ok.json.data.g1_member_u1.success, true);
   // An unknown group has no createdAt to compare with: only the future check applies.

@@ -111,8 +111,8 @@ test('userEmailField names an e-mail field whose name does not say so; unset, th
     /no user of the export has an e-mail \(e-mails read from metadata\.mail\): check userEmailField/,
   );
   const bad = await runCli(['validate', '--user-email-field', 'metadata..x'], { cwd: dir });
-  assert.notEqual(bad.code, 0, bad.stderr);
-  assert.match(bad.stderr, /"userEmailField" must be a field name or dotted path such as metadata\.email/);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--user-email-field .*'metadata\.\.x' is invalid\. It must be a field name or dotted path/);
 });
 
 test('a JSON object map {"old-id": "app-uid"} is taken, by id and by e-mail', async (t) => {

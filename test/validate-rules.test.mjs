@@ -124,7 +124,7 @@ const BASE = {
     uid: 'u1',
     scope: 'admin',
     isBanned: false,
-    joinedAt: 1_600_000_101,
+    joinedAt: 1_600_000_100,
   },
   messages: {
     muid: 'm1',
@@ -1027,14 +1027,22 @@ test('ExportIndex: joinedAt against the group createdAt', () => {
   const index = new ExportIndex({ configured: ALL, nowSec: NOW });
   index.check(rec('users'));
   index.check(rec('users', (p) => (p.uid = 'u2')));
+  index.check(rec('users', (p) => (p.uid = 'u3')));
   index.check(rec('groups', (p) => (p.createdAt = 1_600_000_100)));
   assert.deepEqual(index.check(rec('members', (p) => (p.joinedAt = 1_600_000_101))), []);
-  // The vendor's constraint is "greater than": a join at the very second of creation is refused too.
+  // The service wants joinedAt greater than createdAt: a join at the second of creation is moved a second on.
+  const owner = rec('members', (p) => {
+    p.uid = 'u2';
+    p.memberId = 'g1_member_u2';
+    p.joinedAt = 1_600_000_100;
+  });
+  assert.deepEqual(index.check(owner), []);
+  assert.equal(owner.payload.joinedAt, 1_600_000_101);
   const late = index.check(
     rec('members', (p) => {
-      p.uid = 'u2';
-      p.memberId = 'g1_member_u2';
-      p.joinedAt = 1_600_000_100;
+      p.uid = 'u3';
+      p.memberId = 'g1_member_u3';
+      p.joinedAt = 1_600_000_099;
     }),
   );
   assert.equal(late.length, 1);

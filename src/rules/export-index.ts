@@ -354,17 +354,20 @@ export class ExportIndex {
     const details = isObject(p.groupDetails) ? p.groupDetails.createdAt : undefined;
     const createdAt = this.groupCreatedAt.get(key) ?? (Number.isInteger(details) ? (details as number) : undefined);
     const joinedAt = p.joinedAt;
-    if (
+    // The service wants joinedAt greater than createdAt, but exports often have the creator join at
+    // the very second of creation: that join is sent a second later (verify does not compare joinedAt).
+    if (createdAt !== undefined && joinedAt === createdAt) p.joinedAt = createdAt + 1;
+    else if (
       createdAt !== undefined &&
       typeof joinedAt === 'number' &&
       Number.isInteger(joinedAt) &&
-      joinedAt <= createdAt
+      joinedAt < createdAt
     ) {
       out.push(
         problem(
           'member.joined-at.before-group',
           'joinedAt',
-          `joinedAt ${isoTime(joinedAt)} is not after the group's createdAt ${isoTime(createdAt)}`,
+          `joinedAt ${isoTime(joinedAt)} is before the group's createdAt ${isoTime(createdAt)}`,
         ),
       );
     }

@@ -194,7 +194,8 @@ export const RECORD_RULES = [
     severity: 'error',
     entity: 'members',
     description:
-      "joinedAt is not after the group's createdAt (ERR_IMPORT_INVALID_JOINEDAT): the service wants it greater.",
+      "joinedAt is before the group's createdAt (ERR_IMPORT_INVALID_JOINEDAT). The service wants it greater: " +
+      'a join at the very second of creation is sent a second after it.',
   },
   {
     code: 'member.joined-at.future',
