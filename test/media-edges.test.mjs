@@ -31,41 +31,17 @@ import {
 } from './helpers.mjs';
 import {
   AWS_ENV,
-  BUCKET,
   bytes,
   FILE_TOKEN,
   mediaMessage as message,
+  mediaWorkspace,
+  PUBLIC,
   sha256,
   startBucket,
   startFileServer,
 } from './media-servers.mjs';
 
-const PUBLIC = 'https://media.example.test/m';
-
-/** An export of 3 users, a group and `messages`, with `media` pointed at the test bucket. */
-async function workspace(baseUrl, bucket, messages, media) {
-  const dir = await tempDir('cm-media-edge-');
-  const { sources } = await writeGeneratedExport(dir, { users: 3, groups: 1, membersPerGroup: 3, messages: 0 });
-  await writeFile(path.join(dir, 'messages.ndjson'), `${messages.map((m) => JSON.stringify(m)).join('\n')}\n`);
-  await writeConfig(dir, {
-    appId: 'app',
-    region: 'us',
-    baseUrl,
-    requestsPerMinute: 6000,
-    sources,
-    checkpoint: 'state/ckpt.json',
-    media: {
-      bucket: BUCKET,
-      endpoint: bucket.endpoint,
-      forcePathStyle: true,
-      prefix: 'att/',
-      publicBaseUrl: PUBLIC,
-      allowPrivateHosts: ['127.0.0.1', 'localhost'],
-      ...media,
-    },
-  });
-  return dir;
-}
+const workspace = mediaWorkspace;
 
 const BEARER_LOCALHOST = { localhost: { header: 'Authorization', valueEnv: 'T', prefix: 'Bearer ' } };
 

@@ -2,10 +2,11 @@
 // a file server that checks an auth header and records what it was asked.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
+import { tempDir, writeConfig, writeGeneratedExport } from './helpers.mjs';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 
 export const BUCKET = 'chat-media';
@@ -113,4 +114,32 @@ export function mediaMessage(i, url, name, extra = {}) {
       attachments: [{ url, name, mimeType: 'application/octet-stream', extension, ...extra }],
     },
   };
+}
+
+/** Where a carried file is served from, as the test configs say. */
+export const PUBLIC = 'https://media.example.test/m';
+
+/** An export of 3 users, a group and `messages`, with `media` pointed at the test bucket. */
+export async function mediaWorkspace(baseUrl, bucket, messages, media) {
+  const dir = await tempDir('cm-media-');
+  const { sources } = await writeGeneratedExport(dir, { users: 3, groups: 1, membersPerGroup: 3, messages: 0 });
+  await writeFile(path.join(dir, 'messages.ndjson'), `${messages.map((m) => JSON.stringify(m)).join('\n')}\n`);
+  await writeConfig(dir, {
+    appId: 'app',
+    region: 'us',
+    baseUrl,
+    requestsPerMinute: 6000,
+    sources,
+    checkpoint: 'state/ckpt.json',
+    media: {
+      bucket: BUCKET,
+      endpoint: bucket.endpoint,
+      forcePathStyle: true,
+      prefix: 'att/',
+      publicBaseUrl: PUBLIC,
+      allowPrivateHosts: ['127.0.0.1', 'localhost'],
+      ...media,
+    },
+  });
+  return dir;
 }

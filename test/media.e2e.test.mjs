@@ -15,7 +15,6 @@ import {
   tempDir,
   waitFor,
   writeConfig,
-  writeGeneratedExport,
 } from './helpers.mjs';
 import {
   AWS_ENV,
@@ -24,37 +23,14 @@ import {
   BUCKET,
   FILE_TOKEN,
   mediaMessage as message,
+  mediaWorkspace,
+  PUBLIC,
   sha256,
   startBucket,
   startFileServer,
 } from './media-servers.mjs';
 
-const PUBLIC = 'https://media.example.test/m';
-
-async function workspace(baseUrl, bucket, messages, media) {
-  const dir = await tempDir('cm-media-');
-  const { sources } = await writeGeneratedExport(dir, { users: 3, groups: 1, membersPerGroup: 3, messages: 0 });
-  await writeFile(path.join(dir, 'messages.ndjson'), `${messages.map((m) => JSON.stringify(m)).join('\n')}\n`);
-  const mediaConfig = {
-    bucket: BUCKET,
-    endpoint: bucket.endpoint,
-    forcePathStyle: true,
-    prefix: 'att/',
-    publicBaseUrl: PUBLIC,
-    allowPrivateHosts: ['127.0.0.1', 'localhost'],
-    ...media,
-  };
-  await writeConfig(dir, {
-    appId: 'app',
-    region: 'us',
-    baseUrl,
-    requestsPerMinute: 6000,
-    sources,
-    checkpoint: 'state/ckpt.json',
-    media: mediaConfig,
-  });
-  return dir;
-}
+const workspace = mediaWorkspace;
 
 /** Every file the run left behind, and its output: none may hold a credential. */
 async function assertNoSecrets(dir, outputs) {
