@@ -3,7 +3,7 @@
 // and `import` (against the sandbox) each read exactly the records the files hold as written,
 // counted here without the tool's readers (test/accounting-count.mjs), except those a problem names
 // as not read, with the lines it says it could not read. And import's summary adds up per entity:
-// read = imported + already there + rejected + skipped + done earlier.
+// read = imported + already there + rejected + blocked (held by a user or group not in) + skipped + done earlier.
 import assert from 'node:assert/strict';
 import { cp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -106,7 +106,8 @@ for (const scenario of SCENARIOS) {
     assert.equal(report.recordsRead, Object.values(counts).reduce((n, c) => n + c.written, 0) - notRead);
   });
 
-  test(`import of ${scenario}: read = imported + already there + rejected + skipped + done earlier`, async () => {
+  const sums = 'read = imported + already there + rejected + blocked + skipped + done earlier';
+  test(`import of ${scenario}: ${sums}`, async () => {
     const dir = await scenarioDir(scenario);
     const server = await sandbox();
     try {
@@ -125,7 +126,7 @@ for (const scenario of SCENARIOS) {
         // rejects file; they are not records, so they are taken out of `rejected` here.
         const fileProblems = rejects.filter((r) => r.entity === entity && isFileProblem(r)).length;
         assert.equal(c.fileProblems, fileProblems, `${scenario} ${entity}: file problems counted apart`);
-        const sum = c.imported + c.alreadyPresent + c.rejected + skipped + c.resumed;
+        const sum = c.imported + c.alreadyPresent + c.rejected + c.blocked + skipped + c.resumed;
         assert.equal(sum, c.read, `${scenario} ${entity}: ${JSON.stringify(c)}, ${fileProblems} file problems`);
       }
     } finally {

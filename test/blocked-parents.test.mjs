@@ -1,26 +1,31 @@
-// Issue 25, point 1: a user or group that is not in (rejected by a rule or by the service, skipped)
-// holds its members and messages back: counted blocked with the parent's id and place, listed by validate
-// once per parent, shown by the summary, status and the report, and sent by the run that brings it in.
+// Issue 25, point 1: a user or group that is not in (rejected by a rule or by the service, skipped, or
+// missing from the export) holds its members and messages back: counted blocked with the parent's id and
+// place (a missing one's is its first child's), listed by validate once per parent, shown by the summary,
+// status and the report, and sent by the run that brings it in.
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { ExportIndex } from '../dist/rules/index.js';
+import { MAX_MISSING_PARENTS } from '../dist/rules/blocked-parents.js';
 import { messageLine, readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
 const LONG_NAME = 'B'.repeat(150);
 
-/** users alice and bob (bob's name too long), group g1 with both as members, m0-m10 from bob, m11 from alice. */
-async function workspace(sb, { bobName = LONG_NAME, config = {} } = {}) {
+/**
+ * users alice and bob (bob's name too long), group g1 with both as members, m0-m10 from bob, m11 from alice.
+ * `missing`: bob is not in the users file at all, and m12 (line 13) goes to g9, not in the groups file.
+ */
+async function workspace(sb, { bobName = LONG_NAME, config = {}, missing = false } = {}) {
   const dir = await tempDir();
-  const users = [
-    { uid: 'alice', name: 'A' },
-    { uid: 'bob', name: bobName },
-  ];
+  const users = [{ uid: 'alice', name: 'A' }];
+  if (!missing) users.push({ uid: 'bob', name: bobName });
   await writeFile(path.join(dir, 'users.ndjson'), users.map((u) => `${JSON.stringify(u)}\n`).join(''));
   await writeFile(path.join(dir, 'groups.ndjson'), `${JSON.stringify({ guid: 'g1', name: 'G', type: 'public' })}\n`);
   const members = ['alice', 'bob'].map((uid) => `${JSON.stringify({ guid: 'g1', uid })}\n`);
   await writeFile(path.join(dir, 'members.ndjson'), members.join(''));
   const messages = Array.from({ length: 12 }, (_, i) => messageLine(i, { sender: i < 11 ? 'bob' : 'alice' }));
+  if (missing) messages.push(messageLine(12, { receiver: 'g9' }));
   await writeFile(path.join(dir, 'messages.ndjson'), `${messages.join('\n')}\n`);
   await writeConfig(dir, {
     baseUrl: sb.url,
@@ -185,4 +190,166 @@ test('a user the service refuses holds its membership and messages back too', as
   assert.deepEqual(bobsMessages(sb), []);
   const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout);
   assert.equal(status.migration.blockedParents[0].reason, 'ERR_EXCEPTION');
+});
+
+// ---- a parent missing from the export (no record of it, no map, no details object) holds like one not in
+
+const g9Message = (sb) => sb.records().messages.m12;
+
+test('validate: one line per missing parent, at its first child, with the count it holds back', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const dir = await workspace(sb, { missing: true });
+  const text = await runCli(['validate'], { cwd: dir });
+  assert.equal(text.code, 3, text.stderr);
+  const lines = text.stdout.split('\n').map((l) => l.trim());
+  assert.ok(
+    lines.includes(
+      'members.ndjson:2: member g1_member_bob: uid: user bob is not in the export: ' +
+        'holds back 1 member and 11 messages (first here) [ref.member.user]',
+    ),
+    text.stdout,
+  );
+  assert.ok(
+    lines.includes(
+      'messages.ndjson:13: message m12: receiver: group g9 is not in the export: ' +
+        'holds back 1 message (first here) [ref.message.receiver]',
+    ),
+    text.stdout,
+  );
+  const doc = JSON.parse((await runCli(['validate', '--json'], { cwd: dir })).stdout);
+  assert.deepEqual(
+    doc.problems.map((p) => `${p.file}:${p.line} ${p.entity} ${p.id} ${p.field} ${p.rule}`),
+    [
+      'members.ndjson:2 members g1_member_bob uid ref.member.user',
+      'messages.ndjson:13 messages m12 receiver ref.message.receiver',
+    ],
+    "bob's 11 messages are not listed one by one",
+  );
+  assert.equal(doc.errorCount, 2);
+});
+
+test('import: children of a missing parent are blocked, not rejected, and stay held while it is missing', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const dir = await workspace(sb, { missing: true });
+  const first = await runCli(['import', '--json'], { cwd: dir });
+  assert.equal(first.code, 3, first.stderr);
+  const doc = JSON.parse(first.stdout);
+  assert.equal(doc.entities.members.blocked, 1);
+  assert.equal(doc.entities.messages.blocked, 12);
+  assert.equal(doc.entities.messages.imported, 1);
+  assert.equal(doc.entities.messages.rejected, 0);
+  assert.equal(doc.totals.unsent, 0, 'every record read is accounted for');
+  assert.deepEqual(bobsMessages(sb), []);
+  assert.deepEqual(bobsMembership(sb), []);
+  assert.equal(g9Message(sb), undefined);
+  const rejects = await readFile(path.join(dir, 'migrate-rejects.ndjson'), 'utf8').catch(() => '');
+  assert.equal(rejects, '', 'no child is written to the rejects file');
+  assert.match(doc.migration.statusLine, /13 records blocked by a user or group not in/);
+
+  const requests = sb.stats().requests;
+  const again = await runCli(['import', '--json'], { cwd: dir });
+  assert.equal(again.code, 3, again.stderr);
+  assert.equal(JSON.parse(again.stdout).entities.messages.blocked, 12, 'held across runs, from the checkpoint');
+  assert.equal(sb.stats().requests, requests, 'nothing is sent while bob and g9 are missing');
+  const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout);
+  assert.deepEqual(
+    status.migration.blockedParents.map((p) => [p.key, `${p.file}:${p.line}`, p.reason, p.held]),
+    [
+      ['users:bob', 'members.ndjson:2', 'missing', { members: 1, messages: 11 }],
+      ['groups:g9', 'messages.ndjson:13', 'missing', { members: 0, messages: 1 }],
+    ],
+  );
+  const text = (await runCli(['status'], { cwd: dir })).stdout;
+  assert.match(text, /members\.ndjson:2: user bob, not in the export \(named first here\), holds back 1 member and 11/);
+  const md = (await runCli(['report', '--format', 'md', '--out', '-'], { cwd: dir })).stdout;
+  assert.match(md, /`messages\.ndjson:13` group g9, not in the export \(named first here\), holds back 1 message/);
+
+  // m12 taken out of the export (the file shrank: read again from its start): no record names g9 now.
+  const messages = path.join(dir, 'messages.ndjson');
+  const kept = (await readFile(messages, 'utf8')).split('\n').slice(0, 12);
+  await writeFile(messages, `${kept.join('\n')}\n`);
+  const third = await runCli(['import', '--json'], { cwd: dir });
+  assert.equal(JSON.parse(third.stdout).entities.messages.blocked, 11, third.stderr);
+  const checkpoint = JSON.parse(await readFile(path.join(dir, '.migrate-checkpoint.json'), 'utf8'));
+  assert.deepEqual(Object.keys(checkpoint.blocked), ['users:bob'], 'a missing id no record names leaves the table');
+});
+
+test('an import after the missing user and group are added sends what they held back, once each', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const dir = await workspace(sb, { missing: true });
+  await runCli(['import'], { cwd: dir });
+  await appendFile(path.join(dir, 'users.ndjson'), `${JSON.stringify({ uid: 'bob', name: 'Bob' })}\n`);
+  await appendFile(path.join(dir, 'groups.ndjson'), `${JSON.stringify({ guid: 'g9', name: 'G9', type: 'public' })}\n`);
+  const fixed = await runCli(['import', '--json'], { cwd: dir });
+  assert.equal(fixed.code, 0, fixed.stderr);
+  const doc = JSON.parse(fixed.stdout);
+  assert.equal(doc.entities.messages.imported, 12);
+  assert.equal(doc.entities.members.imported, 1);
+  assert.equal(doc.entities.messages.blocked, 0);
+  assert.equal(doc.entities.members.blocked, 0);
+  assert.equal(bobsMessages(sb).length, 11);
+  assert.equal(bobsMembership(sb).length, 1);
+  assert.ok(g9Message(sb));
+  assert.match(doc.migration.statusLine, /^Complete/);
+  const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout);
+  assert.deepEqual(status.migration.blockedParents, []);
+
+  const logged = (await readNdjson(path.join(dir, '.migrate-checkpoint.imported.ndjson'))).map((l) => l.id);
+  assert.equal(logged.length, new Set(logged).size, 'each record sent once');
+  const requests = sb.stats().requests;
+  const after = await runCli(['import', '--json'], { cwd: dir });
+  assert.equal(after.code, 0, after.stderr);
+  assert.equal(sb.stats().requests, requests, 'nothing is sent twice');
+});
+
+test('a missing id named by many records is one entry; distinct missing ids are bounded', () => {
+  const NOW = 1_700_000_000;
+  /** @returns {import('../dist/entities/types.js').MappedRecord} */
+  const record = (entity, payload, id, i) => ({
+    entity,
+    payload,
+    id,
+    source: {},
+    file: `${entity}.ndjson`,
+    line: i + 1,
+    ordinal: i,
+    problems: [],
+  });
+  const message = (i, sender) =>
+    record('messages', JSON.parse(messageLine(i, { sender, receiverType: 'user', receiver: 'alice' })), `m${i}`, i);
+  /** @type {Set<import('../dist/entities/types.js').EntityName>} */
+  const configured = new Set(['users', 'messages']);
+  const index = new ExportIndex({
+    configured,
+    nowSec: NOW,
+    messageIds: 'none',
+    blockedBefore: new Set(['users:late']),
+  });
+  index.check(record('users', { uid: 'alice', name: 'A' }, 'alice', 0));
+  for (let i = 0; i < 50_000; i++) assert.equal(index.check(message(i, 'ghost')).length, 0);
+  assert.equal(index.blocked.list().length, 1);
+  assert.deepEqual(index.blocked.list()[0].firstChild, {
+    entity: 'messages',
+    id: 'm0',
+    rule: 'ref.message.sender',
+    field: 'sender',
+  });
+  for (let i = 1; i < MAX_MISSING_PARENTS; i++) assert.equal(index.check(message(i, `ghost${i}`)).length, 0);
+  assert.equal(index.blocked.list().length, MAX_MISSING_PARENTS);
+  // Past the bound each further child is its own reject, as before holds existed.
+  const over = message(1, 'one-too-many');
+  assert.deepEqual(
+    index.check(over).map((p) => p.rule),
+    ['ref.message.sender'],
+  );
+  assert.match(index.check(message(2, 'one-too-many'))[0].message, /over 10,000 users and groups are missing/);
+  assert.equal(over.blockedBy, undefined);
+  // One an earlier run held stays held: its children were acknowledged unsent.
+  const late = message(3, 'late');
+  assert.equal(index.check(late).length, 0);
+  assert.equal(late.blockedBy?.id, 'late');
+  assert.equal(index.blocked.list().length, MAX_MISSING_PARENTS + 1);
 });

@@ -1,6 +1,7 @@
 // Open rejects stay open (issue 13, point 2): a rejected record is not "done" until it is in. A later
-// run says how many are still rejected and exits 3; a reject whose cause can clear (a missing user) is
-// tried again by itself; one rejected for its own content waits until its line changes.
+// run says how many are still rejected and exits 3; a reject whose cause can clear (a group's missing
+// owner) is tried again by itself; one rejected for its own content waits until its line changes. A
+// member of a user the export lacks is no reject: it is held (blocked) until the user is there.
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,11 +11,18 @@ import { readNdjson, runCli, sandbox, tempDir, writeConfig, messageLine as messa
 const user = (uid, name = uid) => JSON.stringify({ uid, name });
 const member = (uid) => JSON.stringify({ guid: 'g1', uid, scope: 'participant' });
 
-/** An export of 2 users, a group, 3 members (one of a user the export lacks) and 5 messages (one empty). */
+/**
+ * An export of 2 users, 2 groups (g2 owned by carol, whom the export lacks), 3 members (one of carol)
+ * and 5 messages (one empty).
+ */
 async function writeExport(dir, { withCarol = false, fixedText = false } = {}) {
   const users = [user('alice'), user('bob'), ...(withCarol ? [user('carol')] : [])];
   await writeFile(path.join(dir, 'users.ndjson'), `${users.join('\n')}\n`);
-  await writeFile(path.join(dir, 'groups.ndjson'), `${JSON.stringify({ guid: 'g1', name: 'G', type: 'public' })}\n`);
+  const groups = [
+    { guid: 'g1', name: 'G', type: 'public' },
+    { guid: 'g2', name: 'G2', type: 'public', owner: 'carol' },
+  ];
+  await writeFile(path.join(dir, 'groups.ndjson'), `${groups.map((g) => JSON.stringify(g)).join('\n')}\n`);
   await writeFile(
     path.join(dir, 'members.ndjson'),
     `${[member('alice'), member('bob'), member('carol')].join('\n')}\n`,
@@ -45,10 +53,12 @@ test('rejects stay open across runs: reported, exit 3 until fixed; fixed ones ge
   };
   const rejectsLines = async () => (await readNdjson(path.join(dir, 'migrate-rejects.ndjson'))).length;
 
-  // Run 1: a member of a user the export lacks, and a message with no text.
+  // Run 1: a group whose owner the export lacks, and a message with no text; carol's membership is held.
   let r = await run();
   assert.equal(r.code, 3, r.stderr);
-  assert.equal(r.summary.entities.members.rejected, 1);
+  assert.equal(r.summary.entities.groups.rejected, 1);
+  assert.equal(r.summary.entities.members.rejected, 0);
+  assert.equal(r.summary.entities.members.blocked, 1);
   assert.equal(r.summary.entities.messages.rejected, 1);
   assert.equal(await rejectsLines(), 2);
 
@@ -65,14 +75,17 @@ test('rejects stay open across runs: reported, exit 3 until fixed; fixed ones ge
   assert.doesNotMatch(text.stdout, /every record is in/);
 
   const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout);
-  assert.deepEqual(status.openRejects, { members: 1, messages: 1 });
+  assert.deepEqual(status.openRejects, { groups: 1, messages: 1 });
 
-  // Run 3: the user is in the export now: the member is tried again by itself and gets in.
+  // Run 3: the user is in the export now: the group is tried again by itself and gets in, and so
+  // does the membership carol held back.
   await writeExport(dir, { withCarol: true });
   r = await run();
   assert.equal(r.code, 3, 'the empty message is still open');
+  assert.equal(r.summary.entities.groups.imported, 1);
+  assert.equal(r.summary.entities.groups.rejected, 0);
   assert.equal(r.summary.entities.members.imported, 1);
-  assert.equal(r.summary.entities.members.rejected, 0);
+  assert.equal(r.summary.entities.members.blocked, 0);
   assert.equal(r.summary.entities.messages.rejectedEarlier, 1);
 
   // Run 4: the message's line is fixed: it is sent and gets in; every record is in.
@@ -89,6 +102,7 @@ test('rejects stay open across runs: reported, exit 3 until fixed; fixed ones ge
   assert.equal(Object.keys(stored.messages).length, 5);
   assert.equal(stored.messages.m4.data.text, 'fixed');
   assert.equal(Object.keys(stored.members).length, 3);
+  assert.equal(stored.groups.g2.owner, 'carol');
   assert.equal(await rejectsLines(), 2, 'no run wrote a line twice');
   const summaryText = (await runCli(['import'], { cwd: dir })).stdout;
   assert.match(summaryText, /every record is in/);

@@ -47,7 +47,8 @@ test('replay: fixed rejects and export get in, a deleted line is dropped, a seco
   t.after(() => sb.close());
   const users = [{ uid: 'alice', name: 'A' }, { uid: 'bob', name: 'B' }, { uid: 'dave' }].map((u) => JSON.stringify(u));
   const messages = [0, 1, 2].map((i) => message(i));
-  messages.push(message(3, { data: { text: '   ' } }), message(4, { sender: 'carol' }));
+  // m4's sender is missing from the export, and its text empty: a reject for its text, not held for carol.
+  messages.push(message(3, { data: { text: '   ' } }), message(4, { sender: 'carol', data: { text: ' ' } }));
   messages.push(message(5, { data: { text: '' } }));
   const dir = await workspace(sb, { users, messages });
   const rejectsFile = path.join(dir, 'migrate-rejects.ndjson');
@@ -58,21 +59,22 @@ test('replay: fixed rejects and export get in, a deleted line is dropped, a seco
   assert.deepEqual(codes, [
     'dave user.name.required',
     'm3 message.text.empty',
-    'm4 ref.message.sender',
+    'm4 message.text.empty',
     'm5 message.text.empty',
   ]);
+  assert.equal(JSON.parse(first.stdout).entities.messages.blocked, 0, 'm4 is rejected for its own line');
 
-  // Fix the rejects file (dave's name, m3's text), delete m5's line; fix the export (carol, m4's sender).
+  // Fix the rejects file (dave's name, m3's and m4's text), delete m5's line; fix the export (carol).
   await editRejects(rejectsFile, (r) => {
     if (r.id === 'dave') return { ...r, record: { ...r.record, name: 'Dave' } };
-    if (r.id === 'm3') return { ...r, record: { ...r.record, data: { text: 'fixed' } } };
+    if (r.id === 'm3' || r.id === 'm4') return { ...r, record: { ...r.record, data: { text: 'fixed' } } };
     return r.id === 'm5' ? null : r;
   });
   const early = JSON.parse((await runCli(['replay', '--dry-run', '--json'], { cwd: dir })).stdout);
   assert.deepEqual(
     early.failing.map((f) => `${f.id} ${f.problem.rule}`),
     ['m4 ref.message.sender'],
-    'the dry run checks references against the export',
+    'the dry run checks references against the export: a replayed line naming a missing user stays a reject',
   );
   await appendFile(path.join(dir, 'users.ndjson'), `${JSON.stringify({ uid: 'carol', name: 'C' })}\n`);
 

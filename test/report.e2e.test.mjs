@@ -19,7 +19,7 @@ import {
   writeManyFilesExport,
 } from './helpers.mjs';
 
-/** Messages the tool's own checks refuse: empty text (twice) and a sender nobody exported. */
+/** Messages the tool's own checks refuse (empty text, twice) or hold back (a sender nobody exported). */
 const BAD_MESSAGES = [
   { muid: 'bad1', sender: 'user1', receiverType: 'group', receiver: 'grp0', sentAt: 1_650_100_000, data: { text: '' } },
   {
@@ -112,7 +112,7 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     assert.deepEqual(JSON.parse(made.stdout), {
       report,
       status: 'open',
-      statusLine: 'Not complete: 3 open rejects.',
+      statusLine: 'Not complete: 2 open rejects and 1 record blocked by a user or group not in.',
     });
     const html = await readFile(report, 'utf8');
     assert.ok(!html.includes(API_KEY));
@@ -128,12 +128,14 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     for (const key of ['imported', 'alreadyPresent', 'skipped', 'requests', 'retries'])
       assert.equal(figures[`total.${key}`], summaries[0].totals[key] + summaries[1].totals[key], `total.${key}`);
     const open = summaries[1].totals.rejected + summaries[1].totals.fileProblems;
-    assert.equal(open, 3);
-    assert.equal(figures.status, `Not complete: ${open} open rejects.`);
+    assert.equal(open, 2);
+    assert.equal(figures.status, `Not complete: ${open} open rejects and 1 record blocked by a user or group not in.`);
     assert.equal(figures.runs, 4);
     assert.equal(figures.interruptions, 1);
     assert.equal(figures['rejects.message.text.empty.open'], 2);
-    assert.equal(figures['rejects.ref.message.sender.open'], 1);
+    assert.equal(figures['rejects.ref.message.sender.open'], undefined, 'a missing sender holds, it is no reject');
+    assert.equal(figures['messages.blocked'], 1);
+    assert.match(html, /data-blocked="users:ghost"><code>messages\.ndjson:1503<\/code> user ghost, not in the export/);
     assert.match(html, /messages\.ndjson:1501/, 'an example names file:line');
     assert.equal(figures['verify.messages.missing'], 1);
     assert.equal(figures['verify.users.missing'], 0);
@@ -144,7 +146,7 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     const md = await runCli(['report', '--format', 'md', '--out', path.join(dir, 'r.md')], { cwd: dir });
     assert.equal(md.code, 0, md.stderr);
     const markdown = await readFile(path.join(dir, 'r.md'), 'utf8');
-    assert.match(markdown, /\*\*Not complete: 3 open rejects\.\*\*/);
+    assert.match(markdown, /\*\*Not complete: 2 open rejects and 1 record blocked by a user or group not in\.\*\*/);
     assert.match(markdown, /\| `message\.text\.empty` \| 2 \|/);
     // `--out -`: the report itself on stdout, the same text, and no file named "-".
     const piped = await runCli(['report', '--format', 'md', '--out', '-'], { cwd: dir });
@@ -152,7 +154,11 @@ test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum
     await assert.rejects(stat(path.join(dir, '-')));
     const step = await readFile(summaryFile, 'utf8');
     assert.match(step, /^## Migration report/);
-    assert.match(step, /Not complete: 3 open rejects/, 'import appended the overview to GITHUB_STEP_SUMMARY');
+    assert.match(
+      step,
+      /Not complete: 2 open rejects and 1 record blocked/,
+      'import appended the overview to GITHUB_STEP_SUMMARY',
+    );
   } finally {
     await sb.close();
   }

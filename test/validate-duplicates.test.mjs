@@ -163,7 +163,8 @@ const msg = (muid, extra = {}) => ({
 
 /**
  * messages-a.ndjson lines: 1 m1, 2 m2, 3 m3 (unknown sender), 4 m1 again (other text), 5 M2, 6 m6 (deleted),
- * 7 m6 (the deleted one does not count), 8 m1 a third time (unknown sender too), 9 "bad json".
+ * 7 m6 (the deleted one does not count), 8 m1 a third time (another unknown sender), 9 "bad json". A missing
+ * sender is one line, at the first message naming it.
  * messages-b.csv rows: line 2 m3 (a duplicate across files), line 3 M3.
  */
 async function duplicatesExport() {
@@ -176,7 +177,7 @@ async function duplicatesExport() {
     msg('M2'),
     msg('m6', { deletedAt: 1_600_000_001 }),
     msg('m6'),
-    msg('m1', { sender: 'ghost' }),
+    msg('m1', { sender: 'phantom' }),
   ];
   await writeFile(path.join(dir, 'messages-a.ndjson'), `${ndjson(a)}{"muid": \n`);
   await writeFile(

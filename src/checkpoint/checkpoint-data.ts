@@ -31,7 +31,8 @@ export interface EntityTotals {
 }
 
 /**
- * A user or group that was not in when its entity was last read to the end, and what it held back.
+ * A user or group that was not in when its entity was last read to the end (or, missing from the
+ * export, when its children were), and what it held back.
  * Its children's slots are acknowledged without being sent: while it is in this table a run reads
  * them as held, and the run that finds it in sends them (docs/resume-and-rejects.md).
  */
@@ -40,7 +41,7 @@ export interface BlockedMark {
   id: string;
   file: string;
   line: number;
-  /** The rule or service code it was refused with, or `skipped:<reason>`. */
+  /** The rule or service code it was refused with, `skipped:<reason>`, or `missing` (at its first child). */
   reason: string;
   /** Children held back, per entity, at the last reading to its end. */
   held: { members?: number; messages?: number };

@@ -109,7 +109,9 @@ function describeBlocked(view: LedgerView): string[] {
   if (parents.length === 0) return [];
   const lines = parents.slice(0, PARENTS_SHOWN).map((p) => `  ${blockedParentLine(p)}`);
   if (parents.length > PARENTS_SHOWN) lines.push(`  ... and ${parents.length - PARENTS_SHOWN} more (--json lists all)`);
-  const fix = 'fix each in the export and run import, or in the rejects file and run replay: what it holds follows';
+  const fix =
+    'fix each in the export and run import, or in the rejects file and run replay (a missing one: add it to the ' +
+    'export or to userMap/groupMap): what it holds follows';
   return ['blocked: held back until their user or group gets in', ...lines, `  ${fix}`];
 }
 

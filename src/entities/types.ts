@@ -83,19 +83,25 @@ export const MEDIA_NOT_CARRIED = 'media.not-carried';
 /** The entities a member or message can be held back by. */
 export type ParentEntity = 'users' | 'groups';
 
+/** The reason of a parent no record of the export has (and no map or details object names). */
+export const MISSING_PARENT = 'missing';
+
 /**
- * A user or group of the export that is not in (rejected by a rule or the service, or skipped), and
- * what it holds back: its members and messages wait for it (docs/resume-and-rejects.md).
+ * A user or group that is not in (rejected by a rule or the service, skipped, or missing from the
+ * export), and what it holds back: its members and messages wait for it (docs/resume-and-rejects.md).
  */
 export interface BlockedParent {
   entity: ParentEntity;
   id: string;
+  /** The parent's own place; a missing parent's is the first child that named it. */
   file: string;
   line: number;
-  /** Why it is not in: the rule or the service's code, or `skipped:<reason>`. */
+  /** Why it is not in: the rule or the service's code, `skipped:<reason>`, or `missing` (MISSING_PARENT). */
   reason: string;
   /** Records held back this reading, per entity. */
   held: { members: number; messages: number };
+  /** A missing parent: the first child that named it, and the reference rule validate reports it under. */
+  firstChild?: { entity: EntityName; id: string; rule: string; field: string };
 }
 
 /**
@@ -135,8 +141,9 @@ export interface MappedRecord {
   /** Sent by replay from the rejects file as the user edited it, not from the export. */
   replayed?: true;
   /**
-   * Set by ExportIndex on a member or message whose user or group is in the export but not in (rejected,
-   * skipped): the record is held, not sent, until that parent gets in. The first such parent it names.
+   * Set by ExportIndex on a member or message whose user or group is not in (rejected, skipped, or
+   * missing from the export): the record is held, not sent, until that parent gets in. The first such
+   * parent it names.
    */
   blockedBy?: BlockedParent;
   /** Set by ExportIndex when a parent it names was blocked in an earlier run: done slots are sent again. */

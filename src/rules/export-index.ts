@@ -9,7 +9,7 @@ import {
   type ParentEntity,
   type Problem,
 } from '../entities/types.js';
-import { BlockedParents } from './blocked-parents.js';
+import { BlockedParents, MAX_MISSING_PARENTS } from './blocked-parents.js';
 import { duplicateIdProblem, idCollisionProblem } from './duplicate-problems.js';
 import { IdBloomFilter } from './id-bloom.js';
 import { contentHash, mix32 } from './content-hash.js';
@@ -131,6 +131,8 @@ export class ExportIndex {
   private readonly unchecked = new Set<RefKind>();
   private readonly keepsMessageIds: boolean;
   private readonly idCollisions: Partial<Record<EntityName, IdCollisions>>;
+  /** Checking a replayed record (`checkReplayed`): a missing parent is its own reject, not a hold. */
+  private replaying = false;
 
   constructor(options: ExportIndexOptions) {
     this.configured = options.configured;
@@ -177,7 +179,9 @@ export class ExportIndex {
   /**
    * A record sent again from the rejects file (replay): it stands in for its own slot, whose id the
    * export's reading entered already, so a repeated id is no duplicate here; an id new since (fixed
-   * in the rejects file) is entered. Its references are checked as `check` does.
+   * in the rejects file) is entered. Its references are checked as `check` does, but for a parent
+   * missing from the export: the record is a line of the rejects file already, and stays one, with the
+   * reference's `ref.*` rule, rather than being held (the export's own records naming it are held).
    */
   checkReplayed(record: MappedRecord): Problem[] {
     if (record.skip !== undefined) return NO_PROBLEMS;
@@ -186,7 +190,12 @@ export class ExportIndex {
     delete record.duplicateSuspect;
     delete record.sameContentSuspect;
     const out: Problem[] = [];
-    this.checkReferences(out, record, false);
+    this.replaying = true;
+    try {
+      this.checkReferences(out, record, false);
+    } finally {
+      this.replaying = false;
+    }
     return out.length === 0 ? NO_PROBLEMS : out;
   }
 
@@ -403,11 +412,25 @@ export class ExportIndex {
     hashId(ref);
     if (!idShaped) return;
     // A member or message of a parent that is not in waits for it (a group's owner is no such parent).
-    if (this.blocked.active && kind !== 'groupOwner' && this.blocked.mark(record, target as ParentEntity, ref)) return;
-    if (ids.hasHashed()) return;
+    const isChild = kind !== 'groupOwner';
+    const parent = target as ParentEntity;
+    // A replayed record naming a parent held as missing is reported below, as a reference never met.
+    if (!this.replaying || !isChild || !this.blocked.isMissing(parent, ref)) {
+      if (this.blocked.active && isChild && this.blocked.mark(record, parent, ref)) return;
+      if (ids.hasHashed()) return;
+    }
     const detailsId = isObject(details) ? details[target === 'users' ? 'uid' : 'guid'] : undefined;
     if (typeof detailsId === 'string' && detailsId.toLowerCase() === ref.toLowerCase()) return;
-    out.push(problem(rule, field, `no ${ENTITIES[target].singular} ${ref} in the ${target} export`));
+    // Missing: one hold for the id, however many records name it (the fix is one line, the parent's).
+    if (isChild && !this.replaying && this.blocked.missing(record, parent, ref, rule, field)) return;
+    const many =
+      isChild && !this.replaying ? ` (over ${formatCount(MAX_MISSING_PARENTS)} users and groups are missing)` : '';
+    out.push(problem(rule, field, `no ${ENTITIES[target].singular} ${ref} in the ${target} export${many}`));
+  }
+
+  /** True when the export has a record with this id (or a map names it). */
+  hasId(entity: EntityName, id: string): boolean {
+    return this.ids[entity].has(id);
   }
 
   private fileId(file: string): number {

@@ -23,6 +23,18 @@ that entity's export is configured; otherwise one note says it could not be. A r
 that is not in the export is accepted when the record carries the matching details object
 (\`senderUserDetails\`, \`groupOwnerDetails\`, ...), because the service creates the target from it.
 
+A user or group that is not in holds back the members and messages that name it: they are not sent
+until it gets in, and are not listed one by one ([blocked records](resume-and-rejects.md)). One the
+export rejects or skips is one \`parent.holds-back\` line at its own place. One missing from the export
+(nor in \`userMap\`/\`groupMap\`, nor a details object) is one line at the first record naming it, under
+that record's \`ref.*\` rule, with the count it holds back:
+
+\`\`\`
+  m.ndjson:4: message m4: sender: user u9 is not in the export: holds back 12 messages (first here) [ref.message.sender]
+\`\`\`
+
+A group's missing owner is no such parent: the group is rejected (\`ref.group.owner\`).
+
 \`\`\`
 Errors (2):
   users.csv:14: user Bob: uid: duplicate uid bob; first seen at users.csv:3 [id.duplicate]

@@ -1,5 +1,6 @@
 import type { CheckpointStore } from '../../checkpoint/store.js';
-import type { EntityName, ParentEntity } from '../../entities/types.js';
+import type { BlockedMark } from '../../checkpoint/checkpoint-data.js';
+import { MISSING_PARENT, type BlockedParent, type EntityName, type ParentEntity } from '../../entities/types.js';
 import { parentKey, type ExportIndex } from '../../rules/index.js';
 import type { AnsweredBatch } from './batcher.js';
 
@@ -10,7 +11,9 @@ import type { AnsweredBatch } from './batcher.js';
  * Every run reads every record again (references need every id), so a child acknowledged while its
  * parent is in the table is looked at again: still held while the parent is out, sent once it is in
  * (an already-exists answer covers one that was in before its parent was refused). A parent stays
- * in the table, marked released, until a run has read all its children to the end.
+ * in the table, marked released, until a run has read all its children to the end. A parent missing
+ * from the export is met through its children, so it enters the table with them, and it is released
+ * when the export has it (read in by its phase) or when no child names it any more.
  */
 export class ParentHolds {
   constructor(
@@ -34,27 +37,41 @@ export class ParentHolds {
   parentsRead(entity: ParentEntity): void {
     const table = this.checkpoint.blockedParents();
     for (const [key, mark] of Object.entries(table)) {
-      if (mark.entity === entity && !this.index.blocked.has(key)) mark.released = true;
+      if (mark.entity !== entity || this.index.blocked.has(key)) continue;
+      // Still missing from the export: its children tell whether it holds any (childrenRead, runRead).
+      if (mark.reason === MISSING_PARENT && !this.index.hasId(entity, mark.id)) continue;
+      mark.released = true;
     }
-    for (const parent of this.index.blocked.list(entity)) {
-      const key = parentKey(entity, parent.id);
-      const { id, file, line, reason } = parent;
-      table[key] = { entity, id, file, line, reason, held: table[key]?.held ?? {} };
-    }
+    for (const parent of this.index.blocked.list(entity)) enter(table, parent);
   }
 
   /** Members or messages read to their end: what each parent holds, and the entity's count in the ledger. */
   childrenRead(entity: EntityName, blocked: number): void {
     if (entity !== 'members' && entity !== 'messages') return;
+    const table = this.checkpoint.blockedParents();
     const now = new Map(this.index.blocked.list().map((p) => [parentKey(p.entity, p.id), p]));
-    for (const [key, mark] of Object.entries(this.checkpoint.blockedParents())) {
+    for (const parent of now.values()) if (parent.reason === MISSING_PARENT) enter(table, parent);
+    for (const [key, mark] of Object.entries(table)) {
       mark.held[entity] = now.get(key)?.held[entity] ?? 0;
     }
     this.checkpoint.totals(entity).blocked = blocked;
   }
 
-  /** Every phase of the run read to its end: parents that got in have had all their children sent. */
+  /**
+   * Every phase of the run read to its end: parents that got in have had all their children sent,
+   * and a missing parent no child named this run holds nothing.
+   */
   runRead(): void {
+    for (const [key, mark] of Object.entries(this.checkpoint.blockedParents())) {
+      if (mark.reason === MISSING_PARENT && !this.index.blocked.has(key)) mark.released = true;
+    }
     this.checkpoint.forgetReleasedParents();
   }
+}
+
+/** The table's entry for a parent not in now (not released), keeping the counts it held so far. */
+function enter(table: Record<string, BlockedMark>, parent: BlockedParent): void {
+  const key = parentKey(parent.entity, parent.id);
+  const { entity, id, file, line, reason } = parent;
+  table[key] = { entity, id, file, line, reason, held: table[key]?.held ?? {} };
 }

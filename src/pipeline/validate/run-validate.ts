@@ -1,5 +1,5 @@
-import { BEYOND_RETENTION, NO_PROBLEMS } from '../../entities/types.js';
-import type { MappedRecord, Problem, SourceProblem } from '../../entities/types.js';
+import { BEYOND_RETENTION, MISSING_PARENT, NO_PROBLEMS } from '../../entities/types.js';
+import type { BlockedParent, MappedRecord, Problem, SourceProblem } from '../../entities/types.js';
 import type { LocatedProblem, ValidateResult } from './validate-result.js';
 import { ExportIndex } from '../../rules/index.js';
 import { checkRecord, hasError, withCross } from '../../rules/check-record.js';
@@ -93,6 +93,8 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
   let seq = -1;
   let messagesFirstSeq = -1;
   let lastSuspectSeq = -1;
+  // Each missing parent's one line, counted at its first child as a one-pass check would; its count at the end.
+  const missingLines = new Map<BlockedParent, LocatedProblem>();
 
   outer: for (const plan of options.plans) {
     const entity = plan.entity;
@@ -166,6 +168,13 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
               seq,
             );
           }
+          if (index.blocked.missingCount > missingLines.size) {
+            for (const parent of index.blocked.missingSince(missingLines.size)) {
+              const line = heldBackProblem(parent);
+              missingLines.set(parent, line);
+              tally.add(line, seq);
+            }
+          }
         }
       }
     }
@@ -179,11 +188,12 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
     const first = old.slice(0, OLD_NAMED).map(({ file, line }) => ({ file, line }));
     result.retention = { days: options.retentionDays!, cutoff: cutoffDate(cutoff), first };
   }
+  for (const [parent, line] of missingLines) line.message = heldBackProblem(parent, result.stoppedEarly).message;
   if (!result.stoppedEarly) {
     result.expiringMedia = expiringMediaOf(hostCounts, options.media);
     result.unlistedMedia = unlistedMediaOf(hostCounts, options.media, options.exportFolder);
     for (const p of index.blocked.list()) {
-      if (p.held.members + p.held.messages === 0) continue;
+      if (p.reason === MISSING_PARENT || p.held.members + p.held.messages === 0) continue;
       tally.add(heldBackProblem(p), seq + 1);
     }
     for (const p of index.finish()) {

@@ -109,7 +109,7 @@ export const MESSAGE_RULES = [
     entity: 'messages',
     description:
       'sender is not a user of the export (checked only when users are configured; satisfied by a matching ' +
-      'senderUserDetails).',
+      'senderUserDetails). The user holds back what names it: one line, at the first, with the count.',
   },
   {
     code: 'ref.message.receiver',
@@ -117,7 +117,8 @@ export const MESSAGE_RULES = [
     entity: 'messages',
     description:
       'receiver is not a user (receiverType user) or group (receiverType group) of the export (checked only when ' +
-      'that entity is configured; satisfied by matching receiverUserDetails/receiverGroupDetails).',
+      'that entity is configured; satisfied by matching receiverUserDetails/receiverGroupDetails). The user or ' +
+      'group holds back what names it: one line, at the first, with the count.',
   },
   // interactive form elements, anywhere a `formFields` key sits inside data
   {

@@ -209,7 +209,7 @@ export const RECORD_RULES = [
     entity: 'members',
     description:
       "A member's guid is not a group of the export (checked only when groups are configured; satisfied by a " +
-      'matching groupDetails).',
+      'matching groupDetails). The group holds back what names it: one line, at the first, with the count.',
   },
   {
     code: 'ref.member.user',
@@ -217,7 +217,7 @@ export const RECORD_RULES = [
     entity: 'members',
     description:
       "A member's uid is not a user of the export (checked only when users are configured; satisfied by a matching " +
-      'userDetails).',
+      'userDetails). The user holds back what names it: one line, at the first, with the count.',
   },
   {
     code: 'parent.holds-back',
@@ -225,6 +225,7 @@ export const RECORD_RULES = [
     entity: 'any',
     description:
       'A user or group that is rejected or skipped holds back its members and messages: they are not sent until it ' +
-      'gets in. One line for the user or group, with the count it holds back; its children are not listed.',
+      'gets in. One line for the user or group, with the count it holds back; its children are not listed. One ' +
+      'missing from the export is reported under the ref.* rule of the first record naming it.',
   },
 ] as const satisfies readonly RuleInfo[];
