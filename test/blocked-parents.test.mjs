@@ -305,6 +305,27 @@ test('an import after the missing user and group are added sends what they held 
   assert.equal(sb.stats().requests, requests, 'nothing is sent twice');
 });
 
+test('a userMap line added later for the missing user sends what it held back, as the app user', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const dir = await workspace(sb, { missing: true });
+  await runCli(['import'], { cwd: dir });
+  assert.equal(bobsMessages(sb).length, 0);
+  // bob is the app's bob-prod: the map line comes after the first import, which held his records.
+  await writeFile(path.join(dir, 'user-map.csv'), 'from,to\nbob,bob-prod\n');
+  const config = JSON.parse(await readFile(path.join(dir, '.migrate.config.json'), 'utf8'));
+  await writeConfig(dir, { ...config, userMap: 'user-map.csv' });
+  const mapped = await runCli(['import', '--json'], { cwd: dir });
+  const doc = JSON.parse(mapped.stdout);
+  assert.equal(doc.entities.messages.imported, 11, mapped.stderr);
+  assert.equal(doc.entities.members.imported, 1);
+  assert.equal(doc.entities.members.blocked, 0);
+  const senders = bobsMessages(sb).map((id) => sb.records().messages[id].sender);
+  assert.deepEqual([...new Set(senders)], ['bob-prod']);
+  assert.equal(senders.length, 11);
+  assert.equal(Object.values(sb.records().members).filter((m) => m.uid === 'bob-prod').length, 1);
+});
+
 test('a missing id named by many records is one entry; distinct missing ids are bounded', () => {
   const NOW = 1_700_000_000;
   /** @returns {import('../dist/entities/types.js').MappedRecord} */

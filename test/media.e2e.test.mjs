@@ -6,16 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  readNdjson,
-  runCli,
-  sandbox,
-  spawnCli,
-  collect,
-  tempDir,
-  waitFor,
-  writeConfig,
-} from './helpers.mjs';
+import { readNdjson, runCli, sandbox, spawnCli, collect, tempDir, waitFor, writeConfig } from './helpers.mjs';
 import {
   AWS_ENV,
   AWS_SECRET,

@@ -1,6 +1,12 @@
 import type { CheckpointStore } from '../../checkpoint/store.js';
 import type { BlockedMark } from '../../checkpoint/checkpoint-data.js';
-import { MISSING_PARENT, type BlockedParent, type EntityName, type ParentEntity } from '../../entities/types.js';
+import {
+  MISSING_PARENT,
+  type BlockedParent,
+  type EntityName,
+  type IdMaps,
+  type ParentEntity,
+} from '../../entities/types.js';
 import { parentKey, type ExportIndex } from '../../rules/index.js';
 import type { AnsweredBatch } from './batcher.js';
 
@@ -22,8 +28,16 @@ export class ParentHolds {
   ) {}
 
   /** The keys an earlier run blocked: what ExportIndex's `blockedBefore` takes. */
-  static before(checkpoint: CheckpointStore): Set<string> {
-    return new Set(Object.keys(checkpoint.blockedParents()));
+  static before(checkpoint: CheckpointStore, ids?: IdMaps): Set<string> {
+    const keys = new Set<string>();
+    for (const [key, mark] of Object.entries(checkpoint.blockedParents())) {
+      keys.add(key);
+      // A userMap or groupMap line added since points the children at the app's id: held under the
+      // export's id, they must be looked at again under the new one, or they would count as done.
+      const mapped = ids?.[mark.entity]?.get(mark.id.toLowerCase());
+      if (mapped !== undefined) keys.add(parentKey(mark.entity, mapped));
+    }
+    return keys;
   }
 
   /** A parent the service refused holds its children back; one it took (a replay, a retry) lets them go. */
