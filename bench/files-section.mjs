@@ -24,6 +24,7 @@ async function importInto(name, target, concurrency) {
       baseUrl: sb.url,
       concurrency,
       requestsPerMinute: 1e9,
+      retentionDays: 0,
       checkpoint: path.join(dir, 'checkpoint.json'),
       rejects: path.join(dir, 'rejects.ndjson'),
       ...target,

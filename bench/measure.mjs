@@ -39,6 +39,8 @@ export function createMeasurements({ concurrency, quietWaitMs, log }) {
     const full = {
       checkpoint: path.join(dir, 'checkpoint.json'),
       rejects: path.join(dir, 'rejects.ndjson'),
+      // The generated messages are years old: with the default window they would be skipped, not sent.
+      retentionDays: 0,
       ...config,
     };
     writeFileSync(file, JSON.stringify(full, null, 2), { mode: 0o600 });

@@ -64,6 +64,7 @@ export async function measureMedia({ log, row, concurrency }) {
     const settings = {
       baseUrl: sb.url,
       requestsPerMinute: 1e9,
+      retentionDays: 0,
       checkpoint: path.join(dir, 'checkpoint.json'),
       rejects: path.join(dir, 'rejects.ndjson'),
       sources: { users: path.join(dir, 'users.ndjson'), messages: path.join(dir, 'messages.ndjson') },
