@@ -123,6 +123,11 @@ test('a window set too long: the refusing service isolates old ones as rejects, 
   assert.equal((await sb.stats()).perEntity.messages.requests, requestsBefore);
   assert.equal((await readNdjson(path.join(ws.dir, 'migrate-rejects.ndjson'))).length, 20, 'written once');
 
+  // A dry replay with the window right says what the replay would do: skip them, send none.
+  const dry = await runCli(['replay', '--dry-run', '--json'], { cwd: ws.dir });
+  const planned = JSON.parse(dry.stdout);
+  assert.deepEqual([planned.open, planned.wouldSend, planned.skipped], [20, 0, 20], dry.stderr);
+
   // With the window right, the rejects close as skips: the migration is complete, the old ones named.
   const fixed = await importRun(ws.dir, ['--json']);
   assert.equal(fixed.code, 0, fixed.stderr);

@@ -3,6 +3,7 @@ import { readCheckpoint } from '../checkpoint/store.js';
 import { ENTITIES } from '../entities/index.js';
 import { CheckpointError, ExitCode } from '../errors.js';
 import { checkReplayDry } from '../pipeline/import/replay-dry.js';
+import { retentionCutoff } from '../pipeline/retention.js';
 import {
   groupLeftOpen,
   openSlotsOf,
@@ -41,7 +42,9 @@ export async function replayAction(file: string | undefined, opts: ReplayOptions
   const nowSec = Math.floor(Date.now() / 1000);
   if (opts.dryRun) {
     const openKeys = new Set(openBefore.map((s) => `${s.entity} ${s.file} ${s.ordinal}`));
-    const run = { importSoftDeleted: config.importSoftDeleted, nowSec };
+    // The replay skips what the import skips: messages beyond the retention window are not sent.
+    const retentionCutoffSec = retentionCutoff(nowSec, config.retentionDays);
+    const run = { importSoftDeleted: config.importSoftDeleted, nowSec, retentionCutoffSec };
     const results = await checkReplayDry(
       plan.plans,
       rejects,
@@ -49,12 +52,15 @@ export async function replayAction(file: string | undefined, opts: ReplayOptions
       run,
     );
     const failing = results.filter((r) => r.problem !== undefined);
-    const doc = { dryRun: true, open: openBefore.length, wouldSend: results.length - failing.length, failing };
+    const skipped = results.filter((r) => r.skipped !== undefined).length;
+    const wouldSend = results.length - failing.length - skipped;
+    const doc = { dryRun: true, open: openBefore.length, wouldSend, skipped, failing };
     if (opts.json) process.stdout.write(redact(`${JSON.stringify(doc)}\n`));
     else {
       const out = [
         `Replay, dry run (nothing sent): ${plural(openBefore.length, 'record')} open, ` +
           `${doc.wouldSend} would be sent, ${failing.length} still failing their checks` +
+          (skipped > 0 ? `, ${skipped} skipped as the import skips them` : '') +
           (rejects.deleted.length > 0 ? `, ${rejects.deleted.length} deleted from the rejects file` : ''),
         ...failing.map(
           ({ item, id, problem: p }) =>

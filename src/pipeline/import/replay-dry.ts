@@ -10,6 +10,8 @@ export interface DryReplayResult {
   item: ReplayItem;
   id: string;
   problem?: { rule: string; field?: string; message: string };
+  /** Why the replay would leave it out, as the import skips it (`beyond-retention`, `since`...). */
+  skipped?: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export async function checkReplayDry(
   plans: readonly EntityPlan[],
   replay: ReplaySource,
   isOpen: (item: ReplayItem) => boolean,
-  run: { importSoftDeleted: boolean; nowSec: number; stop?: AbortSignal },
+  run: { importSoftDeleted: boolean; nowSec: number; retentionCutoffSec?: number; stop?: AbortSignal },
 ): Promise<DryReplayResult[]> {
   const configured = new Set(plans.map((p) => p.entity.name));
   const knownIds = plans[0]?.source.ids;
@@ -44,7 +46,7 @@ export async function checkReplayDry(
       const problems = record.skip ? [] : withCross(ownProblems(record, run.nowSec), index.checkReplayed(record));
       const first = hasError(problems) ? problems.find((p) => p.severity === 'error') : undefined;
       const problem = first && { rule: first.rule, field: first.field, message: first.message };
-      results.push({ item, id: record.id, problem });
+      results.push(record.skip ? { item, id: record.id, skipped: record.skip } : { item, id: record.id, problem });
     }
   }
   return results;
