@@ -56,7 +56,8 @@ export function formatVerifyText(r: VerifyResult): string {
     if (v.refused === 0) continue;
     out.push(
       `note: ${plural(v.refused, singular(entity), entity)} of the export the import does not send ` +
-        '(refused by its checks: see the rejects file or run validate); not expected on the service',
+        '(refused by its checks, or blocked by a user or group not in: see the rejects file, `status` or ' +
+        'run validate); not expected on the service',
     );
   }
   if (r.repair !== undefined) out.push(...repairLines(r));

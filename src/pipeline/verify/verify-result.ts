@@ -28,7 +28,7 @@ export interface EntityVerdict {
   extraIds: string[];
   /** Listed by the service more than once. */
   repeated: number;
-  /** Records the import does not send: refused by its checks (see the rejects file) or unreadable. */
+  /** Records the import does not send: refused by its checks, blocked by a parent not in, or unreadable. */
   refused: number;
   /** Skipped on purpose, as import skips them (deleted, before --since, exact copies). */
   skipped: number;
