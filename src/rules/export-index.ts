@@ -4,7 +4,6 @@ import {
   type EntityName,
   type IdCollisions,
   type IdMaps,
-  type JsonObject,
   type MappedRecord,
   type ParentEntity,
   type Problem,
@@ -14,14 +13,14 @@ import { duplicateIdProblem, idCollisionProblem } from './duplicate-problems.js'
 import { IdBloomFilter } from './id-bloom.js';
 import { contentHash, mix32 } from './content-hash.js';
 import { hashId, idShaped, lowerA, lowerB } from './id-hash.js';
+import { GroupFacts, LARGE_GROUP_MEMBERS } from './group-facts.js';
 import { ID_DUPLICATE, ID_NEW, IdIndex, type IdAddResult } from './id-index.js';
 import { problem, type RuleCode } from './rules.js';
-import { formatCount, isIdShaped, isObject, isoTime } from './values.js';
+import { formatCount, isIdShaped, isObject } from './values.js';
 
 export { duplicateIdProblem, suspectDuplicateProblem } from './duplicate-problems.js';
 
-/** Above this many members the service stops updating a group's conversations and unread counts. */
-export const LARGE_GROUP_MEMBERS = 300;
+export { LARGE_GROUP_MEMBERS } from './group-facts.js';
 
 type RefKind = ReferenceKind;
 
@@ -86,12 +85,6 @@ export const CONTENT_BLOOM_BYTES = 1 << 22;
 /** What `recheckMessageId` answers for a later record identical to its muid's first. */
 export const SAME_RECORD = 'duplicate';
 
-interface LargeGroup {
-  id: string;
-  file: number;
-  line: number;
-}
-
 /** The second pass: ids seen so far per entity, and what members need to know about groups. */
 export class ExportIndex {
   /** The run's clock, the same instant pass 1 judges "in the future" by. */
@@ -122,12 +115,7 @@ export class ExportIndex {
   private readonly fileIds = new Map<string, number>();
   private lastFile = '';
   private lastFileId = -1;
-  /** Lower-cased guid -> createdAt, for members' joinedAt. */
-  private readonly groupCreatedAt = new Map<string, number>();
-  /** Lower-cased guid -> member records seen. */
-  private readonly memberCounts = new Map<string, number>();
-  /** Groups past the limit, with the member record that passed it (a fallback location). */
-  private readonly largeGroups = new Map<string, LargeGroup>();
+  private readonly groupFacts = new GroupFacts();
   private readonly unchecked = new Set<RefKind>();
   private readonly keepsMessageIds: boolean;
   private readonly idCollisions: Partial<Record<EntityName, IdCollisions>>;
@@ -203,7 +191,7 @@ export class ExportIndex {
     const p = record.payload;
     switch (record.entity) {
       case 'groups':
-        if (isNew) this.rememberGroup(p);
+        if (isNew) this.groupFacts.remember(p);
         this.checkRef(record, out, 'owner', p.owner, 'users', 'groupOwner', 'ref.group.owner', p.groupOwnerDetails);
         break;
       case 'members':
@@ -269,8 +257,8 @@ export class ExportIndex {
   /** One `group.large` warning per group over the limit, placed at the group's record when the export has it. */
   finish(): Array<Problem & { entity: EntityName; id: string; file: string; line: number }> {
     const result: Array<Problem & { entity: EntityName; id: string; file: string; line: number }> = [];
-    for (const [key, large] of this.largeGroups) {
-      const count = this.memberCounts.get(key) ?? 0;
+    for (const large of this.groupFacts.largeGroups()) {
+      const { count } = large;
       const groups = this.ids.groups;
       const atGroup = groups.has(large.id);
       const message =
@@ -346,46 +334,15 @@ export class ExportIndex {
     return duplicateIdProblem(entity, id, result === ID_DUPLICATE, where);
   }
 
-  private rememberGroup(p: JsonObject): void {
-    const createdAt = p.createdAt;
-    if (typeof p.guid === 'string' && typeof createdAt === 'number' && Number.isInteger(createdAt)) {
-      this.groupCreatedAt.set(p.guid.toLowerCase(), createdAt);
-    }
-  }
-
   private checkMember(out: Problem[], record: MappedRecord, isNew: boolean): void {
     const p = record.payload;
     this.checkRef(record, out, 'uid', p.uid, 'users', 'memberUser', 'ref.member.user', p.userDetails);
     const guid = p.guid;
     if (typeof guid !== 'string' || !isIdShaped(guid)) return;
     this.checkRef(record, out, 'guid', guid, 'groups', 'memberGroup', 'ref.member.group', p.groupDetails);
-    const key = guid.toLowerCase();
-    const details = isObject(p.groupDetails) ? p.groupDetails.createdAt : undefined;
-    const createdAt = this.groupCreatedAt.get(key) ?? (Number.isInteger(details) ? (details as number) : undefined);
-    const joinedAt = p.joinedAt;
-    // The service wants joinedAt greater than createdAt, but exports often have the creator join at
-    // the very second of creation: that join is sent a second later (verify does not compare joinedAt).
-    if (createdAt !== undefined && joinedAt === createdAt) p.joinedAt = createdAt + 1;
-    else if (
-      createdAt !== undefined &&
-      typeof joinedAt === 'number' &&
-      Number.isInteger(joinedAt) &&
-      joinedAt < createdAt
-    ) {
-      out.push(
-        problem(
-          'member.joined-at.before-group',
-          'joinedAt',
-          `joinedAt ${isoTime(joinedAt)} is before the group's createdAt ${isoTime(createdAt)}`,
-        ),
-      );
-    }
-    if (!isNew) return;
-    const count = (this.memberCounts.get(key) ?? 0) + 1;
-    this.memberCounts.set(key, count);
-    if (count === LARGE_GROUP_MEMBERS + 1) {
-      this.largeGroups.set(key, { id: guid, file: this.fileId(record.file), line: record.line });
-    }
+    const late = this.groupFacts.checkJoin(p, guid);
+    if (late !== undefined) out.push(late);
+    if (isNew) this.groupFacts.countMember(guid, this.fileId(record.file), record.line);
   }
 
   /**
