@@ -1,0 +1,116 @@
+/**
+ * The fakes of the live sources (`chat-migrate sandbox --source <name>`): one generated world of users,
+ * channels, members and messages (fake-world.ts), served by one HTTP server (fake-server.ts) with the
+ * sandbox's faults, a per-minute budget and a control route; each source renders the world in its own
+ * API's paths, paging and shapes (`<name>.ts`, a FakeSource).
+ */
+
+export interface FakeUser {
+  /** Unique; its form is the source's (`U0123ABCD` for Slack, a snowflake for Discord...): see `idStyle`. */
+  id: string;
+  name: string;
+  createdAtMs: number;
+  updatedAtMs: number;
+  avatarUrl?: string;
+  deactivated?: boolean;
+  bot?: boolean;
+}
+
+export interface FakeMember {
+  userId: string;
+  joinedAtMs: number;
+  role: 'admin' | 'member';
+}
+
+export interface FakeChannel {
+  id: string;
+  name: string;
+  /** direct: two people; group-direct: three to eight (Slack's mpim, Discord's group DM). */
+  kind: 'public' | 'private' | 'direct' | 'group-direct';
+  createdAtMs: number;
+  updatedAtMs: number;
+  creatorId: string;
+  members: FakeMember[];
+}
+
+export interface FakeAttachment {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  /** Path on the fake that serves the bytes: `/__fake/media/<id>`. */
+  path: string;
+}
+
+export interface FakeMessage {
+  /** Unique across the world; ids of one channel sort in send order, numerically (`seq`) and as text. */
+  id: string;
+  /** Position in the world's send order: larger is later. */
+  seq: number;
+  channelId: string;
+  senderId: string;
+  text: string;
+  sentAtMs: number;
+  /** A thread reply: its parent's id (the parent is earlier in the same channel). */
+  parentId?: string;
+  /** The ids of users @-mentioned in `text` (written `@<name>` there). */
+  mentions: string[];
+  attachments: FakeAttachment[];
+  editedAtMs?: number;
+}
+
+/**
+ * The generated world. Messages are made on demand from the seed (a million take no memory until asked
+ * for); those added through the control route are kept. Every query is in send order.
+ */
+export interface FakeWorld {
+  readonly users: readonly FakeUser[];
+  readonly channels: readonly FakeChannel[];
+  channel(id: string): FakeChannel | undefined;
+  user(id: string): FakeUser | undefined;
+  messageCount(channelId: string): number;
+  /** The channel's message at `index` (0 oldest). */
+  messageAt(channelId: string, index: number): FakeMessage;
+  /** The index of the first message sent at or after `ms` (messageCount when none). */
+  indexAtOrAfter(channelId: string, ms: number): number;
+  /** The index of the message with this id, or -1. */
+  indexOfId(channelId: string, id: string): number;
+  /** Adds a message now (the control route): the tests' "a message arrives while we migrate". */
+  addMessage(input: { channelId: string; senderId: string; text: string; parentId?: string }): FakeMessage;
+  addUser(input: { id?: string; name: string }): FakeUser;
+  addMember(channelId: string, userId: string): FakeMember;
+  /** The bytes of an attachment, made from its id. */
+  media(id: string): { bytes: Buffer; contentType: string } | undefined;
+}
+
+/** One request as a source's routes see it: the body parsed (JSON or a form), the query in `url`. */
+export interface FakeRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+/** What a route answers; a string or Buffer body is sent as it is, anything else as JSON. */
+export interface FakeReply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface FakeSource {
+  readonly name: string;
+  /** How the world's ids look for this source. */
+  readonly idStyle: 'slug' | 'slack' | 'snowflake' | 'twilio' | 'uuid';
+  /** The environment a client sets to reach the fake (printed at start): `SENDBIRD_API_TOKEN=...`. */
+  credentials(origin: string): Record<string, string>;
+  /** Whether the request carries the credentials; the server answers 401 in `unauthorized`'s shape if not. */
+  authorized(request: FakeRequest): boolean;
+  unauthorized(): FakeReply;
+  /** The source's 429, with its own headers (Retry-After, X-RateLimit-*...). */
+  rateLimited(retryAfterMs: number, limitPerMinute: number): FakeReply;
+  /** Headers every answer carries about the budget (X-RateLimit-Remaining...), if the source sends them. */
+  rateHeaders?(remaining: number, limitPerMinute: number, resetAtMs: number): Record<string, string>;
+  /** The answer to a request, or undefined for the server's 404. */
+  route(request: FakeRequest, world: FakeWorld): FakeReply | undefined | Promise<FakeReply | undefined>;
+}
