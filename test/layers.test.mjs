@@ -30,7 +30,19 @@ const LAYERS = {
  * Inside pipeline/: one run kind never imports another; all may use map/ and the shared files. repair/
  * composes verify and import.
  */
-const PIPELINE_PARTS = { sync: 3, repair: 3, pull: 2, import: 2, validate: 2, verify: 2, init: 2, undo: 2, map: 1, run: 1, '.': 0 };
+const PIPELINE_PARTS = {
+  sync: 3,
+  repair: 3,
+  pull: 2,
+  import: 2,
+  validate: 2,
+  verify: 2,
+  init: 2,
+  undo: 2,
+  map: 1,
+  run: 1,
+  '.': 0,
+};
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|new URL\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
 

@@ -1,0 +1,14 @@
+// Placeholder until the slack pull lands: replaced by its own module.
+import { ConfigError } from '../../errors.js';
+import type { LiveSource } from '../types.js';
+
+export const source: LiveSource = {
+  name: 'slack',
+  envNames: [],
+  defaultRequestsPerMinute: 60,
+  authHint: '',
+  credentials() {
+    throw new ConfigError('PULL_NOT_BUILT', 'pull slack is not built yet');
+  },
+  async pull() {},
+};

@@ -1,0 +1,14 @@
+// Placeholder until the twilio pull lands: replaced by its own module.
+import { ConfigError } from '../../errors.js';
+import type { LiveSource } from '../types.js';
+
+export const source: LiveSource = {
+  name: 'twilio',
+  envNames: [],
+  defaultRequestsPerMinute: 60,
+  authHint: '',
+  credentials() {
+    throw new ConfigError('PULL_NOT_BUILT', 'pull twilio is not built yet');
+  },
+  async pull() {},
+};

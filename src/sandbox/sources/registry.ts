@@ -1,0 +1,17 @@
+import type { FakeSource } from './types.js';
+
+export const FAKE_SOURCE_NAMES = ['sendbird', 'stream', 'twilio', 'slack', 'discord'] as const;
+export type FakeSourceName = (typeof FAKE_SOURCE_NAMES)[number];
+
+/** Each fake's routes, loaded only when that fake is served. */
+const LOADERS: Record<FakeSourceName, () => Promise<{ fake: FakeSource }>> = {
+  sendbird: () => import('./sendbird.js'),
+  stream: () => import('./stream.js'),
+  twilio: () => import('./twilio.js'),
+  slack: () => import('./slack.js'),
+  discord: () => import('./discord.js'),
+};
+
+export async function loadFake(name: FakeSourceName): Promise<FakeSource> {
+  return (await LOADERS[name]()).fake;
+}
