@@ -69,6 +69,10 @@ export interface PullContext {
   readonly stop: AbortSignal;
   /** How many channels to pull at once. */
   readonly concurrency: number;
+  /** The credentials' non-secret facts (`Credentials.facts`: an app id, an account SID). */
+  readonly facts: Readonly<Record<string, string>>;
+  /** What the person chose for this source on the command line: `guild` (`pull discord --guild <id>`). */
+  readonly options: Readonly<{ guild?: string }>;
   /**
    * Writes one stream page by page from `fetch`, resuming from its saved cursor; returns once the last
    * page is written (or at once when an earlier run finished it). `fetch(undefined)` asks the first page.
