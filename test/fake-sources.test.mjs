@@ -263,6 +263,34 @@ test('bodies: JSON and forms reach the route parsed', async (t) => {
   assert.equal((await fetch(`${server.url}/nowhere`, { headers: AUTH })).status, 404);
 });
 
+test('byPath stays bounded when a source names every message in its paths', async (t) => {
+  const server = await fake(t);
+  for (let i = 0; i < 1010; i++) await (await fetch(`${server.url}/messages/m${i}`, { headers: AUTH })).arrayBuffer();
+  const { byPath, requests } = server.stats();
+  assert.equal(requests, 1010);
+  assert.equal(Object.keys(byPath).length, 1001);
+  assert.equal(byPath['(other paths)'], 10);
+});
+
+test("a route sees the URL on the client's origin, to build absolute next links on", async (t) => {
+  const server = await fake(t);
+  const seen = await getJson(`${server.url}/whoami?page=2`, { headers: AUTH });
+  assert.equal(seen.href, `${server.url}/whoami?page=2`);
+  const local = await getJson(`http://localhost:${server.port}/whoami`, { headers: AUTH });
+  assert.equal(local.href, `http://localhost:${server.port}/whoami`);
+  const { request } = await import('node:http');
+  const odd = await new Promise((resolve, reject) => {
+    const req = request({ port: server.port, path: '//elsewhere.example/whoami', headers: AUTH }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve(JSON.parse(text)));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(new URL(odd.href).host, `localhost:${server.port}`, 'a path like //host stays on this origin');
+});
+
 test('sandbox --source: a child process prints its JSON line and serves the world it was asked for', async () => {
   const args = ['sandbox', '--source', 'sendbird', '--port', '0', '--json', '--users', '7', '--channels', '5'];
   const child = spawnCli([...args, '--messages', '120', '--seed', '4']);

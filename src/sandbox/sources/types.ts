@@ -97,6 +97,7 @@ export interface FakeWorld {
 /** One request as a source's routes see it: the body parsed (JSON or a form), the query in `url`. */
 export interface FakeRequest {
   method: string;
+  /** As the client asked for it, its origin from the Host header: build absolute next links on `url.origin`. */
   url: URL;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
