@@ -160,6 +160,12 @@ test('the control routes add a message, a user and a member, which the world the
   assert.equal(server.world.user(user.body.id).name, 'newcomer');
   assert.equal((await post('members', { channelId: channel.id, userId: user.body.id })).status, 200);
   assert.ok(server.world.channel(channel.id).members.some((m) => m.userId === user.body.id));
+  const untouched = new GeneratedWorld();
+  assert.deepEqual(
+    messagesOf(server.world, channel.id),
+    messagesOf(untouched, channel.id),
+    'a new member changes no message already there',
+  );
   const text = `hello @newcomer and @${server.world.users[0].name}`;
   const added = await post('messages', { channelId: channel.id, senderId: user.body.id, text });
   assert.equal(added.status, 200);
