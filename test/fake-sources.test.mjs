@@ -166,7 +166,7 @@ test('the control routes add a message, a user and a member, which the world the
     messagesOf(untouched, channel.id),
     'a new member changes no message already there',
   );
-  const text = `hello @newcomer and @${server.world.users[0].name}`;
+  const text = `hello @newcomer and @${server.world.users[0].name}.`;
   const added = await post('messages', { channelId: channel.id, senderId: user.body.id, text });
   assert.equal(added.status, 200);
   assert.equal(added.body.sentAtMs, clock, 'an added message carries the real now');
@@ -191,6 +191,10 @@ test('the control routes add a message, a user and a member, which the world the
   assert.equal((await post('messages', nowhere)).status, 404);
   assert.equal((await post('messages', { channelId: channel.id, senderId: user.body.id })).status, 400);
   assert.equal((await post('users', { id: user.body.id, name: 'again' })).status, 409);
+  const taken = await post('users', { id: `user-00${server.world.users.length + 2}`, name: 'own id' });
+  const next = await post('users', { name: 'numbered' });
+  assert.equal(next.status, 200);
+  assert.notEqual(next.body.id, taken.body.id, 'the next number skips an id taken by hand');
 });
 
 test("credentials: without them the source's own 401, counted", async (t) => {

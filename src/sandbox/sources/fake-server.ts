@@ -111,6 +111,8 @@ class FakeServer {
   private readonly server: Server;
   private readonly now: () => number;
   private counters = emptyCounters();
+  /** Distinct paths in `byPath`, without `(other paths)`. */
+  private paths = 0;
   private closing?: Promise<void>;
   /** `host:port` once listening. */
   private origin = 'localhost';
@@ -190,8 +192,12 @@ class FakeServer {
     const c = this.counters;
     c.requests++;
     // Bounded: a source whose paths name each message must not grow the stats with a million keys.
-    const pathKey = url.pathname in c.byPath || Object.keys(c.byPath).length < MAX_PATHS ? url.pathname : OTHER_PATHS;
-    c.byPath[pathKey] = (c.byPath[pathKey] ?? 0) + 1;
+    const seen = c.byPath[url.pathname];
+    if (seen !== undefined) c.byPath[url.pathname] = seen + 1;
+    else if (this.paths < MAX_PATHS) {
+      c.byPath[url.pathname] = 1;
+      this.paths++;
+    } else c.byPath[OTHER_PATHS] = (c.byPath[OTHER_PATHS] ?? 0) + 1;
     if (!(await this.delays.wait(this.plan.jitter(this.options.latencyMs ?? 0)))) return;
     const request: FakeRequest = { method, url, headers: req.headers, body };
     const { source } = this.options;

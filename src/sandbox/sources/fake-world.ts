@@ -162,7 +162,7 @@ export class GeneratedWorld implements FakeWorld {
     const sentAtMs = Math.max(this.clock(), lastMs + 1);
     const seq = sentAtMs * MAX_FAKE_CHANNELS + plan.index;
     const mentions = [...input.text.matchAll(/@([\w.-]+)/g)]
-      .map((m) => this.names.get(m[1])?.id)
+      .map((m) => (this.names.get(m[1]) ?? this.names.get(m[1].replace(/[.-]+$/, '')))?.id)
       .filter((id): id is string => id !== undefined);
     const message: FakeMessage = {
       id: messageId(seq),
@@ -181,7 +181,12 @@ export class GeneratedWorld implements FakeWorld {
 
   addUser(input: { id?: string; name: string }): FakeUser {
     if (typeof input.name !== 'string' || input.name === '') throw new FakeInputError(400, 'name is required');
-    const id = input.id ?? slug('user', this.users.length + 1, idWidth(this.users.length));
+    let id = input.id;
+    // The next free number: a user added earlier with its own id may hold the obvious one.
+    for (let n = this.users.length + 1; id === undefined; n++) {
+      const next = slug('user', n, idWidth(this.users.length));
+      if (!this.byUser.has(next)) id = next;
+    }
     if (this.byUser.has(id)) throw new FakeInputError(409, `user ${id} exists`);
     const now = this.clock();
     const user: FakeUser = { id, name: input.name, createdAtMs: now, updatedAtMs: now };
