@@ -41,19 +41,34 @@ export function sendbirdCredentials(env: Readonly<Record<string, string | undefi
   };
 }
 
+/** Sendbird's "resource not found" (HTTP 400): a channel deleted since it was listed. */
+const NOT_FOUND = 400201;
+
+const codeOf = (answer: SourceAnswer) => (answer.body as { code?: unknown } | undefined)?.code;
+
 /** Reads Sendbird's own error codes before the usual reading of the status. */
 function judge(answer: SourceAnswer): ReturnType<NonNullable<SourceRequest['judge']>> {
-  const body = answer.body as { code?: unknown } | undefined;
-  if (answer.status >= 400 && typeof body?.code === 'number' && AUTH_CODES.has(body.code)) {
-    throw new RemoteError('SOURCE_AUTH', `sendbird refused the credentials (HTTP ${answer.status} ${body.code})`, {
+  const code = codeOf(answer);
+  if (answer.status >= 400 && typeof code === 'number' && AUTH_CODES.has(code)) {
+    throw new RemoteError('SOURCE_AUTH', `sendbird refused the credentials (HTTP ${answer.status} ${code})`, {
       hint: AUTH_HINT,
     });
   }
   return undefined;
 }
 
-async function getPage(http: SourceHttp, path: string, query: SourceRequest['query']): Promise<SendbirdObject> {
-  const answer = await http.request({ path, query, judge });
+async function getPage(
+  http: SourceHttp,
+  path: string,
+  query: SourceRequest['query'],
+  gone?: 'may be gone',
+): Promise<SendbirdObject | undefined> {
+  const answer = await http.request({
+    path,
+    query,
+    judge: (a) => judge(a) ?? (gone && a.status === 400 && codeOf(a) === NOT_FOUND ? { done: a } : undefined),
+  });
+  if (answer.status === 400) return undefined;
   if (typeof answer.body !== 'object' || answer.body === null || Array.isArray(answer.body)) {
     throw new RemoteError('SOURCE_SHAPE', `sendbird: GET ${path}: the answer is not a JSON object`);
   }
@@ -68,7 +83,7 @@ export async function listPage(
   query: SourceRequest['query'],
   token: string | undefined,
 ): Promise<{ items: SendbirdObject[]; next?: string }> {
-  const body = await getPage(http, path, { limit: LIST_LIMIT, ...query, token });
+  const body = (await getPage(http, path, { limit: LIST_LIMIT, ...query, token }))!;
   const items = Array.isArray(body[key]) ? (body[key] as unknown[]).filter(isObject) : [];
   const next = typeof body.next === 'string' && body.next !== '' ? body.next : undefined;
   return next === undefined ? { items } : { items, next };
@@ -83,9 +98,15 @@ export const messagesPath = (type: ChannelType, url: string) => `/v3/${type}/${e
  * The messages sent at or after `ts` (ms), oldest first: `include=true` keeps those sent in the same
  * millisecond as the anchor, which the walk drops by id. Replies come in the channel's own list
  * (`include_reply_type=all`) with their `parent_message_id`; threads' counts with `include_thread_info`.
+ * Undefined when the channel is gone (deleted since a pull listed it).
  */
-export async function messagesFrom(http: SourceHttp, type: ChannelType, url: string, ts: number) {
-  const body = await getPage(http, messagesPath(type, url), {
+export async function messagesFrom(
+  http: SourceHttp,
+  type: ChannelType,
+  url: string,
+  ts: number,
+): Promise<SendbirdObject[] | undefined> {
+  const query = {
     message_ts: ts,
     prev_limit: 0,
     next_limit: MESSAGES_LIMIT,
@@ -95,7 +116,9 @@ export async function messagesFrom(http: SourceHttp, type: ChannelType, url: str
     include_thread_info: true,
     include_reactions: true,
     with_sorted_meta_array: true,
-  });
+  };
+  const body = await getPage(http, messagesPath(type, url), query, 'may be gone');
+  if (body === undefined) return undefined;
   return Array.isArray(body.messages) ? (body.messages as unknown[]).filter(isObject) : [];
 }
 

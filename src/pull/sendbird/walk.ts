@@ -11,7 +11,6 @@ import {
   type ChannelType,
   channelsPath,
   isObject,
-  LIST_LIMIT,
   listPage,
   MESSAGES_LIMIT,
   membersPath,
@@ -163,6 +162,10 @@ async function pullMessages(ctx: PullContext, channel: ChannelFact): Promise<voi
   await ctx.pages<MessagesCursor>(messagesStream(channel), async (cursor) => {
     const at = cursor ?? { ts: from, ids: [] };
     const page = await messagesFrom(ctx.http, channel.type, channel.url, at.ts);
+    if (page === undefined) {
+      ctx.warning(`sendbird: channel ${channel.url} is gone (deleted since it was listed): no messages read`);
+      return { items: [] };
+    }
     const met = new Set(at.ids);
     const items = page.filter((m) => !(msOf(m.created_at) === at.ts && met.has(String(m.message_id))));
     if (page.length < MESSAGES_LIMIT) return { items };
@@ -184,7 +187,7 @@ function nextCursor(
 ): MessagesCursor {
   const ts = msOf(page[page.length - 1].created_at) ?? at.ts;
   if (fresh === 0) {
-    ctx.warning(`sendbird: more than ${LIST_LIMIT * 2} messages of ${channel.url} at ${ts} ms: some may be left out`);
+    ctx.warning(`sendbird: over ${MESSAGES_LIMIT} messages of ${channel.url} at ${ts} ms: some may be left out`);
     return { ts: ts + 1, ids: [] };
   }
   const ids = page.filter((m) => msOf(m.created_at) === ts).map((m) => String(m.message_id));
