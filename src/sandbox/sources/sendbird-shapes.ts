@@ -90,8 +90,9 @@ export function openChannelObject(world: FakeWorld, channel: FakeChannel): Json 
   };
 }
 
-/** Sendbird message ids are numbers: the world's when they read as one. */
-export const messageIdOf = (m: { id: string }) => (/^\d{1,15}$/.test(m.id) ? Number(m.id) : m.id);
+/** Sendbird message ids are numbers: the world's when they read as one exactly. */
+export const messageIdOf = (m: { id: string }) =>
+  /^\d+$/.test(m.id) && Number.isSafeInteger(Number(m.id)) ? Number(m.id) : m.id;
 
 export function messageObject(world: FakeWorld, m: FakeMessage, origin: string, open: boolean): Json {
   const files = m.attachments.map((a) => ({
