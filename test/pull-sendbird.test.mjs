@@ -3,7 +3,7 @@
 // Build first: npm run build
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
@@ -203,4 +203,34 @@ test('a wrong token stops at once naming SENDBIRD_API_TOKEN, and is never printe
   const missing = await pull(fake, dir, [], { SENDBIRD_API_TOKEN: wrong, SENDBIRD_APP_ID: '' });
   assert.equal(missing.code, 1, missing.stderr);
   assert.match(missing.stderr, /SENDBIRD_APP_ID/);
+});
+
+test('the preset reads pull run folders in pull order: a channel pulled again keeps its first group', async (t) => {
+  const out = await tempDir('cm-pull-sb-layout-');
+  const write = async (rel, doc) => {
+    await mkdir(path.dirname(path.join(out, rel)), { recursive: true });
+    await writeFile(path.join(out, rel), JSON.stringify(doc));
+  };
+  const member = (id) => ({ user_id: id, nickname: id, role: '' });
+  const channel = { channel_url: 'team', name: 'Team', is_public: false, created_at: 1_700_000_000 };
+  const users = (ids) => ids.map((id) => ({ user_id: id, nickname: id, created_at: 1_700_000_000 }));
+  await write('full-20261101T000000Z/active_users.json', { active_users: users(['ann', 'bob']) });
+  await write('full-20261101T000000Z/group_channels.json', {
+    group_channels: [{ ...channel, members: [member('bob'), member('ann')] }],
+  });
+  // The delta, renamed since and with a new member only, sorts before `full-` by name: read after it.
+  await write('delta-20261102T000000Z/active_users.json', { active_users: users(['cat']) });
+  await write('delta-20261102T000000Z/group_channels.json', {
+    group_channels: [{ ...channel, name: 'Team (renamed)', members: [member('cat')] }],
+  });
+  const box = await sandbox();
+  t.after(() => box.close());
+  const summary = await importPulled(await importWorkspace(box), out);
+  for (const entity of ['users', 'groups', 'members'])
+    assert.equal(summary.entities[entity].rejected, 0, `${entity} rejected`);
+  const { groups, members } = box.records();
+  assert.deepEqual(Object.keys(groups), ['team']);
+  assert.equal(groups.team.name, 'Team', 'the group as first pulled');
+  assert.equal(groups.team.owner, 'bob', 'its owner from the full member list');
+  assert.deepEqual(Object.keys(members).sort(), ['team_member_ann', 'team_member_bob', 'team_member_cat']);
 });
