@@ -117,9 +117,11 @@ test('pull, import, verify: every record once; a --since auto after new posts ad
   await fake.post('members', { channelId: group.id, userId: user.id });
   await fake.post('messages', { channelId: group.id, senderId: user.id, text: 'hello from the delta' });
   const direct = world.channels.find((c) => c.kind === 'direct') ?? group;
-  const dmMembers = await fetch(`${fake.url}/v3/group_channels/${direct.id}/members`, {
-    headers: { 'Api-Token': fake.env.SENDBIRD_API_TOKEN },
-  }).then((r) => r.json());
+  const dmMembers = /** @type {any} */ (
+    await fetch(`${fake.url}/v3/group_channels/${direct.id}/members`, {
+      headers: { 'Api-Token': fake.env.SENDBIRD_API_TOKEN },
+    }).then((r) => r.json())
+  );
   await fake.post('messages', { channelId: direct.id, senderId: dmMembers.members[0].user_id, text: 'and a DM' });
   const before = await fake.stats();
   const delta = await pull(fake, dir, ['--since', 'auto']);
