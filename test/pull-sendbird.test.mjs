@@ -128,6 +128,7 @@ test('pull, import, verify: every record once; a --since auto after new posts ad
   assert.equal(delta.code, 0, delta.stderr);
   assert.equal(delta.summary.kind, 'delta');
   assert.equal(delta.summary.counts.messages.imported, 2, 'the delta writes just the new messages');
+  assert.equal(delta.summary.counts.members.imported, 1, "the summary counts the channel's new member");
   const after = await fake.stats();
   assert.ok(
     messagesRequests(after) - messagesRequests(before) <= world.channels.length,

@@ -107,7 +107,9 @@ async function channelsPage(
     const written = deltaOf(ctx, channel, fact, known.get(fact.url));
     if (written !== undefined) items.push(written);
   }
-  return page.next === undefined ? { items, remember } : { items, remember, next: page.next };
+  const members = items.reduce((n, c) => n + (Array.isArray(c.members) ? c.members.length : 0), 0);
+  const nested = { members };
+  return page.next === undefined ? { items, remember, nested } : { items, remember, nested, next: page.next };
 }
 
 function deltaOf(
