@@ -2,8 +2,9 @@
  * Where `pull stream` writes what it reads: Stream's channel export v2 layout (line-separated JSON, each
  * line one entity as `{"type": ..., "data": ...}`), which the stream preset reads (docs/presets/stream.md).
  * Objects are kept as the API gave them; a member or message line also names its channel (`cid`), since
- * a v2 line stands alone.
+ * a v2 line stands alone, and an uploaded file's links say which message they came from (markLinks).
  */
+import { streamLinkFragment } from '../../http/stream-links.js';
 import type { FileLayout, StreamSpec } from '../types.js';
 import type { ChannelRef, StreamObject } from './client.js';
 
@@ -41,7 +42,26 @@ export function memberLine(m: StreamObject, channel: ChannelRef): Line {
 }
 
 export function messageLine(m: StreamObject, channel: ChannelRef): Line {
-  return { type: 'message', data: text(m.cid) === undefined ? { ...m, cid: channel.cid } : m };
+  const data: StreamObject = { ...m, cid: text(m.cid) ?? channel.cid };
+  if (Array.isArray(m.attachments)) data.attachments = m.attachments.map((a, i) => markLinks(a, String(m.id), i));
+  return { type: 'message', data };
+}
+
+const LINK_FIELDS = ['asset_url', 'image_url', 'thumb_url'] as const;
+
+/**
+ * An uploaded file's links (Stream's CDN signs them and they expire) get where they came from in their
+ * fragment, so the media pass can ask Stream for fresh ones (http/stream-links.ts). Link previews
+ * (`og_scrape_url`) point at the web page's own images: left as they are.
+ */
+function markLinks(a: unknown, messageId: string, index: number): unknown {
+  if (typeof a !== 'object' || a === null || (a as StreamObject).og_scrape_url !== undefined) return a;
+  const out: StreamObject = { ...(a as StreamObject) };
+  for (const field of LINK_FIELDS) {
+    const url = text(out[field]);
+    if (url !== undefined && !url.includes('#')) out[field] = url + streamLinkFragment({ messageId, index, field });
+  }
+  return out;
 }
 
 export const usersSpec: StreamSpec = {
