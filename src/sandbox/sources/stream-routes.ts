@@ -57,10 +57,10 @@ function payloadOf(request: FakeRequest): Json | undefined {
   }
 }
 
-export function streamRoutes(request: FakeRequest, world: FakeWorld, keys: { secret: string }) {
+export function streamRoutes(request: FakeRequest, world: FakeWorld, keys: { secret: string; origin: string }) {
   const path = request.url.pathname;
   const state = stateOf(world);
-  const sign = { origin: request.url.origin, secret: keys.secret, nowMs: Date.now() };
+  const sign = { origin: keys.origin, secret: keys.secret, nowMs: Date.now() };
   const message = (channel: FakeChannel, index: number) => {
     const m = world.messageAt(channel.id, index);
     const cid = channelIdentity(channel).cid;

@@ -13,6 +13,12 @@ import type { FakeReply, FakeRequest, FakeSource } from './types.js';
 const API_KEY = 'fakestreamkey7q2w';
 const API_SECRET = 'fake-stream-secret-5d1c9e8a7b6f4e3d2c1b0a99';
 
+/**
+ * The fake's own origin (told to `credentials` when it starts listening), where its CDN links point:
+ * a request's URL is parsed against a placeholder, so it does not say. One fake serves one process.
+ */
+let served: string | undefined;
+
 const header = (request: FakeRequest, name: string): string | undefined => {
   const v = request.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -51,7 +57,10 @@ export function streamError(status: number, code: number, message: string): Fake
 export const fake: FakeSource = {
   name: 'stream',
   idStyle: 'slug',
-  credentials: () => ({ STREAM_API_KEY: API_KEY, STREAM_API_SECRET: API_SECRET }),
+  credentials(origin) {
+    served = origin;
+    return { STREAM_API_KEY: API_KEY, STREAM_API_SECRET: API_SECRET };
+  },
   authorized(request) {
     // The CDN's links carry their own signature, checked where the bytes are served.
     if (request.url.pathname.startsWith(CDN_PATH)) return true;
@@ -77,5 +86,8 @@ export const fake: FakeSource = {
     'x-ratelimit-remaining': String(Math.max(0, remaining)),
     'x-ratelimit-reset': String(Math.ceil(resetAtMs / 1000)),
   }),
-  route: (request, world) => streamRoutes(request, world, { secret: API_SECRET }),
+  route(request, world) {
+    const origin = served ?? `http://${header(request, 'host') ?? '127.0.0.1'}`;
+    return streamRoutes(request, world, { secret: API_SECRET, origin });
+  },
 };
