@@ -17,12 +17,14 @@ async function startFake(t, args = [], env = {}) {
   const [line] = await waitForOutput(child, /^\{.*\}\n/m, { stream: 'stdout' });
   t.after(() => child.kill());
   const info = JSON.parse(line);
+  /** @returns {Promise<any>} */
   const get = async (route) => (await fetch(`${info.url}${route}`)).json();
   return {
     url: info.url,
     env: info.env,
     stats: () => get('/__fake/stats'),
     world: () => get('/__fake/world'),
+    /** @returns {Promise<any>} */
     post: async (route, body) =>
       (await fetch(`${info.url}${route}`, { method: 'POST', body: JSON.stringify(body) })).json(),
   };
@@ -240,7 +242,7 @@ test("pull stream through a 429 storm: Stream's rate headers are followed, nothi
   assert.equal(messagesOnce(lines).length, stats.messages);
 });
 
-test('pull stream with a wrong secret: exit 1 naming the variables, the secret and token written nowhere', async (t) => {
+test('pull stream with a wrong secret: exit 1 naming the variables, secret and token written nowhere', async (t) => {
   const fake = await startFake(t, ['--users', '5', '--channels', '2', '--messages', '40']);
   const dir = await tempDir('cm-pull-stream-auth-');
   const secret = 'wrong-secret-8c7b6a5f4e3d2c1b0a9f';
