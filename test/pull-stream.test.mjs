@@ -6,7 +6,18 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { toVendorId } from '../dist/presets/index.js';
-import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, waitForOutput, writeConfig } from './helpers.mjs';
+import {
+  collect,
+  readNdjson,
+  runCli,
+  sandbox,
+  spawnCli,
+  tempDir,
+  waitFor,
+  waitForOutput,
+  writeConfig,
+} from './helpers.mjs';
+import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
 import { byId, plan, readPlans } from './presets-helpers.mjs';
 
 const FAST = ['--source-requests-per-minute', '60000'];
@@ -267,4 +278,65 @@ test('pull stream with a wrong secret: exit 1 naming the variables, secret and t
   });
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /STREAM_API_SECRET/);
+});
+
+test('import carries Stream attachments after their CDN links expired: fresh links asked of Stream', async (t) => {
+  // The fake's links live 4 s: by the import the pulled ones have expired; fresh ones outlive the import.
+  const ttl = { CHAT_MIGRATE_FAKE_STREAM_LINK_TTL_MS: '4000' };
+  const fake = await startFake(t, ['--users', '6', '--channels', '3', '--messages', '400', '--seed', '3'], ttl);
+  const bucket = await startBucket();
+  t.after(() => bucket.close());
+  const box = await sandbox();
+  t.after(() => box.close());
+  const dir = await tempDir('cm-pull-stream-media-');
+  const pulled = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env });
+  assert.equal(pulled.code, 0, pulled.stderr);
+  const links = (await linesIn(path.join(dir, 'out')))
+    .filter((l) => l.type === 'message')
+    .flatMap((l) => l.data.attachments.map((a) => a.asset_url ?? a.image_url));
+  assert.ok(links.length > 0, 'the world has attachments');
+  assert.ok(
+    links.every((u) => /[?&]Expires=\d+/.test(u) && /#stream-message=/.test(u)),
+    links[0],
+  );
+  await new Promise((r) => setTimeout(r, 4100));
+  const expired = await fetch(links[0].split('#')[0]);
+  assert.equal(expired.status, 403, 'the pulled link has expired');
+
+  const media = {
+    bucket: BUCKET,
+    endpoint: bucket.endpoint,
+    forcePathStyle: true,
+    prefix: 'att/',
+    publicBaseUrl: PUBLIC,
+    hosts: { '127.0.0.1': {} },
+    allowPrivateHosts: ['127.0.0.1'],
+  };
+  await writeConfig(dir, { baseUrl: box.url, requestsPerMinute: 100000, checkpoint: 'state/ckpt.json', media });
+
+  // Without the Stream credentials: not carried, the reason names them; the messages wait.
+  const without = await runCli(['import', '--preset', 'stream', '--from', 'out', '--json'], { cwd: dir, env: AWS_ENV });
+  assert.equal(without.code, 3, without.stderr);
+  assert.equal(JSON.parse(without.stdout).media.failed, links.length);
+  const problems = await readNdjson(path.join(dir, 'state', 'ckpt.media-problems.ndjson'));
+  assert.match(JSON.stringify(problems[0]), /STREAM_API_KEY and STREAM_API_SECRET/);
+
+  // With them (and Stream's origin, the fake's): each file asked again of Stream and carried.
+  const env = { ...AWS_ENV, ...fake.env, STREAM_BASE_URL: fake.url };
+  const before = await fake.stats();
+  const run = await runCli(['import', '--preset', 'stream', '--from', 'out', '--json'], { cwd: dir, env });
+  assert.equal(run.code, 0, `${run.stderr}\n${run.stdout.slice(-1500)}`);
+  const summary = JSON.parse(run.stdout);
+  assert.equal(summary.media.failed, 0, JSON.stringify(summary.media));
+  assert.equal(summary.media.uploaded + summary.media.reused, links.length);
+  const after = await fake.stats();
+  const refreshes = requestsTo(after, /^\/messages\/[^/]+$/) - requestsTo(before, /^\/messages\/[^/]+$/);
+  assert.ok(refreshes > 0 && refreshes <= links.length, `${refreshes} messages asked again`);
+  const carried = Object.values(box.records().messages).flatMap((m) => m.data.attachments ?? []);
+  assert.equal(carried.length, links.length);
+  assert.ok(
+    carried.every((a) => a.url.startsWith(`${PUBLIC}/att/`)),
+    JSON.stringify(carried[0]),
+  );
+  for (const text of [run.stdout, run.stderr]) assert.ok(!text.includes(fake.env.STREAM_API_SECRET));
 });

@@ -185,7 +185,8 @@ export class MediaCarrier {
     this.refresher ??= new StreamLinkRefresher({ env, policy, clock, proxy, timeoutMs, signal });
     const fresh = await this.refresher.refresh(origin);
     if ('reason' in fresh) return { ok: false, reason: fresh.reason };
-    return downloadFile(fresh.url, temp, this.download);
+    const again = await downloadFile(fresh.url, temp, this.download);
+    return again.ok ? again : { ok: false, reason: `${again.reason} (from the fresh link Stream gave)` };
   }
 
   /** Puts the bytes under `key` unless the bucket has them; true when this call uploaded them. */
