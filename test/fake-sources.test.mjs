@@ -301,3 +301,35 @@ test('sandbox --source: a bad name, import-only flags and sizes without a source
   assert.equal(noSource.code, 2);
   assert.match(noSource.stderr, /--messages .*--source/);
 });
+
+test('--tls: the fake serves HTTPS with the certificate its handle gives', async (t) => {
+  const server = await fake(t, { tls: 'self-signed' });
+  assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+  const { request } = await import('node:https');
+  const status = await new Promise((resolve, reject) => {
+    const req = request(`${server.url}/channels`, { ca: server.certificate, headers: AUTH }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(status, 200);
+});
+
+test('sandbox --source without --json says where it listens, what to set and the control routes', async () => {
+  const child = spawnCli(['sandbox', '--source', 'twilio', '--port', '0', '--spurious-429', '0.1']);
+  const done = collect(child);
+  try {
+    const [text] = await waitForOutput(child, /^fake[\s\S]*injecting faults: [^\n]*\n/, { stream: 'stdout' });
+    assert.match(text, /^fake twilio listening on http:\/\/127\.0\.0\.1:\d+ \(50 users, 20 channels, 3000 messages/);
+    assert.match(text, /\nset: /);
+    assert.match(text, /chat-migrate pull twilio --base-url http:\/\/127\.0\.0\.1:\d+ --out <dir>/);
+    assert.match(text, /POST \/__fake\/messages \{"channelId","senderId","text"\}/);
+    assert.match(text, /injecting faults: spurious 429 10%/);
+  } finally {
+    child.kill('SIGINT');
+  }
+  const ended = await done;
+  assert.equal(ended.code, 0, `${ended.signal} ${ended.stderr}`);
+});

@@ -50,6 +50,8 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
   // Loaded here, not at start-up: the other commands never need the server.
   const { startSandbox } = await import('../sandbox/index.js');
   const sandbox = await startSandbox(options);
+  // Listening for Ctrl+C before saying where it listens: a script that reads the line may stop it at once.
+  const stopped = untilStopped();
   // A self-signed certificate is written where a client can be told to trust it.
   const ca = options.tls === 'self-signed' ? await writeCertificate(sandbox.certificate!) : undefined;
   if (flags.json) {
@@ -66,7 +68,7 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
     const seeded = options.seedUsers?.length;
     if (seeded !== undefined) process.stdout.write(`seeded ${seeded} existing user(s) from ${flags.seedUsers}\n`);
   }
-  await untilStopped();
+  await stopped;
   await sandbox.close();
   return ExitCode.ok;
 }

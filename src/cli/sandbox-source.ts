@@ -64,6 +64,8 @@ export async function fakeSourceAction(flags: SandboxFlags): Promise<number> {
     faults: { spurious429: flags.spurious429, drop: flags.drop, fail500Before: flags.fail500Before },
     tls,
   });
+  // Listening for Ctrl+C before saying where it listens: a script that reads the line may stop it at once.
+  const stopped = untilStopped();
   const ca = tls === 'self-signed' ? await writeCertificate(fake.certificate!) : undefined;
   const world = {
     users: fake.world.users.length,
@@ -90,7 +92,7 @@ export async function fakeSourceAction(flags: SandboxFlags): Promise<number> {
     if (fake.faults.length > 0) out.push(`injecting faults: ${fake.faults.join(', ')}`);
     process.stdout.write(`${out.join('\n')}\n`);
   }
-  await untilStopped();
+  await stopped;
   await fake.close();
   return ExitCode.ok;
 }
