@@ -22,6 +22,8 @@ import {
 } from './layout.js';
 
 const CHANNEL_FACT = 'stream:channel:';
+/** Threads of one page asked at once: the limiter still paces every request. */
+const THREADS_AT_ONCE = 4;
 const iso = (ms: number) => new Date(ms).toISOString();
 const idOf = (o: StreamObject): string => String(o.id ?? '');
 
@@ -87,15 +89,19 @@ async function pullMessages(ctx: PullContext, api: StreamApi, channel: ChannelRe
     });
     return;
   }
+  // A page's threads are read a few at once: one busy channel's threads would otherwise be the tail.
+  const threads = pLimit(THREADS_AT_ONCE);
   await ctx.pages<string>(messagesSpec(channel), async (afterId) => {
     const messages = await api.messages(channel, afterId);
-    const items: Line[] = [];
-    for (const m of messages) {
-      items.push(messageLine(m, channel));
-      // A thread's replies follow their parent, in the same page: a resumed pull asks for them again.
-      if (typeof m.reply_count === 'number' && m.reply_count > 0)
-        for (const r of await threadReplies(api, idOf(m))) items.push(messageLine(r, channel));
-    }
+    const replies = await Promise.all(
+      messages.map((m) =>
+        typeof m.reply_count === 'number' && m.reply_count > 0
+          ? threads(() => threadReplies(api, idOf(m)))
+          : Promise.resolve([]),
+      ),
+    );
+    // A thread's replies follow their parent, in the same page: a resumed pull asks for them again.
+    const items: Line[] = messages.flatMap((m, i) => [m, ...replies[i]].map((one) => messageLine(one, channel)));
     const last = messages.at(-1);
     return { items, next: messages.length === PAGE.messages && last ? idOf(last) : undefined };
   });
