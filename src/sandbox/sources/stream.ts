@@ -75,10 +75,11 @@ export const fake: FakeSource = {
   rateLimited(retryAfterMs, limitPerMinute) {
     const reply = streamError(429, 9, 'Too many requests, check response headers for more information.');
     reply.headers = {
-      'x-ratelimit-limit': String(limitPerMinute),
       'x-ratelimit-remaining': '0',
       'x-ratelimit-reset': String(Math.ceil((Date.now() + retryAfterMs) / 1000)),
     };
+    // A spurious 429 of a fake with no budget has no limit to state.
+    if (limitPerMinute > 0) reply.headers['x-ratelimit-limit'] = String(limitPerMinute);
     return reply;
   },
   rateHeaders: (remaining, limitPerMinute, resetAtMs) => ({
