@@ -82,7 +82,7 @@ export function registerCommands(program: Command): void {
     .requiredOption('--out <dir>', "the pull's folder, which the import reads as the source's export (keep it)")
     .option('--final', 'the cutover, once the source takes no more writes: one last round, then a full verify')
     .option('--guild <id>', 'discord: the guild (server) to pull (env DISCORD_GUILD_ID)')
-    .addOption(new Option('--rounds <n>', 'stop after this many rounds').argParser(wholeNumber(1)).hideHelp())
+    .option('--rounds <n>', 'stop after this many rounds (default: until Ctrl+C or SIGTERM)', wholeNumber(1))
     .action(later(() => import('./sync-command.js'), 'syncAction'));
 
   program

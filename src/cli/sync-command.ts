@@ -10,7 +10,7 @@ interface SyncFlags extends CommonOptions {
   out: string;
   final?: boolean;
   guild?: string;
-  /** Stop after this many rounds (a CI job that syncs for a while); hidden from --help. */
+  /** Stop after this many rounds (a CI job that syncs for a while). */
   rounds?: number;
 }
 
