@@ -75,7 +75,8 @@ export async function syncAction(source: SourceName, opts: SyncFlags): Promise<n
 function describe(s: SyncSummary): string {
   const lines: string[] = [];
   const rounds = s.rounds.length === 1 ? '1 round' : `${s.rounds.length} rounds`;
-  if (s.error) lines.push(`Sync failed after ${rounds}: ${s.error.message}`);
+  if (s.error)
+    lines.push(`Sync failed after ${rounds}: ${s.error.message}${s.error.hint ? `\n  ${s.error.hint}` : ''}`);
   else if (s.status === 'interrupted')
     lines.push(`Sync stopped within a round after ${rounds}: run it again to go on.`);
   else if (!s.final) lines.push(`Sync ${s.status === 'stopped' ? 'stopped' : 'ended'} after ${rounds}.`);

@@ -42,7 +42,8 @@ export async function syncInRun(run: Run, options: SyncOptions): Promise<SyncSum
     try {
       result = await runRound(run, { ...options, round, newestVerifiedMs });
     } catch (err) {
-      if (!(err instanceof InterruptedError)) throw err;
+      // A step stopped by Ctrl+C may end in its own error (an aborted request): still a stop.
+      if (!(err instanceof InterruptedError) && !run.stop.aborted) throw err;
       status = 'interrupted';
       exitCode = ExitCode.interrupted;
       break;
