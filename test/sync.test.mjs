@@ -9,7 +9,20 @@ import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { lagAfter } from '../dist/pipeline/sync/sync-lag.js';
-import { collect, readNdjson, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
+import { spawn } from 'node:child_process';
+import {
+  API_KEY,
+  BIN,
+  collect,
+  readNdjson,
+  ROOT,
+  runCli,
+  sandbox,
+  spawnCli,
+  tempDir,
+  waitFor,
+  writeConfig,
+} from './helpers.mjs';
 
 const WORLD = ['--users', '6', '--channels', '3', '--messages', '60', '--seed', '11'];
 
@@ -244,4 +257,66 @@ test('the lag moves with a round that verified everything, and stays while a gap
   assert.equal(lagAfter(at, undefined, false).lagMs, undefined);
   // A quiet source (nothing pulled this round) keeps what was verified.
   assert.equal(lagAfter(undefined, at, true).newestVerifiedMs, at);
+});
+
+/** The `chat-migrate` commands of docs/nightly.md's workflow, in order, each as one shell line. */
+async function nightlyCommands() {
+  const doc = await readFile(path.join(ROOT, 'docs', 'nightly.md'), 'utf8');
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)[1].split('\n');
+  const commands = [];
+  for (let i = 0; i < yaml.length; i++) {
+    const run = /^(\s*)(?:- )?run: (.*)$/.exec(yaml[i]);
+    if (!run) continue;
+    let text = run[2];
+    if (text === '>-') {
+      const parts = [];
+      while (i + 1 < yaml.length && /^\s+\S/.test(yaml[i + 1]) && !/^\s*(- |[a-z-]+:)/.test(yaml[i + 1]))
+        parts.push(yaml[++i].trim());
+      text = parts.join(' ');
+    }
+    if (text.startsWith('chat-migrate ')) commands.push(text);
+  }
+  return commands;
+}
+
+test("docs/nightly.md's workflow runs: two nights pull, import and verify what is new", async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const fake = await startFake(t);
+  const dir = await tempDir('cm-nightly-');
+  const commands = await nightlyCommands();
+  assert.deepEqual(
+    commands.map((c) => c.split(' ')[1]),
+    ['pull', 'import', 'verify', 'report'],
+  );
+  const summary = path.join(dir, 'step-summary.md');
+  const env = {
+    ...process.env,
+    ...fake.env,
+    CI: 'true',
+    NO_COLOR: '1',
+    STATE: 'state',
+    MIGRATE_API_KEY: API_KEY,
+    MIGRATE_BASE_URL: sb.url,
+    GITHUB_STEP_SUMMARY: summary,
+  };
+  const night = async () => {
+    for (const command of commands) {
+      // The only change: the pull goes to the fake instead of Sendbird's own host.
+      const line = command.startsWith('chat-migrate pull') ? `${command} --base-url ${fake.url}` : command;
+      const shell = `chat-migrate() { "${process.execPath}" "${BIN}" "$@"; }; ${line}`;
+      const run = await collect(spawn('bash', ['-c', shell], { cwd: dir, env }));
+      assert.equal(run.code, 0, `${line}\n${run.stderr}`);
+    }
+  };
+  await night();
+  const first = serviceMessages(sb);
+  await postMessages(fake, 4, 'overnight');
+  await night();
+  assert.equal(serviceMessages(sb), first + 4);
+  assert.equal(sb.stats().perEntity.messages.alreadyExists, 0, 'the second night sent only the new ones');
+  const page = await readFile(summary, 'utf8');
+  assert.match(page, /\*\*Complete: every record of the export is in, and the last verify found all of it/);
+  assert.ok((await readdir(path.join(dir, 'state', 'export'))).some((f) => f.startsWith('delta-')));
+  assert.match(await readFile(path.join(dir, 'state', 'report.html'), 'utf8'), /<h1>Migration report<\/h1>/);
 });
