@@ -136,11 +136,9 @@ function cutoverStatus(view: LedgerView, status: Pick<LedgerView, 'state' | 'sta
   const why = status.statusLine.replace(/^[A-Za-z ]+: /, '');
   if (status.state === 'complete' && view.verified?.current && view.verified.ok)
     return { state: 'complete', statusLine: `Cutover complete: ${why}` };
-  const proof = status.state === 'complete' ? ' (no full verify since the last change found it all)' : '';
-  return {
-    state: status.state === 'complete' ? 'incomplete' : status.state,
-    statusLine: `Cutover not complete: ${why}${proof}`,
-  };
+  if (status.state !== 'complete') return { state: status.state, statusLine: `Cutover not complete: ${why}` };
+  const unproven = `${why.replace(/\.$/, '')} (no full verify since the last change found it all).`;
+  return { state: 'incomplete', statusLine: `Cutover not complete: ${unproven}` };
 }
 
 function rowOf(t: EntityTotals | undefined): LedgerRow {
