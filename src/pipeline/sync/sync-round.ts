@@ -61,7 +61,6 @@ export async function runRound(run: Run, options: RoundOptions): Promise<RoundRe
   } finally {
     await plan.idMap?.discard();
   }
-  const result: RoundResult = { pull, import: imported, line: undefined as unknown as SyncRoundLine };
   let verify: VerifyResult | undefined;
   let sinceSec: number | undefined;
   if (imported.status === 'completed' || imported.status === 'completed-with-rejects') {
@@ -77,7 +76,6 @@ export async function runRound(run: Run, options: RoundOptions): Promise<RoundRe
       logVerifyEnd(run, verify);
     }
   }
-  result.verify = verify;
   const sum = (key: 'expected' | 'present' | 'missing' | 'different') =>
     Object.values(verify?.entities ?? {}).reduce((n, v) => n + (v?.[key] ?? 0), 0);
   const roundOk = verify !== undefined && !run.stop.aborted && sum('missing') + sum('different') === 0;
@@ -105,7 +103,7 @@ export async function runRound(run: Run, options: RoundOptions): Promise<RoundRe
     notAcross: sum('missing') + sum('different'),
     tookMs: Date.now() - started,
   };
-  return { ...result, line, newestVerifiedMs: lag.newestVerifiedMs };
+  return { pull, import: imported, verify, line, newestVerifiedMs: lag.newestVerifiedMs };
 }
 
 /** `12 messages, 1 user`: the non-zero counts, or `nothing new`. */
