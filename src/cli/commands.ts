@@ -76,6 +76,15 @@ export function registerCommands(program: Command): void {
     .option('--guild <id>', 'discord: the guild (server) to pull (env DISCORD_GUILD_ID)')
     .action(later(() => import('./pull-command.js'), 'pullAction'));
 
+  addConfigOptions(program.command('sync'), 'sync')
+    .argument('<source>', `the live source: ${SOURCE_NAMES.join(', ')}`, oneOf(SOURCE_NAMES, 'The source'))
+    .description('until stopped: pull what is new, import it, verify it, wait, again; --final: the cutover')
+    .requiredOption('--out <dir>', "the pull's folder, which the import reads as the source's export (keep it)")
+    .option('--final', 'the cutover, once the source takes no more writes: one last round, then a full verify')
+    .option('--guild <id>', 'discord: the guild (server) to pull (env DISCORD_GUILD_ID)')
+    .option('--rounds <n>', 'stop after this many rounds (default: until Ctrl+C or SIGTERM)', wholeNumber(1))
+    .action(later(() => import('./sync-command.js'), 'syncAction'));
+
   program
     .command('demo')
     .description('import the bundled fixtures/ into an embedded sandbox, with real progress output')
