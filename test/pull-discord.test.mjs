@@ -191,3 +191,38 @@ test('a bot without the Message Content intent stops before any page, saying how
   assert.match(r.stderr, /Developer Portal/);
   assert.equal(messageRequests(await fake.stats()), 0);
 });
+
+test('route buckets: a spent bucket holds its own channel until it refills, a global 429 holds all', async () => {
+  const { BucketGate } = await import('../dist/pull/discord/buckets.js');
+  let now = 1_000_000;
+  const gate = new BucketGate(() => now);
+  const route = 'GET /channels/:id/messages';
+  assert.equal(gate.waitMs(route, 'c1'), 0, 'unknown bucket: no wait');
+  const seen = gate.observe(route, 'c1', {
+    'x-ratelimit-bucket': 'abc',
+    'x-ratelimit-limit': '5',
+    'x-ratelimit-remaining': '1',
+    'x-ratelimit-reset-after': '2.5',
+    'retry-after': '3',
+  });
+  // The run's per-minute limiter must not read a 5-request window as 5 a minute.
+  assert.deepEqual(Object.keys(seen), ['x-ratelimit-bucket', 'x-ratelimit-reset-after', 'retry-after']);
+  assert.equal(gate.waitMs(route, 'c1'), 0, 'one left');
+  gate.take(route, 'c1');
+  assert.equal(gate.waitMs(route, 'c1'), 2500, 'spent: until the reset');
+  assert.equal(gate.waitMs(route, 'c2'), 0, 'another channel has its own bucket');
+  now += 2500;
+  assert.equal(gate.waitMs(route, 'c1'), 0, 'refilled');
+  gate.limited({ retry_after: 1.5, global: true });
+  assert.equal(gate.waitMs('GET /guilds/:id/members', 'g'), 1500, 'global: every route');
+});
+
+test('a delta asks after the snowflake of its cutoff', async () => {
+  const { snowflakeAt, snowflakeMs } = await import('../dist/pull/discord/snowflake.js');
+  // Discord's documented example: 175928847299117063 was made at 2016-04-30T11:18:25.796Z.
+  assert.equal(snowflakeMs('175928847299117063'), Date.parse('2016-04-30T11:18:25.796Z'));
+  const at = Date.parse('2016-04-30T11:18:25.796Z');
+  assert.ok(BigInt(snowflakeAt(at)) < 175928847299117063n, 'a message of that ms is after it');
+  assert.ok(BigInt(snowflakeAt(at + 1)) > 175928847299117063n, 'one of the ms before is not');
+  assert.equal(snowflakeAt(0), '0');
+});
