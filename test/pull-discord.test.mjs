@@ -80,11 +80,13 @@ test('pull, import, verify: every message of the fake once, members as users', a
   const summary = await importOut(dir);
   const m = summary.entities.messages;
   assert.equal(m.rejected, 0);
-  assert.equal(m.read, total);
-  assert.equal(m.imported + m.skipped, total, 'every message stored or skipped with a reason');
+  // The preset makes one message per attachment (the text on the first).
+  const records = files.flatMap((f) => f.doc.messages).reduce((n, x) => n + Math.max(1, x.attachments.length), 0);
+  assert.equal(m.read, records);
+  assert.equal(m.imported + m.skipped, records, 'every record stored or skipped with a reason');
   assert.equal(Object.keys(box.records().messages).length, m.imported);
   // The member list makes users of everyone, also those who never wrote.
-  assert.equal(summary.entities.users.read, (await fake.world()).users ?? 8);
+  assert.equal(summary.entities.users.read, (await fake.world()).users);
   const v = await runCli(['verify', '--preset', 'discord', '--from', 'out'], { cwd: dir });
   assert.equal(v.code, 0, `verify\n${v.stdout}\n${v.stderr}`);
 });
@@ -110,10 +112,7 @@ test('SIGKILL mid-pull, then the same command: no page twice but those in flight
   assert.equal(new Set(ids).size, ids.length, 'none written twice');
   // A page is 100 messages after a snowflake: a channel of n messages takes floor(n / 100) + 1 pages.
   const world = await fake.world();
-  const pages = Object.values(world.channels ?? {}).reduce(
-    (n, c) => n + Math.floor(Number(c.messages ?? c) / 100) + 1,
-    0,
-  );
+  const pages = world.channels.reduce((n, c) => n + Math.floor(c.messages / 100) + 1, 0);
   const after = messageRequests(await fake.stats());
   assert.ok(before < pages, `killed before the end (${before} of ${pages})`);
   // The pull's default concurrency: at most that many pages were in flight when it died.
@@ -125,11 +124,15 @@ test('posted messages, then pull --since auto and import: exactly the new ones, 
   const { box, dir } = await importWorkspace(t);
   assert.equal((await pull(fake, dir)).code, 0);
   const first = await importOut(dir);
-  const channels = (await channelFiles(path.join(dir, 'out'))).map((f) => f.doc.channel.id);
-  const sender = (await channelFiles(path.join(dir, 'out')))[0].doc.messages[0].author.id;
+  // The control routes take the world's ids: a newcomer joins two channels and writes in them.
+  const world = await fake.world();
+  const channels = world.channels.map((c) => c.id);
+  const newcomer = await fake.post('users', { name: 'Newcomer' });
   const posted = [];
-  for (const [i, channelId] of [channels[0], channels[1], channels[0]].entries())
-    posted.push(await fake.post('messages', { channelId, senderId: sender, text: `new ${i}` }));
+  for (const [i, channelId] of [channels[0], channels[1], channels[0]].entries()) {
+    await fake.post('members', { channelId, userId: newcomer.id });
+    posted.push(await fake.post('messages', { channelId, senderId: newcomer.id, text: `new ${i}` }));
+  }
 
   const asked = messageRequests(await fake.stats());
   const r = await pull(fake, dir, ['--since', 'auto']);
@@ -138,25 +141,32 @@ test('posted messages, then pull --since auto and import: exactly the new ones, 
   assert.equal(delta, channels.length, 'one messages page per channel');
   const second = await importOut(dir);
   assert.equal(second.entities.messages.imported, posted.length, 'exactly the new messages');
+  assert.equal(second.entities.users.imported, 1, "the newcomer, from the delta's member list");
   assert.equal(second.entities.messages.rejected, 0);
   assert.equal(second.entities.users.rejected + second.entities.groups.rejected + second.entities.members.rejected, 0);
   assert.equal(Object.keys(box.records().messages).length, first.entities.messages.imported + posted.length);
 
-  // Nothing new: still one page a channel, and no file written.
+  // Nothing new: still one page a channel, no message written, nothing for the import to send.
   const again = messageRequests(await fake.stats());
   const quiet = await pull(fake, dir, ['--since', 'auto', '--json']);
   assert.equal(quiet.code, 0, quiet.stderr);
   assert.equal(messageRequests(await fake.stats()) - again, channels.length);
-  assert.equal(JSON.parse(quiet.stdout).files, 0);
+  assert.equal(JSON.parse(quiet.stdout).counts.messages.imported, 0);
+  const third = await importOut(dir);
+  for (const e of ['users', 'groups', 'members', 'messages']) {
+    assert.equal(third.entities[e].imported, 0, `${e}: nothing new`);
+    assert.equal(third.entities[e].rejected, 0, `${e}: nothing refused`);
+  }
 });
 
 test('a 429 storm is waited out: every message once', async (t) => {
-  const fake = await startFake(t, [...SIZES, '--spurious429', '0.3']);
+  const fake = await startFake(t, [...SIZES, '--spurious-429', '0.3']);
   const dir = await tempDir('cm-pull-discord-');
   const r = await pull(fake, dir);
   assert.equal(r.code, 0, r.stderr);
   const stats = await fake.stats();
-  assert.ok(stats.rateLimited > 5, `${stats.rateLimited} 429s`);
+  const answered429 = stats.byStatus['429'] ?? 0;
+  assert.ok(answered429 > 5, `${answered429} 429s`);
   const ids = messageIds(await channelFiles(path.join(dir, 'out')));
   assert.equal(ids.length, stats.messages);
   assert.equal(new Set(ids).size, ids.length);

@@ -20,14 +20,66 @@ export const FORUM_ID = snowflakeOf(Date.UTC(2023, 0, 1), 3);
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const big = (id: string): bigint => (/^\d{1,20}$/.test(id) ? BigInt(id) : 0n);
+const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export function messageId(m: FakeMessage): string {
   return snowflakeOf(m.sentAtMs, m.seq);
 }
 
-export function renderUser(u: FakeUser): Record<string, unknown> {
+/**
+ * The world's ids (`user-0001`, `channel-0001`) as Discord's: snowflakes of the user's or channel's
+ * creation, told apart by their place in the world's lists, which only grow. The control routes keep
+ * the world's ids.
+ */
+class DiscordIds {
+  private readonly ids = new Map<string, string>();
+  private readonly channelsById = new Map<string, FakeChannel>();
+  private usersSeen = 0;
+  private channelsSeen = 0;
+
+  constructor(private readonly world: FakeWorld) {}
+
+  user(id: string): string {
+    this.refresh();
+    return this.ids.get(`u:${id}`) ?? id;
+  }
+
+  channelId(c: FakeChannel): string {
+    this.refresh();
+    return this.ids.get(`c:${c.id}`) ?? c.id;
+  }
+
+  /** The world's channel of a Discord channel id. */
+  channel(discordId: string): FakeChannel | undefined {
+    this.refresh();
+    return this.channelsById.get(discordId);
+  }
+
+  private refresh(): void {
+    const { users, channels } = this.world;
+    for (; this.usersSeen < users.length; this.usersSeen++) {
+      const u = users[this.usersSeen];
+      this.ids.set(`u:${u.id}`, snowflakeOf(u.createdAtMs, this.usersSeen));
+    }
+    for (; this.channelsSeen < channels.length; this.channelsSeen++) {
+      const c = channels[this.channelsSeen];
+      const id = snowflakeOf(c.createdAtMs, 0x200000 + this.channelsSeen);
+      this.ids.set(`c:${c.id}`, id);
+      this.channelsById.set(id, c);
+    }
+  }
+}
+
+const idsOfWorld = new WeakMap<FakeWorld, DiscordIds>();
+export function idsOf(world: FakeWorld): DiscordIds {
+  let ids = idsOfWorld.get(world);
+  if (ids === undefined) idsOfWorld.set(world, (ids = new DiscordIds(world)));
+  return ids;
+}
+
+export function renderUser(world: FakeWorld, u: FakeUser): Record<string, unknown> {
   return {
-    id: u.id,
+    id: idsOf(world).user(u.id),
     username: u.name.toLowerCase().replace(/[^a-z0-9_.]+/g, '_'),
     global_name: u.name,
     discriminator: '0',
@@ -47,14 +99,15 @@ function kindOf(c: FakeChannel): { type: number; archived: boolean } {
   return { type: 11, archived: c.kind === 'group-direct' };
 }
 
-export function renderChannel(c: FakeChannel, position: number): Record<string, unknown> {
+export function renderChannel(world: FakeWorld, c: FakeChannel, position: number): Record<string, unknown> {
   const { type, archived } = kindOf(c);
-  const base = { id: c.id, type, guild_id: GUILD_ID, name: c.name };
+  const ids = idsOf(world);
+  const base = { id: ids.channelId(c), type, guild_id: GUILD_ID, name: c.name };
   if (type === 0) return { ...base, position, topic: null, parent_id: CATEGORY_ID, nsfw: false };
   return {
     ...base,
     parent_id: FORUM_ID,
-    owner_id: c.creatorId,
+    owner_id: ids.user(c.creatorId),
     member_count: c.members.length,
     thread_metadata: {
       archived,
@@ -67,7 +120,7 @@ export function renderChannel(c: FakeChannel, position: number): Record<string, 
 }
 
 export function guildChannels(world: FakeWorld): Record<string, unknown>[] {
-  const text = world.channels.filter((c) => c.kind === 'public').map((c, i) => renderChannel(c, i));
+  const text = world.channels.filter((c) => c.kind === 'public').map((c, i) => renderChannel(world, c, i));
   return [
     { id: CATEGORY_ID, type: 4, guild_id: GUILD_ID, name: 'Text Channels', position: 0, parent_id: null },
     { id: FORUM_ID, type: 15, guild_id: GUILD_ID, name: 'threads', position: 1, parent_id: null, topic: null },
@@ -76,7 +129,7 @@ export function guildChannels(world: FakeWorld): Record<string, unknown>[] {
 }
 
 export function activeThreads(world: FakeWorld): Record<string, unknown> {
-  const threads = world.channels.filter((c) => c.kind === 'direct').map((c) => renderChannel(c, 0));
+  const threads = world.channels.filter((c) => c.kind === 'direct').map((c) => renderChannel(world, c, 0));
   return { threads, members: [] };
 }
 
@@ -91,20 +144,26 @@ export function archivedThreads(world: FakeWorld, parent: string, kind: 'public'
       ? []
       : world.channels
           .filter((c) => c.kind === wanted && c.updatedAtMs < beforeMs)
-          .sort((a, b) => b.updatedAtMs - a.updatedAtMs || (big(b.id) > big(a.id) ? 1 : -1));
-  return { threads: all.slice(0, limit).map((c) => renderChannel(c, 0)), members: [], has_more: all.length > limit };
+          .sort((a, b) => b.updatedAtMs - a.updatedAtMs || byCode(b.id, a.id));
+  return {
+    threads: all.slice(0, limit).map((c) => renderChannel(world, c, 0)),
+    members: [],
+    has_more: all.length > limit,
+  };
 }
 
 /** List Guild Members: by user id, after one, up to 1,000. */
 export function members(world: FakeWorld, q: URLSearchParams): Record<string, unknown>[] {
   const limit = clamp(q.get('limit'), 1, 1000, 1);
   const after = big(q.get('after') ?? '0');
+  const ids = idsOf(world);
   return world.users
-    .filter((u) => big(u.id) > after)
-    .sort((a, b) => (big(a.id) < big(b.id) ? -1 : 1))
+    .map((u) => ({ u, id: big(ids.user(u.id)) }))
+    .filter(({ id }) => id > after)
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
     .slice(0, limit)
-    .map((u) => ({
-      user: renderUser(u),
+    .map(({ u }) => ({
+      user: renderUser(world, u),
       nick: null,
       roles: [],
       joined_at: iso(u.createdAtMs),
@@ -153,16 +212,19 @@ function firstAbove(world: FakeWorld, channelId: string, id: bigint): number {
 }
 
 function renderMessage(world: FakeWorld, m: FakeMessage, origin: string, withContent: boolean) {
+  const channel = world.channel(m.channelId);
+  const channelId = channel === undefined ? m.channelId : idsOf(world).channelId(channel);
   const mentioned = m.mentions.map((id) => world.user(id)).filter((u) => u !== undefined);
   let content = m.text;
   // Discord's raw text names a mention `<@id>`; the world writes `@<name>`.
-  for (const u of mentioned) content = content.split(`@${u.name}`).join(`<@${u.id}>`);
+  const ids = idsOf(world);
+  for (const u of mentioned) content = content.split(`@${u.name}`).join(`<@${ids.user(u.id)}>`);
   const sender = world.user(m.senderId);
   const parentIndex = m.parentId === undefined ? -1 : world.indexOfId(m.channelId, m.parentId);
   const parent = parentIndex < 0 ? undefined : world.messageAt(m.channelId, parentIndex);
   return {
     id: messageId(m),
-    channel_id: m.channelId,
+    channel_id: channelId,
     type: parent === undefined ? 0 : 19,
     content: withContent ? content : '',
     timestamp: iso(m.sentAtMs),
@@ -170,8 +232,11 @@ function renderMessage(world: FakeWorld, m: FakeMessage, origin: string, withCon
     tts: false,
     pinned: false,
     mention_everyone: false,
-    author: sender === undefined ? { id: m.senderId, username: 'unknown', discriminator: '0' } : renderUser(sender),
-    mentions: mentioned.map(renderUser),
+    author:
+      sender === undefined
+        ? { id: ids.user(m.senderId), username: 'unknown', discriminator: '0' }
+        : renderUser(world, sender),
+    mentions: mentioned.map((u) => renderUser(world, u)),
     mention_roles: [],
     attachments: m.attachments.map((a) => ({
       id: a.id,
@@ -183,7 +248,7 @@ function renderMessage(world: FakeWorld, m: FakeMessage, origin: string, withCon
     })),
     embeds: [],
     message_reference:
-      parent === undefined ? undefined : { message_id: messageId(parent), channel_id: m.channelId, guild_id: GUILD_ID },
+      parent === undefined ? undefined : { message_id: messageId(parent), channel_id: channelId, guild_id: GUILD_ID },
   };
 }
 

@@ -11,6 +11,7 @@ import {
   archivedThreads,
   GUILD_ID,
   guildChannels,
+  idsOf,
   members,
   messages,
   renderGuild,
@@ -90,7 +91,7 @@ function routeGet(path: string, r: FakeRequest, world: FakeWorld, content: boole
   if (archived !== null) return json(archivedThreads(world, archived[1], archived[2] as 'public' | 'private', q));
   const history = /^\/channels\/([^/]+)\/messages$/.exec(path);
   if (history !== null) {
-    const channel = world.channel(history[1]);
+    const channel = idsOf(world).channel(history[1]);
     if (channel === undefined) return unknownChannel;
     return json(messages(world, channel, q, r.url.origin, content));
   }
