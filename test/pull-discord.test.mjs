@@ -128,6 +128,8 @@ test('posted messages, then pull --since auto and import: exactly the new ones, 
   const world = await fake.world();
   const channels = world.channels.map((c) => c.id);
   const newcomer = await fake.post('users', { name: 'Newcomer' });
+  // One who joins and never writes: a user only through the member list.
+  await fake.post('users', { name: 'Lurker' });
   const posted = [];
   for (const [i, channelId] of [channels[0], channels[1], channels[0]].entries()) {
     await fake.post('members', { channelId, userId: newcomer.id });
@@ -141,7 +143,7 @@ test('posted messages, then pull --since auto and import: exactly the new ones, 
   assert.equal(delta, channels.length, 'one messages page per channel');
   const second = await importOut(dir);
   assert.equal(second.entities.messages.imported, posted.length, 'exactly the new messages');
-  assert.equal(second.entities.users.imported, 1, "the newcomer, from the delta's member list");
+  assert.equal(second.entities.users.imported, 2, "the newcomer and the lurker, from the delta's member list");
   assert.equal(second.entities.messages.rejected, 0);
   assert.equal(second.entities.users.rejected + second.entities.groups.rejected + second.entities.members.rejected, 0);
   assert.equal(Object.keys(box.records().messages).length, first.entities.messages.imported + posted.length);
