@@ -174,6 +174,20 @@ test('a 429 storm is waited out: every message once', async (t) => {
   assert.equal(new Set(ids).size, ids.length);
 });
 
+test('without the Server Members intent: said once, and users come from the message authors', async (t) => {
+  const fake = await startFake(t, SIZES);
+  const { dir } = await importWorkspace(t);
+  await fake.post('users', { name: 'Lurker' });
+  const r = await pull(fake, dir, [], { DISCORD_BOT_TOKEN: `${fake.env.DISCORD_BOT_TOKEN}-no-members` });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr.match(/Server Members intent is off/g)?.length, 1, r.stderr);
+  const files = await channelFiles(path.join(dir, 'out'));
+  const authors = new Set(files.flatMap((f) => f.doc.messages.map((m) => m.author.id)));
+  const summary = await importOut(dir);
+  assert.equal(summary.entities.users.read, authors.size);
+  assert.ok(authors.size < (await fake.world()).users, 'the lurker is not among them');
+});
+
 /** Every file under a folder, as text. */
 async function allText(dir) {
   let text = '';

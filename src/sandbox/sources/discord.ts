@@ -3,8 +3,9 @@
  * routes the pull reads, with Discord's paging (`after`/`before` snowflakes, archived threads by
  * archive time, members by user id), its `Authorization: Bot <token>` check, and its 429 (`Retry-After`,
  * `X-RateLimit-*` with a bucket, a body `{"retry_after", "global"}`). Paths may carry `/api/v10`.
- * A second token, `<token>-no-content`, is a bot without the Message Content intent: its application's
- * flags lack it and every message's text is empty, as Discord does.
+ * Two more tokens play bots without a privileged intent: `<token>-no-content` lacks Message Content (its
+ * application's flags lack it and every message's text is empty, as Discord does), `<token>-no-members`
+ * lacks Server Members (the member list answers 403 Missing Access).
  */
 import {
   activeThreads,
@@ -20,6 +21,7 @@ import type { FakeReply, FakeRequest, FakeSource, FakeWorld } from './types.js';
 
 const TOKEN = 'fake-discord-bot-token';
 const NO_CONTENT = `${TOKEN}-no-content`;
+const NO_MEMBERS = `${TOKEN}-no-members`;
 const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);
 
 const tokenOf = (r: FakeRequest): string | undefined => {
@@ -38,7 +40,7 @@ export const fake: FakeSource = {
   credentials: () => ({ DISCORD_BOT_TOKEN: TOKEN }),
   authorized: (r) => {
     const token = tokenOf(r);
-    return token === TOKEN || token === NO_CONTENT;
+    return token === TOKEN || token === NO_CONTENT || token === NO_MEMBERS;
   },
   unauthorized: () => ({ status: 401, body: { message: '401: Unauthorized', code: 0 } }),
   rateLimited(retryAfterMs, limitPerMinute) {
@@ -69,8 +71,9 @@ export const fake: FakeSource = {
   route(r, world) {
     if (r.method !== 'GET') return undefined;
     const path = r.url.pathname.replace(/^\/api\/v10(?=\/)/, '').replace(/\/+$/, '');
-    const content = tokenOf(r) !== NO_CONTENT;
-    return routeGet(path, r, world, content);
+    const token = tokenOf(r);
+    if (token === NO_MEMBERS && /^\/guilds\/\d+\/members$/.test(path)) return missingAccess;
+    return routeGet(path, r, world, token !== NO_CONTENT);
   },
 };
 
