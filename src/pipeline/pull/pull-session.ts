@@ -196,9 +196,10 @@ function sinceOf(journal: PullJournal, info: PullRunInfo): PullSince {
   return {
     kind: 'delta',
     mode: 'auto',
+    // A channel no earlier pull wrote a message of is read whole: new to the token, or quiet till now.
     cutoffMs: (channel) => {
       const newest = channel === undefined ? undefined : marks.get(channel);
-      return newest === undefined ? listCutoffMs : newest - since.lookbackMs;
+      return newest === undefined ? 0 : newest - since.lookbackMs;
     },
     listCutoffMs,
   };
