@@ -31,6 +31,7 @@ async function startFake(t, args = []) {
     child.on('exit', (code) => reject(new Error(`the fake exited (${code}): ${out}`)));
   });
   const { url, env } = JSON.parse(first);
+  /** @returns {Promise<any>} */
   const get = async (p) => (await fetch(`${url}${p}`)).json();
   return {
     url,
@@ -72,12 +73,12 @@ async function pulledItems(out) {
 }
 
 /** The messages paths' request counts from the fake's stats (every page of one conversation shares its path). */
-const messageRequests = (stats) =>
-  Object.entries(stats.byPath).filter(([p]) => p.endsWith('/Messages'));
+const messageRequests = (stats) => Object.entries(stats.byPath).filter(([p]) => p.endsWith('/Messages'));
 const total = (pairs) => pairs.reduce((n, [, c]) => n + c, 0);
 
 /** The world's messages per channel: `/__fake/world` answers counts per channel. */
 async function worldMessages(fake) {
+  const world = await fake.world();
   const channels = world.channels ?? world;
   return Object.values(channels).reduce((n, c) => n + (typeof c === 'number' ? c : c.messages), 0);
 }
@@ -99,9 +100,13 @@ test('pull twilio, import, verify: every record once; --since auto sends exactly
   const sids = items.messages.map((m) => m.sid);
   assert.equal(new Set(sids).size, sids.length, 'no message written twice');
   assert.equal(sids.length, await worldMessages(fake), 'every message of the fake pulled');
-  assert.ok(items.messages.some((m) => m.media?.length > 0), 'the world has media');
+  assert.ok(
+    items.messages.some((m) => m.media?.length > 0),
+    'the world has media',
+  );
   for (const m of items.messages.filter((x) => x.media))
-    for (const media of m.media) assert.match(media.links.content, new RegExp(`^${fake.url}/v1/Services/IS\\w+/Media/ME\\w+/Content$`));
+    for (const media of m.media)
+      assert.match(media.links.content, new RegExp(`^${fake.url}/v1/Services/IS\\w+/Media/ME\\w+/Content$`));
 
   const box = await sandbox();
   t.after(() => box.close());
@@ -121,21 +126,29 @@ test('pull twilio, import, verify: every record once; --since auto sends exactly
 
   // New messages arrive while the migration is rehearsed; the nightly delta pulls just those.
   const channel = items.conversations.find((c) => c.unique_name)?.unique_name;
-  const sender = items.participants.find((p) => p.conversation_sid === items.conversations.find((c) => c.unique_name === channel).sid).identity;
-  for (const text of ['late one', 'late two', 'late three']) await fake.post('/__fake/messages', { channelId: channel, senderId: sender, text });
+  const sender = items.participants.find(
+    (p) => p.conversation_sid === items.conversations.find((c) => c.unique_name === channel).sid,
+  ).identity;
+  for (const text of ['late one', 'late two', 'late three'])
+    await fake.post('/__fake/messages', { channelId: channel, senderId: sender, text });
   const before = await fake.stats();
   const delta = await pull(fake, out, ['--since', 'auto']);
   assert.equal(delta.code, 0, delta.stderr);
   const after = await fake.stats();
   const conversations = items.conversations.length;
-  assert.equal(total(messageRequests(after)) - total(messageRequests(before)), conversations, 'one messages page a conversation');
+  assert.equal(
+    total(messageRequests(after)) - total(messageRequests(before)),
+    conversations,
+    'one messages page a conversation',
+  );
   const deltaSummary = await importPull(box, dir, out);
   assert.equal(deltaSummary.entities.messages.imported, 3, 'exactly the new messages sent');
   for (const entity of ['users', 'groups', 'members'])
     assert.equal(deltaSummary.entities[entity].imported, 0, `${entity}: nothing new`);
   assert.equal(deltaSummary.entities.messages.rejected, 0);
   const texts = Object.values(box.records().messages).map((m) => m.data?.text);
-  for (const text of ['late one', 'late two', 'late three']) assert.equal(texts.filter((x) => x === text).length, 1, text);
+  for (const text of ['late one', 'late two', 'late three'])
+    assert.equal(texts.filter((x) => x === text).length, 1, text);
 
   // Nothing new: one page a conversation again, and no file written.
   const quiet = await fake.stats();
@@ -145,11 +158,14 @@ test('pull twilio, import, verify: every record once; --since auto sends exactly
   assert.match(again.stdout, /0 files/);
 });
 
-test('pull twilio killed with SIGKILL resumes: no page fetched twice but those in flight, nothing written twice', async (t) => {
+test('pull twilio killed with SIGKILL resumes: no page twice but those in flight, nothing written twice', async (t) => {
   const fake = await startFake(t, ['--users', '20', '--channels', '6', '--messages', '3000', '--latency-ms', '40']);
   const out = path.join(await tempDir('cm-pull-twilio-kill-'), 'pulled');
   const child = spawnCli(['pull', 'twilio', '--out', out, '--base-url', fake.url], { env: fake.env });
-  await waitFor(async () => total(messageRequests(await fake.stats())) >= 8, { what: 'some messages pages', everyMs: 50 });
+  await waitFor(async () => total(messageRequests(await fake.stats())) >= 8, {
+    what: 'some messages pages',
+    everyMs: 50,
+  });
   child.kill('SIGKILL');
   await new Promise((resolve) => child.on('exit', resolve));
   const killedAt = await fake.stats();
@@ -163,7 +179,8 @@ test('pull twilio killed with SIGKILL resumes: no page fetched twice but those i
   assert.equal(sids.length, await worldMessages(fake));
   // Pages a conversation needs: 100 messages a page (the API's most), one for an empty conversation.
   const perConversation = new Map();
-  for (const m of items.messages) perConversation.set(m.conversation_sid, (perConversation.get(m.conversation_sid) ?? 0) + 1);
+  for (const m of items.messages)
+    perConversation.set(m.conversation_sid, (perConversation.get(m.conversation_sid) ?? 0) + 1);
   const concurrency = 4;
   let extra = 0;
   for (const [p, count] of messageRequests(stats)) {
@@ -224,7 +241,7 @@ test('pull twilio with a wrong secret: stops at once naming the variables, the s
   assert.match(missing.stderr, /TWILIO_API_SECRET/);
 });
 
-test('pull twilio then import with media: carried through the Media Content Service after the temporary links expired', async (t) => {
+test('pull twilio, import with media: carried from the MCS after the temporary links expired', async (t) => {
   const fake = await startFake(t, ['--users', '8', '--channels', '3', '--messages', '300', '--seed', '3']);
   const out = path.join(await tempDir('cm-pull-twilio-media-'), 'pulled');
   const r = await pull(fake, out);
@@ -233,10 +250,17 @@ test('pull twilio then import with media: carried through the Media Content Serv
   assert.ok(media.length > 0, 'the world has media');
   // What a script that saved Twilio's temporary links would hold: expired by import time.
   const auth = `Basic ${Buffer.from(`${fake.env.TWILIO_API_KEY}:${fake.env.TWILIO_API_SECRET}`).toString('base64')}`;
-  const resource = await (await fetch(media[0].links.content.replace(/\/Content$/, ''), { headers: { authorization: auth } })).json();
+  /** @type {any} */
+  const resource = await (
+    await fetch(media[0].links.content.replace(/\/Content$/, ''), { headers: { authorization: auth } })
+  ).json();
   const temporary = resource.links.content_direct_temporary;
   assert.equal((await fetch(temporary)).status, 200, 'fresh, the temporary link works');
-  await waitFor(async () => (await fetch(temporary)).status === 403, { what: 'the link to expire', timeoutMs: 15_000, everyMs: 500 });
+  await waitFor(async () => (await fetch(temporary)).status === 403, {
+    what: 'the link to expire',
+    timeoutMs: 15_000,
+    everyMs: 500,
+  });
 
   const bucket = await startBucket();
   t.after(() => bucket.close());
@@ -268,5 +292,8 @@ test('pull twilio then import with media: carried through the Media Content Serv
   for (const [key, bytes] of objects) assert.equal(key, `media/${sha256(bytes)}`);
   const urls = Object.values(box.records().messages).flatMap((m) => (m.data?.attachments ?? []).map((a) => a.url));
   assert.ok(urls.length >= distinct.size);
-  assert.ok(urls.every((u) => u.startsWith(`${PUBLIC}/media/`)), 'every attachment points at the bucket');
+  assert.ok(
+    urls.every((u) => u.startsWith(`${PUBLIC}/media/`)),
+    'every attachment points at the bucket',
+  );
 });
