@@ -149,7 +149,10 @@ export function checkMedia(where: string, value: unknown, problems: ConfigProble
 function checkBasic(at: string, basic: unknown, withHeader: boolean, fail: (at: string, text: string) => void): void {
   if (withHeader) fail(at, 'is the Authorization header: leave out "header" and "valueEnv"');
   const shape = 'must be {"userEnv": "...", "passwordEnv": "..."}: the variables holding the user and the password';
-  if (!isPlainObject(basic)) return fail(at, shape);
+  if (!isPlainObject(basic)) {
+    fail(at, shape);
+    return;
+  }
   for (const key of Object.keys(basic).filter((k) => k !== 'userEnv' && k !== 'passwordEnv'))
     fail(`${at}.${key}`, unknownKeyText(key, ['userEnv', 'passwordEnv']));
   for (const key of ['userEnv', 'passwordEnv'] as const) {
