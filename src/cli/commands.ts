@@ -25,8 +25,8 @@ import {
   sinceTime,
   wholeNumber,
 } from './arg-parsers.js';
-import { SOURCE_NAMES } from '../pull/types.js';
 import { KNOWN_REGIONS } from '../config/keys.js';
+import { SOURCE_NAMES } from '../config/key-spec.js';
 import { addConfigOptions, CONFIG_FILE } from './options.js';
 import { runCommand } from './run-command.js';
 
