@@ -6,6 +6,7 @@
  * pages, so a resumed or delta run knows them without listing again what an earlier run finished.
  */
 import pLimit from 'p-limit';
+import { InterruptedError } from '../../errors.js';
 import type { PullContext } from '../types.js';
 import { changedMs, paths, readListPage, timeMs, type ListKey, type ListPage, type TwilioItem } from './api.js';
 import { DEFAULT_MEDIA_BASE_URL } from './credentials.js';
@@ -24,7 +25,7 @@ interface Conversation {
 export async function pullTwilio(ctx: PullContext): Promise<void> {
   const services = await pullServices(ctx);
   for (const service of services) {
-    if (ctx.stop.aborted) return;
+    stopIfAsked(ctx);
     await pullUsers(ctx, service);
     await pullConversations(ctx, service);
   }
@@ -36,7 +37,7 @@ export async function pullTwilio(ctx: PullContext): Promise<void> {
   const mediaBaseUrl = ctx.facts.mediaBaseUrl ?? DEFAULT_MEDIA_BASE_URL;
   const limit = pLimit(ctx.concurrency);
   const one = async (c: Conversation) => {
-    if (ctx.stop.aborted) return;
+    stopIfAsked(ctx);
     await pullParticipants(ctx, c);
     await pullMessages(ctx, c, mediaBaseUrl);
   };
@@ -154,6 +155,11 @@ async function pullMessages(ctx: PullContext, c: Conversation, mediaBaseUrl: str
       return { items: items.reverse(), next: reachesBack ? undefined : page.next };
     },
   );
+}
+
+/** Ctrl+C takes no new work; returning instead would end the pull run as if it were whole. */
+function stopIfAsked(ctx: PullContext): void {
+  if (ctx.stop.aborted) throw new InterruptedError();
 }
 
 function pageOf(page: ListPage): { items: TwilioItem[]; next?: string } {
