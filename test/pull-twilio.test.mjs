@@ -51,9 +51,9 @@ async function startFake(t, args = []) {
   };
 }
 
-/** Runs `pull twilio` to its end against the fake. */
+/** Runs `pull twilio` to its end against the fake, in `out`'s parent (where its run log goes). */
 function pull(fake, out, args = [], env = fake.env) {
-  return runCli(['pull', 'twilio', '--out', out, '--base-url', fake.url, ...args], { env });
+  return runCli(['pull', 'twilio', '--out', out, '--base-url', fake.url, ...args], { env, cwd: path.dirname(out) });
 }
 
 /** Every item of every file the pulls wrote, by list key, with the file it came from. */
@@ -164,7 +164,10 @@ test('pull twilio, import, verify: every record once; --since auto sends exactly
 test('pull twilio killed with SIGKILL resumes: no page twice but those in flight, nothing written twice', async (t) => {
   const fake = await startFake(t, ['--users', '20', '--channels', '6', '--messages', '3000', '--latency-ms', '40']);
   const out = path.join(await tempDir('cm-pull-twilio-kill-'), 'pulled');
-  const child = spawnCli(['pull', 'twilio', '--out', out, '--base-url', fake.url], { env: fake.env });
+  const child = spawnCli(['pull', 'twilio', '--out', out, '--base-url', fake.url], {
+    env: fake.env,
+    cwd: path.dirname(out),
+  });
   await waitFor(async () => total(messageRequests(await fake.stats())) >= 8, {
     what: 'some messages pages',
     everyMs: 50,
@@ -233,6 +236,10 @@ test('pull twilio with a wrong secret: stops at once naming the variables, the s
     }
   };
   await files(root);
+  assert.ok(
+    (await readdir(root)).some((name) => name.endsWith('.runs.ndjson')),
+    'the run log, beside the pull, is among the files read',
+  );
   for (const text of seen) {
     assert.ok(!text.includes(WRONG), 'the secret is never written');
     assert.ok(!text.includes(basic), 'nor its Basic form');
