@@ -49,8 +49,10 @@ export async function readListPage(
   from: { path: string; query?: Record<string, string> } | { next: string },
   goneIsEmpty = false,
 ): Promise<ListPage> {
+  // A base URL given as Twilio writes it (`https://conversations.twilio.com/v1`) already holds the version.
+  const first = 'next' in from ? from.next : from.path.replace(/^\/v1(?=\/)/, /\/v1$/.test(http.baseUrl) ? '' : '/v1');
   const answer = await http.request({
-    path: 'next' in from ? from.next : from.path,
+    path: first,
     query: 'next' in from ? undefined : { ...from.query, PageSize: PAGE_SIZE[key] },
     judge: goneIsEmpty ? (a) => (a.status === 404 ? { done: a } : undefined) : undefined,
   });
