@@ -31,7 +31,6 @@ const signingKey = randomBytes(32);
 /** Where each media SID the fake has shown lives: media SIDs are hashes, not reversible. */
 const mediaPlaces = new Map<string, { channelId: string; index: number; n: number }>();
 const channelsBySid = new WeakMap<FakeWorld, Map<string, FakeChannel>>();
-let scheme = 'http';
 
 function channelOf(world: FakeWorld, sid: string): FakeChannel | undefined {
   let bySid = channelsBySid.get(world);
@@ -42,10 +41,8 @@ function channelOf(world: FakeWorld, sid: string): FakeChannel | undefined {
   return bySid.get(sid);
 }
 
-function originOf(request: FakeRequest): string {
-  const host = request.headers.host;
-  return `${scheme}://${typeof host === 'string' ? host : '127.0.0.1'}`;
-}
+/** The origin the client asked (the server fills `url` from its Host header): next links stay on it. */
+const originOf = (request: FakeRequest): string => request.url.origin;
 
 function basicOf(request: FakeRequest): [string, string] | undefined {
   const header = request.headers.authorization;
@@ -143,7 +140,6 @@ export const fake: FakeSource = {
   name: 'twilio',
   idStyle: 'twilio',
   credentials(origin) {
-    scheme = new URL(origin).protocol.replace(':', '');
     return {
       TWILIO_ACCOUNT_SID: ACCOUNT_SID,
       TWILIO_API_KEY: API_KEY,
