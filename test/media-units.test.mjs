@@ -41,6 +41,35 @@ test('media: private, loopback, link-local, CGNAT and unique-local addresses are
   await checkHost('localhost', new Set(['localhost']));
 });
 
+test('media: a host with HTTP Basic from two variables (Twilio MCS): both needed, all of it secret', () => {
+  const basic = { basic: { userEnv: 'TW_KEY', passwordEnv: 'TW_SECRET' } };
+  const rules = new HostRules({ 'mcs.us1.twilio.com': basic }, { TW_KEY: 'SK1', TW_SECRET: 'pw-9f8e' });
+  const encoded = Buffer.from('SK1:pw-9f8e').toString('base64');
+  assert.deepEqual(rules.headerFor('mcs.us1.twilio.com'), { name: 'Authorization', value: `Basic ${encoded}` });
+  assert.deepEqual(rules.secrets, ['pw-9f8e', encoded]);
+  assert.throws(() => new HostRules({ 'mcs.us1.twilio.com': basic }, { TW_KEY: 'SK1' }), {
+    message: /TW_SECRET is not set/,
+  });
+  assert.throws(() => new HostRules({ 'mcs.us1.twilio.com': basic }, {}), {
+    message: /TW_KEY and TW_SECRET are not set/,
+  });
+  const ok = checkConfigLayer(
+    { media: { bucket: 'b1x', publicBaseUrl: 'https://m.example', hosts: { h: basic } } },
+    'file',
+  );
+  assert.deepEqual(ok.media.hosts.h, basic);
+  const bad = (auth) => () =>
+    checkConfigLayer({ media: { bucket: 'b1x', publicBaseUrl: 'https://m.example', hosts: { h: auth } } }, 'file');
+  assert.throws(
+    bad({ basic: { userEnv: 'A' } }),
+    /"media\.hosts\.h\.basic\.passwordEnv" must name an environment variable/,
+  );
+  assert.throws(bad({ basic: { userEnv: 'A', passwordEnv: 'secret value' } }), /passwordEnv/);
+  assert.throws(bad({ basic: 'A:B' }), /basic" must be \{"userEnv"/);
+  assert.throws(bad({ ...basic, header: 'Authorization', valueEnv: 'X' }), /leave out "header"/);
+  assert.equal(expiringHostOf('mcs.us1.twilio.com'), 'mcs.us1.twilio.com');
+});
+
 test('media: the allow-list matches names and *.domains; a header only for its own host', () => {
   const rules = new HostRules(
     { 'files.slack.com': { header: 'Authorization', valueEnv: 'T', prefix: 'Bearer ' }, '*.example.com': {} },

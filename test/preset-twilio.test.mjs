@@ -104,7 +104,7 @@ test('twilio: REST pages and CLI output give the same records, by content not by
     text: 'Yes, see the mockup',
     attachments: [
       {
-        url: `https://mcs.us1.twilio.com/v1/Services/${sid('IS', 1)}/Media/${sid('ME', 1)}`,
+        url: `https://mcs.us1.twilio.com/v1/Services/${sid('IS', 1)}/Media/${sid('ME', 1)}/Content`,
         name: 'falcon-mockup.png',
         mimeType: 'image/png',
         extension: 'png',
@@ -184,6 +184,53 @@ test('twilio: odd files are counted, never a crash', async () => {
   const none = await tempDir('cm-twilio-none-');
   await writeFile(path.join(none, 'a.json'), '{"something": []}');
   await assert.rejects(plan('twilio', none), { code: 'INPUT_NOT_PRESET' });
+});
+
+test('twilio: pull run folders read as one export, oldest first; records a delta lists again are skipped', async () => {
+  const dir = await tempDir('cm-twilio-runs-');
+  const page = (key, items) => JSON.stringify({ [key]: items, meta: { key } });
+  const at = (s) => `2024-03-01T10:00:${String(s).padStart(2, '0')}Z`;
+  const user = (identity, name, updated) => ({
+    identity,
+    friendly_name: name,
+    date_created: at(0),
+    date_updated: updated,
+  });
+  const conv = (name) => ({ sid: 'CHa', friendly_name: name, date_created: at(0) });
+  const member = (identity) => ({ conversation_sid: 'CHa', identity, date_created: at(1) });
+  const message = (n) => ({
+    sid: `IM${n}`,
+    conversation_sid: 'CHa',
+    author: 'ann',
+    body: `m${n}`,
+    date_created: at(n),
+  });
+  // "delta-" sorts before "full-": the stamp, not the name, must decide which copy is the first.
+  const full = path.join(dir, 'full-20240301T100000Z');
+  const delta = path.join(dir, 'delta-20240302T100000Z');
+  for (const d of [full, delta]) await mkdir(d);
+  await writeFile(path.join(full, 'users.json'), page('users', [user('ann', 'Ann', at(0)), user('bo', 'Bo', at(0))]));
+  await writeFile(path.join(full, 'conversations.json'), page('conversations', [conv('Team')]));
+  await writeFile(path.join(full, 'participants.json'), page('participants', ['ann', 'bo', 'cy'].map(member)));
+  await writeFile(path.join(full, 'messages.json'), page('messages', [message(1), message(2)]));
+  // The delta: ann renamed, the conversation renamed, one new member and cy listed again, a new message.
+  await writeFile(path.join(delta, 'users.json'), page('users', [user('ann', 'Ann B.', at(9))]));
+  await writeFile(path.join(delta, 'conversations.json'), page('conversations', [conv('Team 2')]));
+  await writeFile(path.join(delta, 'participants.json'), page('participants', ['cy', 'dee'].map(member)));
+  await writeFile(path.join(delta, 'messages.json'), page('messages', [message(3)]));
+  const r = await readPlans((await plan('twilio', dir)).plans);
+  assert.deepEqual(r.users.skipped, { 'pulled-again': 1 });
+  assert.equal(byId(r.users.sent, 'uid').ann.name, 'Ann', "the full run's copy, already imported, is the record");
+  assert.deepEqual(r.groups.skipped, { 'pulled-again': 1 });
+  assert.equal(r.groups.sent[0].name, 'Team');
+  assert.deepEqual(r.members.skipped, { 'pulled-again': 1 });
+  assert.deepEqual(r.members.sent.map((m) => m.uid).sort(), ['ann', 'bo', 'cy', 'dee']);
+  assert.equal(r.groups.sent[0].owner, 'ann', "the owner is the full run's first participant, not the delta's");
+  assert.deepEqual(
+    r.messages.sent.map((m) => m.data.text),
+    ['m1', 'm2', 'm3'],
+  );
+  for (const e of ['users', 'groups', 'members', 'messages']) assert.deepEqual(r[e].errors, [], e);
 });
 
 test('read layer: a sequence of JSON documents, as appended pages are', async () => {

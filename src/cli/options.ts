@@ -107,8 +107,13 @@ export async function loadCommandConfig(
   });
   for (const key of SECRET_KEYS) registerSecret(loaded.config[key] as string | undefined);
   // media: the hosts' header values and the AWS chain's keys reach undici and the SDK only.
-  for (const auth of Object.values(loaded.config.media?.hosts ?? {}))
+  for (const auth of Object.values(loaded.config.media?.hosts ?? {})) {
     if (auth.valueEnv) registerSecret(process.env[auth.valueEnv]);
+    if (auth.basic === undefined) continue;
+    const [user, password] = [process.env[auth.basic.userEnv], process.env[auth.basic.passwordEnv]];
+    registerSecret(password);
+    if (user && password) registerSecret(Buffer.from(`${user}:${password}`).toString('base64'));
+  }
   for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'])
     registerSecret(process.env[name]);
   return loaded;

@@ -12,11 +12,15 @@ import { unknownKeyText } from './suggest.js';
 /** The service's per-file limit (docs/api-contract.md, "Limits"): the largest file a message may carry. */
 export const MAX_MEDIA_FILE_BYTES = 100 * 1024 * 1024;
 
-/** The header a host's downloads carry: `header: <prefix><value of $valueEnv>`. */
+/**
+ * The header a host's downloads carry: `header: <prefix><value of $valueEnv>`; or HTTP Basic from two
+ * variables (`basic`: Twilio's API key and secret), which one header value cannot name.
+ */
 export interface MediaHostAuth {
   header: string;
   valueEnv: string;
   prefix?: string;
+  basic: { userEnv: string; passwordEnv: string };
 }
 
 export interface MediaConfig {
@@ -58,8 +62,9 @@ export const MEDIA_FIELDS = {
     default: {},
     help:
       'the allow-list: hostname (or `*.example.com`) -> `{}`, or the header its downloads carry: ' +
-      '`{"header": "Authorization", "valueEnv": "SLACK_TOKEN", "prefix": "Bearer "}` ' +
-      '(the value is read from the environment)',
+      '`{"header": "Authorization", "valueEnv": "SLACK_TOKEN", "prefix": "Bearer "}`, or HTTP Basic from two ' +
+      'variables: `{"basic": {"userEnv": "TWILIO_API_KEY", "passwordEnv": "TWILIO_API_SECRET"}}` ' +
+      '(values are read from the environment)',
   },
   exportFiles: {
     default: false,
@@ -141,6 +146,22 @@ export function checkMedia(where: string, value: unknown, problems: ConfigProble
   return { ...defaults, ...v } as unknown as MediaConfig;
 }
 
+function checkBasic(at: string, basic: unknown, withHeader: boolean, fail: (at: string, text: string) => void): void {
+  if (withHeader) fail(at, 'is the Authorization header: leave out "header" and "valueEnv"');
+  const shape = 'must be {"userEnv": "...", "passwordEnv": "..."}: the variables holding the user and the password';
+  if (!isPlainObject(basic)) {
+    fail(at, shape);
+    return;
+  }
+  for (const key of Object.keys(basic).filter((k) => k !== 'userEnv' && k !== 'passwordEnv'))
+    fail(`${at}.${key}`, unknownKeyText(key, ['userEnv', 'passwordEnv']));
+  for (const key of ['userEnv', 'passwordEnv'] as const) {
+    const name = (basic as Record<string, unknown>)[key];
+    if (typeof name !== 'string' || !ENV_NAME.test(name))
+      fail(`${at}.${key}`, 'must name an environment variable (the value itself never goes in the config)');
+  }
+}
+
 function checkHosts(hosts: unknown, fail: (at: string, text: string) => void): void {
   if (hosts === undefined) return;
   if (!isPlainObject(hosts)) {
@@ -155,9 +176,11 @@ function checkHosts(hosts: unknown, fail: (at: string, text: string) => void): v
       fail(at, 'must be {} or {"header": "...", "valueEnv": "...", "prefix": "..."}');
       continue;
     }
-    for (const key of Object.keys(auth).filter((k) => !['header', 'valueEnv', 'prefix'].includes(k)))
-      fail(`${at}.${key}`, unknownKeyText(key, ['header', 'valueEnv', 'prefix']));
-    const { header, valueEnv, prefix } = auth;
+    const fields = ['header', 'valueEnv', 'prefix', 'basic'];
+    for (const key of Object.keys(auth).filter((k) => !fields.includes(k)))
+      fail(`${at}.${key}`, unknownKeyText(key, fields));
+    const { header, valueEnv, prefix, basic } = auth;
+    if (basic !== undefined) checkBasic(`${at}.basic`, basic, header !== undefined, fail);
     if ((header === undefined) !== (valueEnv === undefined)) fail(at, 'needs both "header" and "valueEnv", or neither');
     if (header !== undefined && (typeof header !== 'string' || !HEADER_NAME.test(header)))
       fail(`${at}.header`, 'must be an HTTP header name');

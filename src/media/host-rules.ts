@@ -3,7 +3,7 @@
  * allow-list by its name (any port), or by a `*.domain` entry for the domain's subdomains. A header is
  * sent only to the host it was configured for, the value read from the environment at the start.
  */
-import type { MediaConfig } from '../config/media-schema.js';
+import type { MediaConfig, MediaHostAuth } from '../config/media-schema.js';
 import { ConfigError } from '../errors.js';
 
 export interface HostHeader {
@@ -21,7 +21,8 @@ export class HostRules {
   constructor(hosts: MediaConfig['hosts'], env?: NodeJS.ProcessEnv) {
     for (const [pattern, auth] of Object.entries(hosts)) {
       let header: HostHeader | undefined;
-      if (env !== undefined && auth.header !== undefined && auth.valueEnv !== undefined) {
+      if (env !== undefined && auth.basic !== undefined) header = this.basicHeader(pattern, auth.basic, env);
+      else if (env !== undefined && auth.header !== undefined && auth.valueEnv !== undefined) {
         const value = env[auth.valueEnv];
         if (!value)
           throw new ConfigError(
@@ -36,6 +37,20 @@ export class HostRules {
       if (name.startsWith('*.')) this.suffixes.push([name.slice(1), header]);
       else this.exact.set(name, header);
     }
+  }
+
+  /** `Authorization: Basic <user:password>` from two variables, both needed. */
+  private basicHeader(pattern: string, basic: MediaHostAuth['basic'], env: NodeJS.ProcessEnv): HostHeader {
+    const missing = [basic.userEnv, basic.passwordEnv].filter((name) => !env[name]);
+    if (missing.length > 0)
+      throw new ConfigError(
+        'CONFIG_INVALID',
+        `media.hosts.${pattern}: the environment variable${missing.length > 1 ? 's' : ''} ${missing.join(' and ')} ` +
+          `${missing.length > 1 ? 'are' : 'is'} not set (the HTTP Basic user and password)`,
+      );
+    const encoded = Buffer.from(`${env[basic.userEnv]}:${env[basic.passwordEnv]}`).toString('base64');
+    this.secrets.push(env[basic.passwordEnv]!, encoded);
+    return { name: 'Authorization', value: `Basic ${encoded}` };
   }
 
   /** Whether downloads from this host are allowed. */
@@ -66,6 +81,7 @@ export const EXPIRING_HOSTS: readonly { pattern: string; why: string }[] = [
   { pattern: '*.twiliocdn.com', why: 'Twilio media URLs need the account and expire' },
   { pattern: 'media.twiliocdn.com', why: 'Twilio media URLs need the account and expire' },
   { pattern: 'api.twilio.com', why: 'Twilio media URLs need the account' },
+  { pattern: 'mcs.us1.twilio.com', why: "Twilio Conversations media need the account's auth (Media Content Service)" },
 ];
 
 /** The expiring-host entry a hostname falls under, if any. */

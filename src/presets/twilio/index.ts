@@ -25,12 +25,17 @@ import {
   participantPerson,
   type TwilioConversation,
 } from './map.js';
-import { field, isItemPath, itemsIn, KINDS, kindOf, LAYOUT, type TwilioKind } from './read.js';
+import { field, isItemPath, itemsIn, KINDS, kindOf, LAYOUT, placeOf, pullRunOrder, type TwilioKind } from './read.js';
 
 const TWILIO_FILE = /\.(json|jsonl|ndjson)$/i;
 /** An item without its sid (a user without identity): nothing would find it again on a re-run. A participant
  * without its conversation is `no-conversation`. */
 const SKIP_NO_ID = 'no-id';
+/**
+ * A user, conversation or participant a later `pull` run folder lists again (a delta lists those changed
+ * since): the first copy, the oldest, is the record; the import API cannot update one already in.
+ */
+const SKIP_PULLED_AGAIN = 'pulled-again';
 const ID_FIELD: Record<TwilioKind, string> = {
   users: 'identity',
   conversations: 'sid',
@@ -51,12 +56,21 @@ interface Seen {
 }
 
 export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
-  const candidates = ctx.tree.files.filter((f) => TWILIO_FILE.test(f) || ctx.tree.kind === 'file');
+  const candidates = ctx.tree.files.filter((f) => TWILIO_FILE.test(f) || ctx.tree.kind === 'file').sort(pullRunOrder);
   const holds = new Map<string, Set<TwilioKind>>();
   const earliest = new Map<string, number>();
   const people = new People(ctx);
   const conversations = new Map<string, Seen>();
   const authors = new Map<string, { where: string; line: number }>();
+  /** Where each user, conversation and participant is first listed: later copies are `pulled-again`. */
+  const firstPlace = {
+    users: new Map<string, string>(),
+    conversations: new Map<string, string>(),
+    participants: new Map<string, string>(),
+  };
+  const firstAt = (kind: keyof typeof firstPlace, key: string, place: string) => {
+    if (!firstPlace[kind].has(key)) firstPlace[kind].set(key, place);
+  };
   const seen = (sid: string, file: string, line: number): Seen => {
     let c = conversations.get(sid);
     if (c === undefined) conversations.set(sid, (c = { sid, listed: false, people: new Set(), file, line }));
@@ -66,9 +80,13 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
   // Users lists first, so that participants and authors add only who the lists lack.
   for (const rel of candidates) {
     const kinds = new Set<TwilioKind>();
-    for await (const { kind, value } of itemsIn(ctx, rel)) {
+    for await (const { kind, value, place } of itemsIn(ctx, rel)) {
       kinds.add(kind);
-      if (kind === 'users' && str(field(value, 'identity')) !== undefined) people.list(str(field(value, 'identity'))!);
+      const identity = str(field(value, 'identity'));
+      if (kind === 'users' && identity !== undefined) {
+        people.list(identity);
+        firstAt('users', identity, place);
+      }
     }
     if (kinds.size > 0) holds.set(rel, kinds);
   }
@@ -80,9 +98,10 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
   for (const rel of holds.keys()) {
     const where = ctx.tree.where(rel);
     let first = Number.POSITIVE_INFINITY;
-    for await (const { kind, value, line } of itemsIn(ctx, rel)) {
+    for await (const { kind, value, line, place } of itemsIn(ctx, rel)) {
       if (kind === 'conversations') {
         if (str(field(value, 'sid')) === undefined) continue;
+        firstAt('conversations', str(field(value, 'sid'))!, place);
         const c = seen(str(field(value, 'sid'))!, where, line);
         c.listed = true;
         c.chatServiceSid ??= str(field(value, 'chat_service_sid'));
@@ -93,6 +112,7 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
         const id = participantId(value);
         const sid = str(field(value, 'conversation_sid'));
         if (id === undefined || sid === undefined) continue;
+        firstAt('participants', `${sid}\n${id}`, place);
         seen(sid, where, line).people.add(id);
         people.see(id, participantPerson(value), where, line);
       } else if (kind === 'messages') {
@@ -146,12 +166,16 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
         descend: LAYOUT,
         reportProblems: KINDS.find((k) => holds.get(rel)!.has(k)) === kind,
         accept: isItemPath,
-        map: (value, _line, path) => {
+        map: (value, line, path) => {
           if (kindOf(value, path) !== kind) return [];
           const produced = [map(value)].flat();
           // Without its id (sid; identity for a user) a record has nothing to be found again by.
-          if (str(field(value, ID_FIELD[kind])) !== undefined) return produced;
-          return [one(produced[0].value, kind === 'participants' ? SKIP.noConversation : SKIP_NO_ID)];
+          if (str(field(value, ID_FIELD[kind])) === undefined)
+            return [one(produced[0].value, kind === 'participants' ? SKIP.noConversation : SKIP_NO_ID)];
+          const first = kind === 'messages' ? undefined : firstPlace[kind].get(firstKey(kind, value) ?? '');
+          if (first !== undefined && first !== placeOf(rel, line, path))
+            return [one(produced[0].value, SKIP_PULLED_AGAIN)];
+          return produced;
         },
       }),
     );
@@ -194,6 +218,14 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
       return messageItems(mapTwilioMessage(m, where, ctx));
     }),
   });
+}
+
+/** The key a record is listed again under: a user's identity, a conversation's sid, a membership. */
+function firstKey(kind: 'users' | 'conversations' | 'participants', value: JsonObject): string | undefined {
+  if (kind === 'users') return str(field(value, 'identity'));
+  if (kind === 'conversations') return str(field(value, 'sid'));
+  const id = participantId(value);
+  return id === undefined ? undefined : `${str(field(value, 'conversation_sid'))}\n${id}`;
 }
 
 const placeholder: TwilioConversation = { sid: '', guid: 'unknown', conversation: { kind: 'group', guid: 'unknown' } };

@@ -11,7 +11,10 @@ import { groupRecord, joinedAfter, memberRecord, userRecord } from '../shared/re
 import { messageRecord } from '../shared/message-record.js';
 import { field } from './read.js';
 
-/** Where Twilio's Media Content Service serves a message's media (HTTP Basic auth: API key and secret). */
+/**
+ * Twilio's Media Content Service: a message's media is the Media resource `.../Media/{sid}`, whose
+ * `/Content` answers its bytes (through a redirect to a temporary link) with HTTP Basic auth.
+ */
 export const MCS_BASE = 'https://mcs.us1.twilio.com/v1';
 /** Twilio's own author of messages the API created without one. */
 const SYSTEM_AUTHOR = 'system';
@@ -122,6 +125,16 @@ export function authorOf(m: JsonObject): string | undefined {
   return author === undefined || author === SYSTEM_AUTHOR ? undefined : author;
 }
 
+/**
+ * Where `pull` said a media item's bytes are (`links.content`: its Media resource's `/Content` on the
+ * Media Content Service it was pointed at); the API's own message media carry no link.
+ */
+function contentLink(item: JsonObject): string | undefined {
+  const links = field(item, 'links');
+  const content = isObject(links) ? str(links.content) : undefined;
+  return content !== undefined && /^https?:\/\//i.test(content) ? content : undefined;
+}
+
 export function mapTwilioMessage(
   m: JsonObject,
   where: TwilioConversation,
@@ -135,7 +148,9 @@ export function mapTwilioMessage(
   for (const item of media) {
     const mediaSid = str(field(item, 'sid'));
     const a = attachment({
-      url: service && mediaSid ? `${MCS_BASE}/Services/${service}/Media/${mediaSid}` : undefined,
+      url:
+        contentLink(item) ??
+        (service && mediaSid ? `${MCS_BASE}/Services/${service}/Media/${mediaSid}/Content` : undefined),
       name: field(item, 'filename'),
       mimeType: field(item, 'content_type'),
       size: field(item, 'size'),

@@ -51,10 +51,23 @@ export function kindOf(item: JsonObject, path: JsonPath): TwilioKind | undefined
 export async function* itemsIn(
   ctx: PresetContext,
   rel: string,
-): AsyncGenerator<{ kind: TwilioKind; value: JsonObject; line: number }> {
+): AsyncGenerator<{ kind: TwilioKind; value: JsonObject; line: number; place: string }> {
   for await (const { value, line, path } of objectsIn(ctx, rel, LAYOUT)) {
     if (!isItemPath(path)) continue;
     const kind = kindOf(value, path);
-    if (kind !== undefined) yield { kind, value, line };
+    if (kind !== undefined) yield { kind, value, line, place: placeOf(rel, line, path) };
   }
+}
+
+/** An item's place, unique in the export: several items share a line when a page is one NDJSON line. */
+export const placeOf = (rel: string, line: number, path: JsonPath): string => `${rel}:${line}:${path.join('/')}`;
+
+/**
+ * The order `pull` run folders are read in: `full-<stamp>/` and `delta-<stamp>/` by their UTC stamp, so
+ * the first copy of a record a delta lists again is the oldest one; other files by name, as before.
+ */
+export function pullRunOrder(a: string, b: string): number {
+  const key = (rel: string) => rel.replace(/^(?:full|delta)-([^/]+)\//, '$1/');
+  const [x, y] = [key(a), key(b)];
+  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
 }

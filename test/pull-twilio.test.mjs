@@ -1,0 +1,310 @@
+// pull twilio against its fake (`chat-migrate sandbox --source twilio`, a child process), then import and
+// verify against the ordinary sandbox: every record once; a pull killed with SIGKILL resumes without
+// fetching a page twice but the ones in flight; `--since auto` sends exactly what is new; a 429 storm;
+// a refused secret named and never printed; media carried from the Media Content Service after the
+// temporary links expired.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { BIN, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
+import { AWS_ENV, BUCKET, sha256, startBucket } from './media-servers.mjs';
+
+/**
+ * The fake as its own process; `env` is what it prints for a client (credentials, media origin).
+ * @param {import('node:test').TestContext} t
+ * @param {string[]} args
+ */
+async function startFake(t, args = []) {
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--source', 'twilio', '--port', '0', '--json', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  t.after(() => child.kill());
+  let out = '';
+  const first = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+    });
+    child.on('exit', (code) => reject(new Error(`the fake exited (${code}): ${out}`)));
+  });
+  const { url, env } = JSON.parse(first);
+  assert.ok(url && env, `the fake's first line: ${first}`);
+  /** @returns {Promise<any>} */
+  const get = async (p) => (await fetch(`${url}${p}`)).json();
+  return {
+    url,
+    env,
+    stats: () => get('/__fake/stats'),
+    world: () => get('/__fake/world'),
+    async post(p, body) {
+      const res = await fetch(`${url}${p}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.ok(res.ok, `POST ${p}: ${res.status}`);
+      return res.json();
+    },
+  };
+}
+
+/** Runs `pull twilio` to its end against the fake, in `out`'s parent (where its run log goes). */
+function pull(fake, out, args = [], env = fake.env) {
+  return runCli(['pull', 'twilio', '--out', out, '--base-url', fake.url, ...args], { env, cwd: path.dirname(out) });
+}
+
+/** Every item of every file the pulls wrote, by list key, with the file it came from. */
+async function pulledItems(out) {
+  const items = { users: [], conversations: [], participants: [], messages: [] };
+  const walk = async (dir) => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (e.name.endsWith('.json')) {
+        const doc = JSON.parse(await readFile(p, 'utf8'));
+        for (const key of Object.keys(items)) for (const item of doc[key] ?? []) items[key].push({ ...item, file: p });
+      }
+    }
+  };
+  await walk(out);
+  return items;
+}
+
+/** The messages paths' request counts from the fake's stats (every page of one conversation shares its path). */
+const messageRequests = (stats) => Object.entries(stats.byPath).filter(([p]) => p.endsWith('/Messages'));
+const total = (pairs) => pairs.reduce((n, [, c]) => n + c, 0);
+
+/** The world's messages per channel: `/__fake/world` answers counts per channel. */
+async function worldMessages(fake) {
+  const world = await fake.world();
+  const channels = world.channels ?? world;
+  return Object.values(channels).reduce((n, c) => n + (typeof c === 'number' ? c : c.messages), 0);
+}
+
+/** `import --json` of `out` with the twilio preset into `box`; the summary. */
+async function importPull(box, dir, out, extra = {}, env = {}) {
+  await writeConfig(dir, { baseUrl: box.url, requestsPerMinute: 100000, preset: 'twilio', from: out, ...extra });
+  const r = await runCli(['import', '--json'], { cwd: dir, env });
+  assert.ok(r.code === 0, `import exit ${r.code}\n${r.stderr}\n${r.stdout}`);
+  return JSON.parse(r.stdout);
+}
+
+test('pull twilio, import, verify: every record once; --since auto sends exactly the new ones', async (t) => {
+  const fake = await startFake(t, ['--users', '30', '--channels', '12', '--messages', '1500', '--seed', '7']);
+  const out = path.join(await tempDir('cm-pull-twilio-'), 'pulled');
+  const first = await pull(fake, out);
+  assert.equal(first.code, 0, first.stderr);
+  const items = await pulledItems(out);
+  const sids = items.messages.map((m) => m.sid);
+  assert.equal(new Set(sids).size, sids.length, 'no message written twice');
+  assert.equal(sids.length, await worldMessages(fake), 'every message of the fake pulled');
+  assert.ok(
+    items.messages.some((m) => m.media?.length > 0),
+    'the world has media',
+  );
+  for (const m of items.messages.filter((x) => x.media))
+    for (const media of m.media)
+      assert.match(media.links.content, new RegExp(`^${fake.url}/v1/Services/IS\\w+/Media/ME\\w+/Content$`));
+
+  const box = await sandbox();
+  t.after(() => box.close());
+  const dir = await tempDir('cm-pull-twilio-ws-');
+  const summary = await importPull(box, dir, out);
+  const e = summary.entities;
+  for (const entity of ['users', 'groups', 'members', 'messages']) {
+    assert.equal(e[entity].rejected, 0, `${entity} rejected`);
+    assert.equal(e[entity].imported + e[entity].skipped, e[entity].read, `${entity}: every record accounted for`);
+  }
+  const records = box.records();
+  assert.equal(Object.keys(records.users).length, items.users.length, 'every user once');
+  // One record a media item (the body on the first), one for a message without media.
+  const expected = items.messages.reduce((n, m) => n + Math.max(1, m.media?.length ?? 0), 0);
+  assert.equal(e.messages.read, expected, 'every message pulled read once');
+  assert.equal(Object.keys(records.messages).length, expected - e.messages.skipped, 'every message once');
+  const verified = await runCli(['verify'], { cwd: dir });
+  assert.equal(verified.code, 0, `verify\n${verified.stdout}\n${verified.stderr}`);
+
+  // New messages arrive while the migration is rehearsed; the nightly delta pulls just those.
+  const channel = items.conversations.find((c) => c.unique_name)?.unique_name;
+  const sender = items.participants.find(
+    (p) => p.conversation_sid === items.conversations.find((c) => c.unique_name === channel).sid,
+  ).identity;
+  for (const text of ['late one', 'late two', 'late three'])
+    await fake.post('/__fake/messages', { channelId: channel, senderId: sender, text });
+  const before = await fake.stats();
+  const delta = await pull(fake, out, ['--since', 'auto']);
+  assert.equal(delta.code, 0, delta.stderr);
+  const after = await fake.stats();
+  const conversations = items.conversations.length;
+  assert.equal(
+    total(messageRequests(after)) - total(messageRequests(before)),
+    conversations,
+    'one messages page a conversation',
+  );
+  const deltaSummary = await importPull(box, dir, out);
+  assert.equal(deltaSummary.entities.messages.imported, 3, 'exactly the new messages sent');
+  for (const entity of ['users', 'groups', 'members'])
+    assert.equal(deltaSummary.entities[entity].imported, 0, `${entity}: nothing new`);
+  assert.equal(deltaSummary.entities.messages.rejected, 0);
+  const texts = Object.values(box.records().messages).map((m) => m.data?.text);
+  for (const text of ['late one', 'late two', 'late three'])
+    assert.equal(texts.filter((x) => x === text).length, 1, text);
+
+  // Nothing new: one page a conversation again, and no file written.
+  const quiet = await fake.stats();
+  const again = await pull(fake, out, ['--since', 'auto']);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(total(messageRequests(await fake.stats())) - total(messageRequests(quiet)), conversations);
+  assert.match(again.stdout, /0 files/);
+});
+
+test('pull twilio killed with SIGKILL resumes: no page twice but those in flight, nothing written twice', async (t) => {
+  const fake = await startFake(t, ['--users', '20', '--channels', '6', '--messages', '3000', '--latency-ms', '40']);
+  const out = path.join(await tempDir('cm-pull-twilio-kill-'), 'pulled');
+  const child = spawnCli(['pull', 'twilio', '--out', out, '--base-url', fake.url], {
+    env: fake.env,
+    cwd: path.dirname(out),
+  });
+  await waitFor(async () => total(messageRequests(await fake.stats())) >= 8, {
+    what: 'some messages pages',
+    everyMs: 50,
+  });
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.on('exit', resolve));
+  const killedAt = await fake.stats();
+  const resumed = await pull(fake, out);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr + resumed.stdout, /resum/i);
+  const stats = await fake.stats();
+  const items = await pulledItems(out);
+  const sids = items.messages.map((m) => m.sid);
+  assert.equal(new Set(sids).size, sids.length, 'no message written twice');
+  assert.equal(sids.length, await worldMessages(fake));
+  // Pages a conversation needs: 100 messages a page (the API's most), one for an empty conversation.
+  const perConversation = new Map();
+  for (const m of items.messages)
+    perConversation.set(m.conversation_sid, (perConversation.get(m.conversation_sid) ?? 0) + 1);
+  const concurrency = 4;
+  let extra = 0;
+  for (const [p, count] of messageRequests(stats)) {
+    const sid = p.split('/').at(-2);
+    const needed = Math.max(1, Math.ceil((perConversation.get(sid) ?? 0) / 100));
+    assert.ok(count <= needed + 1, `${p}: ${count} requests for ${needed} pages`);
+    extra += count - needed;
+  }
+  assert.ok(extra <= concurrency, `pages fetched twice: ${extra}, at most those in flight`);
+  for (const list of ['/Users', '/Conversations']) {
+    const [, count] = Object.entries(stats.byPath).find(([p]) => p.endsWith(list));
+    assert.ok(count <= 2, `${list}: ${count}`);
+  }
+  assert.ok(killedAt.requests < stats.requests);
+});
+
+test('pull twilio through a 429 storm (base URL with /v1): every message once, the 429s counted', async (t) => {
+  const fake = await startFake(t, ['--users', '10', '--channels', '5', '--messages', '800', '--spurious-429', '0.3']);
+  const out = path.join(await tempDir('cm-pull-twilio-429-'), 'pulled');
+  // The base URL as Twilio's pages write it, with its version.
+  const r = await pull({ ...fake, url: `${fake.url}/v1` }, out, ['--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const stats = await fake.stats();
+  assert.ok(stats.faults.spurious429 > 0, 'the fake answered 429s');
+  const summary = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  assert.equal(summary.rateLimited, stats.faults.spurious429, 'each 429 counted once');
+  const sids = (await pulledItems(out)).messages.map((m) => m.sid);
+  assert.equal(new Set(sids).size, sids.length);
+  assert.equal(sids.length, await worldMessages(fake));
+});
+
+test('pull twilio with a wrong secret: stops at once naming the variables, the secret printed nowhere', async (t) => {
+  const fake = await startFake(t, ['--users', '5', '--channels', '2', '--messages', '50']);
+  const root = await tempDir('cm-pull-twilio-auth-');
+  const out = path.join(root, 'pulled');
+  const WRONG = 'wrong_secret_5a1f9e3c7b2d';
+  const r = await pull(fake, out, [], { ...fake.env, TWILIO_API_SECRET: WRONG });
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /twilio refused the credentials \(HTTP 401\)/);
+  assert.match(r.stderr, /TWILIO_API_SECRET/);
+  const basic = Buffer.from(`${fake.env.TWILIO_API_KEY}:${WRONG}`).toString('base64');
+  const seen = [r.stdout, r.stderr];
+  const files = async (dir) => {
+    for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) await files(p);
+      else seen.push(await readFile(p, 'utf8'));
+    }
+  };
+  await files(root);
+  assert.ok(
+    (await readdir(root)).some((name) => name.endsWith('.runs.ndjson')),
+    'the run log, beside the pull, is among the files read',
+  );
+  for (const text of seen) {
+    assert.ok(!text.includes(WRONG), 'the secret is never written');
+    assert.ok(!text.includes(basic), 'nor its Basic form');
+  }
+  assert.equal((await fake.stats()).requests, 1, 'stopped at the first refusal');
+
+  const missing = await pull(fake, out, [], { TWILIO_ACCOUNT_SID: fake.env.TWILIO_ACCOUNT_SID, TWILIO_API_KEY: 'SKx' });
+  assert.notEqual(missing.code, 0);
+  assert.match(missing.stderr, /TWILIO_API_SECRET/);
+});
+
+test('pull twilio, import with media: carried from the MCS after the temporary links expired', async (t) => {
+  const fake = await startFake(t, ['--users', '8', '--channels', '3', '--messages', '300', '--seed', '3']);
+  const out = path.join(await tempDir('cm-pull-twilio-media-'), 'pulled');
+  const r = await pull(fake, out);
+  assert.equal(r.code, 0, r.stderr);
+  const media = (await pulledItems(out)).messages.flatMap((m) => m.media ?? []);
+  assert.ok(media.length > 0, 'the world has media');
+  // What a script that saved Twilio's temporary links would hold: expired by import time.
+  const auth = `Basic ${Buffer.from(`${fake.env.TWILIO_API_KEY}:${fake.env.TWILIO_API_SECRET}`).toString('base64')}`;
+  /** @type {any} */
+  const resource = await (
+    await fetch(media[0].links.content.replace(/\/Content$/, ''), { headers: { authorization: auth } })
+  ).json();
+  const temporary = resource.links.content_direct_temporary;
+  assert.equal((await fetch(temporary)).status, 200, 'fresh, the temporary link works');
+  await waitFor(async () => (await fetch(temporary)).status === 403, {
+    what: 'the link to expire',
+    timeoutMs: 15_000,
+    everyMs: 500,
+  });
+
+  const bucket = await startBucket();
+  t.after(() => bucket.close());
+  const box = await sandbox();
+  t.after(() => box.close());
+  const dir = await tempDir('cm-pull-twilio-media-ws-');
+  const PUBLIC = 'https://media.example.test';
+  const host = new URL(fake.url).hostname;
+  const summary = await importPull(
+    box,
+    dir,
+    out,
+    {
+      media: {
+        bucket: BUCKET,
+        endpoint: bucket.endpoint,
+        forcePathStyle: true,
+        publicBaseUrl: PUBLIC,
+        allowPrivateHosts: [host],
+        hosts: { [host]: { basic: { userEnv: 'TWILIO_API_KEY', passwordEnv: 'TWILIO_API_SECRET' } } },
+      },
+    },
+    { ...AWS_ENV, ...fake.env },
+  );
+  assert.equal(summary.entities.messages.rejected, 0);
+  const objects = await bucket.objects();
+  const distinct = new Set(media.map((m) => m.sid));
+  assert.equal(objects.size, distinct.size, 'one object per media');
+  for (const [key, bytes] of objects) assert.equal(key, `media/${sha256(bytes)}`);
+  const urls = Object.values(box.records().messages).flatMap((m) => (m.data?.attachments ?? []).map((a) => a.url));
+  assert.ok(urls.length >= distinct.size);
+  assert.ok(
+    urls.every((u) => u.startsWith(`${PUBLIC}/media/`)),
+    'every attachment points at the bucket',
+  );
+});
