@@ -36,6 +36,10 @@ export const sinceTime = (value: string): number => {
   return sec;
 };
 
+/** `pull --since`: a time as `--since` takes it, or `auto` (since the last pull), in any case. */
+export const sinceOrAuto = (value: string): number | 'auto' =>
+  value.toLowerCase() === 'auto' ? 'auto' : sinceTime(value);
+
 /**
  * A flag that takes one of a few words, in any case (`--format MD` is `md`); another is a usage error
  * naming them. Every enum-like flag goes through it, so none is stricter about case than another.

@@ -21,9 +21,11 @@ import {
   rateHeaderStyle,
   reportFormat,
   responseStyle,
+  sinceOrAuto,
   sinceTime,
   wholeNumber,
 } from './arg-parsers.js';
+import { SOURCE_NAMES } from '../pull/types.js';
 import { KNOWN_REGIONS } from '../config/keys.js';
 import { addConfigOptions, CONFIG_FILE } from './options.js';
 import { runCommand } from './run-command.js';
@@ -60,6 +62,19 @@ export function registerCommands(program: Command): void {
     .action(later(() => import('./status-command.js'), 'statusAction'));
 
   registerSandboxCommand(program);
+
+  addConfigOptions(program.command('pull'), 'pull')
+    .argument('<source>', `the live source: ${SOURCE_NAMES.join(', ')}`, oneOf(SOURCE_NAMES, 'The source'))
+    .description('read a live source over its API into an export its preset imports; resumes where it stopped')
+    .requiredOption('--out <dir>', 'the folder to write into: one folder per pull run, and the state of the pulls')
+    .option(
+      '--since <time>',
+      'only what is new since this time (ISO-8601 or UNIX seconds), or auto: since the last pull',
+      sinceOrAuto,
+    )
+    .option('--base-url <url>', "the source's API base URL (as --source-base-url)")
+    .option('--guild <id>', 'discord: the guild (server) to pull (env DISCORD_GUILD_ID)')
+    .action(later(() => import('./pull-command.js'), 'pullAction'));
 
   program
     .command('demo')

@@ -39,6 +39,7 @@ export const COMMAND_NAMES = [
   'report',
   'ids',
   'ids of',
+  'pull',
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -56,6 +57,12 @@ export const KEY_GROUPS = {
     note:
       'Read an export as another system wrote it. Keep the same options when resuming a run: ' +
       'they decide which records exist.',
+  },
+  pull: {
+    title: 'Pull',
+    note:
+      'Read a live source (`chat-migrate pull <source>`) over its API. Its credentials come only from the ' +
+      'environment: see [Pull](pull.md).',
   },
   media: {
     title: 'Media',

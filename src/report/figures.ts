@@ -59,6 +59,13 @@ export const formatEta = (seconds: number | undefined): string => {
 /** verify counts what it found on the service where import counts what was already there. */
 export const VERIFY_TERMS: OutcomeTerms = [['alreadyPresent', 'found on the service']];
 
+/** pull counts what it wrote as imported, and a delta's records pulled before as skipped. */
+export const PULL_TERMS: OutcomeTerms = [
+  ['imported', 'pulled'],
+  ['skipped', 'pulled before'],
+  ['resumed', 'done earlier'],
+];
+
 /** undo counts its deletes in the same figures (undo-session.ts). */
 export const UNDO_TERMS: OutcomeTerms = [
   ['imported', 'deleted'],
