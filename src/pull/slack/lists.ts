@@ -74,7 +74,8 @@ export async function pullConversations(ctx: PullContext): Promise<void> {
             member: conversation.is_member !== false,
           };
           remember.push([`${CONVERSATION_FACT}${id}`, facts], [`${MEMBERS_FACT}${id}`, members]);
-          const written = deltaMembers(ctx, conversation, members, before.get(`${MEMBERS_FACT}${id}`));
+          const earlier = before.get(`${MEMBERS_FACT}${id}`);
+          const written = deltaMembers(ctx, conversation, members, earlier, kind.type === 'im');
           if (written !== undefined) items.push(indexEntry(conversation, written));
         }
         return { items, next: nextCursor(body), remember };
@@ -93,13 +94,16 @@ function deltaMembers(
   conversation: Record<string, unknown>,
   members: string[],
   earlier: ReadonlySet<string> | undefined,
+  /** A DM is its two people: written whole, whenever it is written. */
+  whole: boolean,
 ): string[] | undefined {
   if (ctx.since.kind === 'full') return members;
   if (earlier === undefined) return members;
   const cutoff = ctx.since.listCutoffMs;
   const fresh = members.filter((m) => !earlier.has(m));
   const changed = (secondsMs(conversation.created) ?? 0) >= cutoff || updatedMs(conversation.updated) >= cutoff;
-  return changed || fresh.length > 0 ? fresh : undefined;
+  if (!changed && fresh.length === 0) return undefined;
+  return whole ? members : fresh;
 }
 
 /** Every member id of a conversation, all pages. */
