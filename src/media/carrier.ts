@@ -143,7 +143,7 @@ export class MediaCarrier {
     const temp = path.join(this.tempDir, String(this.tempSeq++));
     let fetched: Fetched;
     if (item.file !== undefined) fetched = await this.hashExportFile(item);
-    else fetched = await downloadFile(item.url!, temp, this.download);
+    else fetched = await downloadFile(item.url!, temp, this.download, item.declared);
     if (!fetched.ok) return this.fail(item, fetched.reason);
     const { file } = fetched;
     try {
