@@ -171,13 +171,13 @@ test('the source client keeps its credentials on their origin and names the vari
   const { srv, url } = await server();
   const http = client(url);
   try {
-    const body = await http.get('/ok');
+    const body = /** @type {{ auth: string, next: string }} */ (await http.get('/ok'));
     assert.equal(body.auth, 'tok_secret_123456');
-    await assert.rejects(http.get(body.next), (err) => {
+    await assert.rejects(http.get(body.next), (/** @type {any} */ err) => {
       assert.equal(err.code, 'SOURCE_OTHER_ORIGIN');
       return true;
     });
-    await assert.rejects(http.get('/refused'), (err) => {
+    await assert.rejects(http.get('/refused'), (/** @type {any} */ err) => {
       assert.equal(err.code, 'SOURCE_AUTH');
       assert.match(err.hint, /SENDBIRD_API_TOKEN/);
       assert.doesNotMatch(`${err.message} ${err.hint}`, /tok_secret/);
