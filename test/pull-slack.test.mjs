@@ -1,0 +1,246 @@
+// `pull slack` end to end, every part a separate process: the Slack fake (`sandbox --source slack`),
+// the pull, then `import --preset slack` into the import sandbox and `verify`. Every record once; a
+// SIGKILL mid-pull resumed with no page fetched twice but the one in flight; new messages taken by
+// `--since auto` and sent by the next import; a 429 storm; a wrong token never printed; files behind
+// the sign-in page never stored as the file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, waitForOutput, writeConfig } from './helpers.mjs';
+import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
+
+const FAST = ['--source-requests-per-minute', '60000'];
+
+/** The Slack fake as a child process; its URL, env (SLACK_TOKEN), stats and world. */
+async function startFake(t, args = []) {
+  const child = spawnCli(['sandbox', '--source', 'slack', '--port', '0', '--json', ...args]);
+  const [line] = await waitForOutput(child, /^\{.*\}\n/m, { stream: 'stdout' });
+  t.after(() => child.kill());
+  const info = JSON.parse(line);
+  const get = async (route) => (await fetch(`${info.url}${route}`)).json();
+  return {
+    url: info.url,
+    env: info.env,
+    stats: () => get('/__fake/stats'),
+    world: () => get('/__fake/world'),
+    post: async (route, body) =>
+      (await fetch(`${info.url}${route}`, { method: 'POST', body: JSON.stringify(body) })).json(),
+  };
+}
+
+/** `pull slack` into `out` (relative to `cwd`), against the fake. */
+function pullArgs(fake, out, extra = []) {
+  return ['pull', 'slack', '--out', out, '--base-url', fake.url, ...FAST, ...extra];
+}
+
+/** Every day file's messages of a pull's output, by run folder and file. */
+async function messagesIn(out) {
+  const files = [];
+  for (const run of (await readdir(out)).filter((n) => /^(full|delta)-/.test(n))) {
+    for (const entry of await readdir(path.join(out, run), { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      for (const day of await readdir(path.join(out, run, entry.name))) {
+        const rel = `${run}/${entry.name}/${day}`;
+        files.push({ rel, messages: JSON.parse(await readFile(path.join(out, rel), 'utf8')) });
+      }
+    }
+  }
+  return files;
+}
+
+const total = (files) => files.reduce((n, f) => n + f.messages.length, 0);
+
+/** Each ts once in a conversation's files: nothing written twice. */
+function assertNothingTwice(files) {
+  const seen = new Set();
+  for (const { rel, messages } of files) {
+    const folder = rel.split('/')[1];
+    for (const m of messages) {
+      const key = `${folder}:${m.ts}`;
+      assert.ok(!seen.has(key), `${key} written twice (${rel})`);
+      seen.add(key);
+    }
+  }
+}
+
+/** The fake's message total: what "every record once" means. */
+async function worldMessages(fake) {
+  return (await fake.stats()).messages;
+}
+
+async function importInto(box, dir, from, extra = []) {
+  const r = await runCli(['import', '--preset', 'slack', '--from', from, '--json', ...extra], { cwd: dir });
+  assert.equal(r.code, 0, `import exit code\n${r.stderr}\n${r.stdout}`);
+  return JSON.parse(r.stdout);
+}
+
+const byPath = (stats, method) => stats.byPath?.[`/${method}`] ?? 0;
+
+test('pull slack, import, verify: every record once; a delta brings exactly the new messages', async (t) => {
+  const fake = await startFake(t, ['--users', '12', '--channels', '6', '--messages', '900', '--seed', '7']);
+  const dir = await tempDir('cm-pull-slack-');
+  const env = fake.env;
+  const pulled = await runCli(pullArgs(fake, 'out'), { cwd: dir, env });
+  assert.equal(pulled.code, 0, pulled.stderr);
+  const out = path.join(dir, 'out');
+  const files = await messagesIn(out);
+  assertNothingTwice(files);
+  assert.equal(total(files), await worldMessages(fake), 'every message of the fake, replies included');
+  const [full] = (await readdir(out)).filter((n) => n.startsWith('full-'));
+  for (const index of ['users.json', 'channels.json', 'groups.json', 'mpims.json', 'dms.json'])
+    assert.ok(Array.isArray(JSON.parse(await readFile(path.join(out, full, index), 'utf8'))), index);
+
+  const box = await sandbox();
+  t.after(() => box.close());
+  await writeConfig(dir, { baseUrl: box.url, requestsPerMinute: 100000 });
+  const first = await importInto(box, dir, 'out');
+  for (const [entity, c] of Object.entries(first.entities)) {
+    assert.equal(c.rejected, 0, `${entity} rejected`);
+    assert.equal(c.imported + c.alreadyPresent + c.skipped, c.read, `${entity}: every record accounted for`);
+  }
+  assert.equal(first.entities.messages.read, total(files));
+  const verified = await runCli(['verify', '--preset', 'slack', '--from', 'out'], { cwd: dir });
+  assert.equal(verified.code, 0, `verify\n${verified.stderr}\n${verified.stdout}`);
+
+  // Nothing new: one history page per conversation at most, nothing written.
+  const before = await fake.stats();
+  const idle = await runCli(pullArgs(fake, 'out', ['--since', 'auto']), { cwd: dir, env });
+  assert.equal(idle.code, 0, idle.stderr);
+  const after = await fake.stats();
+  const conversations = (await fake.world()).channels.length;
+  const history = byPath(after, 'conversations.history') - byPath(before, 'conversations.history');
+  assert.ok(history <= conversations, `${history} history pages for ${conversations} conversations`);
+  assert.equal(byPath(after, 'conversations.replies'), byPath(before, 'conversations.replies'), 'no thread re-read');
+
+  // Three new messages, one of them a reply in a new thread: the next delta and import take exactly them.
+  const world = await fake.world();
+  const [a, b] = world.channels;
+  const sender = (c) => c.members?.[0]?.userId ?? c.memberIds?.[0];
+  const parent = await fake.post('/__fake/messages', { channelId: a.id, senderId: sender(a), text: 'new in a' });
+  await fake.post('/__fake/messages', { channelId: a.id, senderId: sender(a), text: 'reply', parentId: parent.id });
+  await fake.post('/__fake/messages', { channelId: b.id, senderId: sender(b), text: 'new in b' });
+  const delta = await runCli(pullArgs(fake, 'out', ['--since', 'auto']), { cwd: dir, env });
+  assert.equal(delta.code, 0, delta.stderr);
+  const deltaFiles = (await messagesIn(out)).filter((f) => f.rel.startsWith('delta-'));
+  assert.deepEqual(deltaFiles.flatMap((f) => f.messages.map((m) => m.text)).sort(), ['new in a', 'new in b', 'reply']);
+  const second = await importInto(box, dir, 'out');
+  assert.equal(second.entities.messages.imported, 3, JSON.stringify(second.entities.messages));
+  for (const [entity, c] of Object.entries(second.entities)) assert.equal(c.rejected, 0, `${entity} rejected`);
+  const texts = Object.values(box.records().messages).map((m) => m.data?.text);
+  for (const text of ['new in a', 'new in b', 'reply']) assert.equal(texts.filter((x) => x === text).length, 1, text);
+});
+
+test('pull slack killed with SIGKILL resumes: no page fetched twice but the one in flight', async (t) => {
+  const fake = await startFake(t, ['--users', '8', '--channels', '4', '--messages', '2400', '--seed', '3']);
+  const dir = await tempDir('cm-pull-slack-kill-');
+  const env = fake.env;
+  const one = ['--source-concurrency', '1'];
+  // A clean pull first: the count of requests a whole pull makes.
+  const start = await fake.stats();
+  assert.equal((await runCli(pullArgs(fake, 'clean', one), { cwd: dir, env })).code, 0);
+  const clean = await fake.stats();
+
+  const child = spawnCli([...pullArgs(fake, 'out', one), '--source-requests-per-minute', '300'], { cwd: dir, env });
+  const ended = collect(child);
+  const journal = path.join(dir, 'out', '.chat-migrate-pull.ndjson');
+  const messagePages = async () =>
+    (await readFile(journal, 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('"messages:')).length;
+  await waitFor(async () => (await messagePages()) >= 3, { timeoutMs: 60_000, what: '3 message pages journalled' });
+  child.kill('SIGKILL');
+  assert.equal((await ended).signal, 'SIGKILL');
+  const resumed = await runCli(pullArgs(fake, 'out', one), { cwd: dir, env });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr, /resuming the pull/);
+  const end = await fake.stats();
+
+  const cleanCount = (m) => byPath(clean, m) - byPath(start, m);
+  const killedCount = (m) => byPath(end, m) - byPath(clean, m);
+  for (const method of ['users.list', 'conversations.list', 'conversations.members'])
+    assert.equal(killedCount(method), cleanCount(method), `${method}: lists done before the kill are not read again`);
+  const extra = killedCount('conversations.history') - cleanCount('conversations.history');
+  assert.ok(extra >= 0 && extra <= 1, `${extra} history pages fetched again (only the one in flight may be)`);
+  const files = await messagesIn(path.join(dir, 'out'));
+  assertNothingTwice(files);
+  assert.equal(total(files), await worldMessages(fake));
+});
+
+test('pull slack through a 429 storm: Retry-After followed, everything pulled', async (t) => {
+  const fake = await startFake(t, ['--users', '5', '--channels', '3', '--messages', '200', '--spurious429', '0.3']);
+  const dir = await tempDir('cm-pull-slack-429-');
+  const r = await runCli(pullArgs(fake, 'out', ['--json']), { cwd: dir, env: fake.env });
+  assert.equal(r.code, 0, r.stderr);
+  const summary = JSON.parse(r.stdout);
+  const stats = await fake.stats();
+  assert.ok(stats.rateLimited > 0, 'the fake answered 429s');
+  assert.equal(summary.rateLimited, stats.rateLimited, 'each 429 was seen and tried again');
+  const files = await messagesIn(path.join(dir, 'out'));
+  assertNothingTwice(files);
+  assert.equal(total(files), stats.messages);
+});
+
+test('pull slack with a wrong token stops at once, names SLACK_TOKEN and never prints the token', async (t) => {
+  const fake = await startFake(t, ['--users', '3', '--channels', '2', '--messages', '20']);
+  const dir = await tempDir('cm-pull-slack-auth-');
+  const wrong = 'xoxb-0000wrong-token-5d1e9c8b7a6f4e3d';
+  const r = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: { SLACK_TOKEN: wrong } });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /slack refused the credentials \(users\.list: invalid_auth\)/);
+  assert.match(r.stderr, /SLACK_TOKEN/);
+  const written = await everyFileText(dir);
+  for (const text of [r.stdout, r.stderr, written]) assert.ok(!text.includes(wrong), 'the token was printed or written');
+  assert.equal((await fake.stats()).requests, 1, 'stopped at the first refusal');
+
+  const missing = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: { SLACK_TOKEN: '' } });
+  assert.notEqual(missing.code, 0);
+  assert.match(missing.stderr, /SLACK_TOKEN/);
+});
+
+/** Every file under `dir` as one text (the journal, the run log, the checkpoint, what was pulled). */
+async function everyFileText(dir) {
+  let text = '';
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) text += await readFile(path.join(entry.parentPath ?? entry.path, entry.name), 'utf8');
+  }
+  return text;
+}
+
+test('slack files: without the token the sign-in page is not stored; with it the files are carried', async (t) => {
+  const fake = await startFake(t, ['--users', '4', '--channels', '2', '--messages', '120', '--seed', '5']);
+  const dir = await tempDir('cm-pull-slack-media-');
+  assert.equal((await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env })).code, 0);
+  const files = (await messagesIn(path.join(dir, 'out'))).flatMap((f) => f.messages.flatMap((m) => m.files ?? []));
+  assert.ok(files.length > 0, 'the fake world has files');
+  const box = await sandbox();
+  t.after(() => box.close());
+  const bucket = await startBucket();
+  t.after(() => bucket.close());
+  const host = new URL(fake.url).hostname;
+  const media = (hosts) => ({
+    bucket: BUCKET,
+    endpoint: bucket.endpoint,
+    forcePathStyle: true,
+    publicBaseUrl: PUBLIC,
+    allowPrivateHosts: [host],
+    hosts,
+  });
+  await writeConfig(dir, { baseUrl: box.url, requestsPerMinute: 100000, media: media({ [host]: {} }) });
+  const env = { ...AWS_ENV, SLACK_TOKEN: fake.env.SLACK_TOKEN };
+  const without = await runCli(['import', '--preset', 'slack', '--from', 'out', '--json'], { cwd: dir, env });
+  const first = JSON.parse(without.stdout);
+  assert.equal(first.media.failed, new Set(files.map((f) => f.url_private)).size, JSON.stringify(first.media));
+  assert.equal(bucket.uploads(), 0, 'no sign-in page stored');
+  const problems = await readFile(path.join(dir, '.migrate-checkpoint.media-problems.ndjson'), 'utf8');
+  assert.match(problems, /Slack answered with its sign-in page/);
+  assert.match(problems, /files:read/);
+
+  const auth = { header: 'Authorization', prefix: 'Bearer ', valueEnv: 'SLACK_TOKEN' };
+  await writeConfig(dir, { baseUrl: box.url, requestsPerMinute: 100000, media: media({ [host]: auth }) });
+  const withToken = await runCli(['import', '--preset', 'slack', '--from', 'out', '--json'], { cwd: dir, env });
+  assert.equal(withToken.code, 0, withToken.stderr);
+  const second = JSON.parse(withToken.stdout);
+  assert.equal(second.media.failed, 0, JSON.stringify(second.media));
+  for (const [key, bytes] of await bucket.objects()) assert.ok(!/<html/i.test(bytes.toString('latin1')), key);
+  const text = `${without.stdout}${without.stderr}${withToken.stdout}${withToken.stderr}${await everyFileText(dir)}`;
+  assert.ok(!text.includes(fake.env.SLACK_TOKEN), 'the token was printed or written');
+});
