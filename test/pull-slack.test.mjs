@@ -113,11 +113,14 @@ test('pull slack, import, verify: every record once; a delta brings exactly the 
   assert.ok(history <= conversations, `${history} history pages for ${conversations} conversations`);
   assert.equal(byPath(after, 'conversations.replies'), byPath(before, 'conversations.replies'), 'no thread re-read');
 
-  // Three new messages, one of them a reply in a new thread: the next delta and import take exactly them.
+  // A newcomer joins a public channel and writes; two more messages, one a reply in a new thread: the
+  // next delta and import take exactly these, and the channel listed again is no duplicate.
   const world = await fake.world();
-  const [a, b] = world.channels;
+  const [a, b] = world.channels.filter((c) => c.kind === 'public' || c.kind === 'private');
   const sender = (c) => c.members?.[0]?.userId ?? c.memberIds?.[0];
-  const parent = await fake.post('/__fake/messages', { channelId: a.id, senderId: sender(a), text: 'new in a' });
+  const newcomer = await fake.post('/__fake/users', { name: 'Nora Newcomer' });
+  await fake.post('/__fake/members', { channelId: a.id, userId: newcomer.id });
+  const parent = await fake.post('/__fake/messages', { channelId: a.id, senderId: newcomer.id, text: 'new in a' });
   await fake.post('/__fake/messages', { channelId: a.id, senderId: sender(a), text: 'reply', parentId: parent.id });
   await fake.post('/__fake/messages', { channelId: b.id, senderId: sender(b), text: 'new in b' });
   const delta = await runCli(pullArgs(fake, 'out', ['--since', 'auto']), { cwd: dir, env });
@@ -125,8 +128,11 @@ test('pull slack, import, verify: every record once; a delta brings exactly the 
   const deltaFiles = (await messagesIn(out)).filter((f) => f.rel.startsWith('delta-'));
   assert.deepEqual(deltaFiles.flatMap((f) => f.messages.map((m) => m.text)).sort(), ['new in a', 'new in b', 'reply']);
   const second = await importInto(box, dir, 'out');
-  assert.equal(second.entities.messages.imported, 3, JSON.stringify(second.entities.messages));
   for (const [entity, c] of Object.entries(second.entities)) assert.equal(c.rejected, 0, `${entity} rejected`);
+  assert.equal(second.entities.messages.imported, 3, JSON.stringify(second.entities.messages));
+  assert.equal(second.entities.users.imported, 1, JSON.stringify(second.entities.users));
+  assert.equal(second.entities.members.imported, 1, JSON.stringify(second.entities.members));
+  assert.equal(second.entities.groups.imported, 0, JSON.stringify(second.entities.groups));
   const texts = Object.values(box.records().messages).map((m) => m.data?.text);
   for (const text of ['new in a', 'new in b', 'reply']) assert.equal(texts.filter((x) => x === text).length, 1, text);
 });
