@@ -13,7 +13,8 @@ import { systemClock } from '../dist/http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
 import { tempDir } from './helpers.mjs';
 
-const PAGE = '\n  <!-- sign in -->\n<!DOCTYPE html><html><head><title>Sign in | Slack</title></head><body>form</body></html>';
+const PAGE =
+  '\n  <!-- sign in -->\n<!DOCTYPE html><html><head><title>Sign in | Slack</title></head><body>form</body></html>';
 
 /** Serves `PAGE` at every path, with the Content-Type `type`; `/files-pri/...` as Slack names its files. */
 async function pageHost(t, type) {

@@ -18,12 +18,14 @@ async function startFake(t, args = []) {
   const [line] = await waitForOutput(child, /^\{.*\}\n/m, { stream: 'stdout' });
   t.after(() => child.kill());
   const info = JSON.parse(line);
+  /** @returns {Promise<any>} the fake's JSON answer */
   const get = async (route) => (await fetch(`${info.url}${route}`)).json();
   return {
     url: info.url,
     env: info.env,
     stats: () => get('/__fake/stats'),
     world: () => get('/__fake/world'),
+    /** @returns {Promise<any>} */
     post: async (route, body) =>
       (await fetch(`${info.url}${route}`, { method: 'POST', body: JSON.stringify(body) })).json(),
   };
@@ -69,7 +71,7 @@ async function worldMessages(fake) {
   return (await fake.stats()).messages;
 }
 
-async function importInto(box, dir, from, extra = []) {
+async function importInto(dir, from, extra = []) {
   const r = await runCli(['import', '--preset', 'slack', '--from', from, '--json', ...extra], { cwd: dir });
   assert.equal(r.code, 0, `import exit code\n${r.stderr}\n${r.stdout}`);
   return JSON.parse(r.stdout);
@@ -94,7 +96,7 @@ test('pull slack, import, verify: every record once; a delta brings exactly the 
   const box = await sandbox();
   t.after(() => box.close());
   await writeConfig(dir, { baseUrl: box.url, requestsPerMinute: 100000 });
-  const first = await importInto(box, dir, 'out');
+  const first = await importInto(dir, 'out');
   for (const [entity, c] of Object.entries(first.entities)) {
     assert.equal(c.rejected, 0, `${entity} rejected`);
     assert.equal(c.imported + c.alreadyPresent + c.skipped, c.read, `${entity}: every record accounted for`);
@@ -127,7 +129,7 @@ test('pull slack, import, verify: every record once; a delta brings exactly the 
   assert.equal(delta.code, 0, delta.stderr);
   const deltaFiles = (await messagesIn(out)).filter((f) => f.rel.startsWith('delta-'));
   assert.deepEqual(deltaFiles.flatMap((f) => f.messages.map((m) => m.text)).sort(), ['new in a', 'new in b', 'reply']);
-  const second = await importInto(box, dir, 'out');
+  const second = await importInto(dir, 'out');
   for (const [entity, c] of Object.entries(second.entities)) assert.equal(c.rejected, 0, `${entity} rejected`);
   assert.equal(second.entities.messages.imported, 3, JSON.stringify(second.entities.messages));
   assert.equal(second.entities.users.imported, 1, JSON.stringify(second.entities.users));
@@ -194,7 +196,8 @@ test('pull slack with a wrong token stops at once, names SLACK_TOKEN and never p
   assert.match(r.stderr, /slack refused the credentials \(users\.list: invalid_auth\)/);
   assert.match(r.stderr, /SLACK_TOKEN/);
   const written = await everyFileText(dir);
-  for (const text of [r.stdout, r.stderr, written]) assert.ok(!text.includes(wrong), 'the token was printed or written');
+  for (const text of [r.stdout, r.stderr, written])
+    assert.ok(!text.includes(wrong), 'the token was printed or written');
   assert.equal((await fake.stats()).requests, 1, 'stopped at the first refusal');
 
   const missing = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: { SLACK_TOKEN: '' } });

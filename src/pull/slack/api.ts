@@ -68,7 +68,7 @@ function judgeSlack(answer: SourceAnswer, method: string, allow: readonly string
   if (error === 'missing_scope') {
     const needed = typeof body.needed === 'string' ? body.needed : 'a scope';
     throw new RemoteError('SOURCE_SCOPE', `slack: ${method} needs the scope ${needed}, which SLACK_TOKEN lacks`, {
-      hint: `add ${needed} to the app's scopes, reinstall it to the workspace and use its new token (docs/pull/slack.md)`,
+      hint: `add ${needed} to the app's scopes, reinstall it and use its new token (docs/pull/slack.md)`,
     });
   }
   throw new RemoteError('SOURCE_REFUSED', `slack: ${method}: ${error.slice(0, 100)}`);

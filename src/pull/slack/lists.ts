@@ -7,13 +7,7 @@
  */
 import type { PullContext } from '../types.js';
 import { callSlack, isRefusal, nextCursor, objectsOf } from './api.js';
-import {
-  ARRAY_FILE,
-  CONVERSATION_KINDS,
-  type ConversationFacts,
-  folderOf,
-  indexEntry,
-} from './layout.js';
+import { ARRAY_FILE, CONVERSATION_KINDS, type ConversationFacts, folderOf, indexEntry } from './layout.js';
 
 const PAGE = 200;
 /** conversations.members allows up to 1000 a page; it is Tier 4 (100+ a minute). */
@@ -57,7 +51,9 @@ export async function pullConversations(ctx: PullContext): Promise<void> {
         );
         if (isRefusal(body)) {
           // A token without im:read (say) cannot see DMs: the rest is still worth pulling.
-          ctx.warning(`SLACK_TOKEN lacks ${body.needed ?? kind.scope}: ${kind.file} is not pulled (docs/pull/slack.md)`);
+          ctx.warning(
+            `SLACK_TOKEN lacks ${body.needed ?? kind.scope}: ${kind.file} is not pulled (docs/pull/slack.md)`,
+          );
           return { items: [] };
         }
         const items: unknown[] = [];

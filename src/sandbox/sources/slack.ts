@@ -6,15 +6,7 @@
  * Slack does, a redirect to the workspace's sign-in page (HTML).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  indexOfTs,
-  renderConversation,
-  renderMessage,
-  renderUser,
-  SLACK_TYPE,
-  TEAM,
-  Threads,
-} from './slack-render.js';
+import { indexOfTs, renderConversation, renderMessage, renderUser, SLACK_TYPE, TEAM, Threads } from './slack-render.js';
 import type { FakeReply, FakeRequest, FakeSource, FakeWorld } from './types.js';
 
 /** One token per fake, so a leak in a test's output is the token, not a constant found by chance. */
@@ -128,7 +120,10 @@ function replies(p: Params, world: FakeWorld, origin: string): FakeReply {
     .filter((m, n) => n === 0 || oldest === undefined || Number(m.ts) >= oldest);
   const page = pageOf(thread, p, 100, 1000);
   if (page === undefined) return refuse('invalid_cursor');
-  return { status: 200, body: { ok: true, messages: page.items, has_more: page.next !== undefined, ...meta(page.next) } };
+  return {
+    status: 200,
+    body: { ok: true, messages: page.items, has_more: page.next !== undefined, ...meta(page.next) },
+  };
 }
 
 const meta = (next: string | undefined) => ({ response_metadata: { next_cursor: next ?? '' } });
@@ -174,8 +169,7 @@ export const fake: FakeSource = {
   idStyle: 'slack',
   credentials: () => ({ SLACK_TOKEN: TOKEN }),
   // The file host and the sign-in page answer without the token (the route decides); methods do not.
-  authorized: (request) =>
-    isBrowserPath(request.url.pathname) || request.headers.authorization === `Bearer ${TOKEN}`,
+  authorized: (request) => isBrowserPath(request.url.pathname) || request.headers.authorization === `Bearer ${TOKEN}`,
   unauthorized: () => refuse('invalid_auth'),
   rateLimited: (retryAfterMs) => ({
     status: 429,
