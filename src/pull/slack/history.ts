@@ -84,7 +84,7 @@ async function pullHistory(ctx: PullContext, c: ConversationFacts, seenBefore: n
       return {
         items,
         next: next === undefined ? undefined : { cursor: next, repliesAfterMs, seenMs },
-        remember: seenMs >= 0 ? [[`${SEEN_FACT}${c.id}`, Math.max(seenMs, seenBefore ?? -1)]] : undefined,
+        remember: seenMs > (seenBefore ?? -1) ? [[`${SEEN_FACT}${c.id}`, seenMs]] : undefined,
       };
     },
   );

@@ -38,6 +38,7 @@ export async function pullUsers(ctx: PullContext): Promise<void> {
 /** Each kind of conversation into its index file, with members. */
 export async function pullConversations(ctx: PullContext): Promise<void> {
   const before = new Map(ctx.remembered(MEMBERS_FACT).map(([key, ids]) => [key, new Set(ids as string[])]));
+  const known = new Map(ctx.remembered(CONVERSATION_FACT).map(([key, facts]) => [key, JSON.stringify(facts)]));
   for (const kind of CONVERSATION_KINDS) {
     if (ctx.stop.aborted) return;
     await ctx.pages<string>(
@@ -69,8 +70,12 @@ export async function pullConversations(ctx: PullContext): Promise<void> {
             // conversations.list says is_member for channels; DMs and group DMs listed are the token's own.
             member: conversation.is_member !== false,
           };
-          remember.push([`${CONVERSATION_FACT}${id}`, facts], [`${MEMBERS_FACT}${id}`, members]);
           const earlier = before.get(`${MEMBERS_FACT}${id}`);
+          // Facts are kept once and again only when they change: the journal does not grow each night.
+          if (known.get(`${CONVERSATION_FACT}${id}`) !== JSON.stringify(facts))
+            remember.push([`${CONVERSATION_FACT}${id}`, facts]);
+          if (earlier === undefined || members.some((m) => !earlier.has(m)))
+            remember.push([`${MEMBERS_FACT}${id}`, members]);
           const written = deltaMembers(ctx, conversation, members, earlier, kind.type === 'im');
           if (written !== undefined) items.push(indexEntry(conversation, written));
         }
