@@ -97,7 +97,7 @@ export async function downloadFile(
       return { ok: false, reason: `${target.protocol} URLs are not fetched` };
     if (!ctx.rules.allows(target.hostname))
       return { ok: false, reason: `${hop > 0 ? 'redirect to ' : ''}${target.hostname} is not on media.hosts` };
-    const answer = await getOnce(target, tempPath, ctx, withHeader, declared);
+    const answer = await getOnce(target, tempPath, ctx, withHeader, { declared, first: new URL(url) });
     if (answer.kind === 'redirect') {
       target = answer.to;
       continue;
@@ -125,7 +125,8 @@ async function getOnce(
   tempPath: string,
   ctx: DownloadContext,
   withHeader: boolean,
-  declared: DeclaredType | undefined,
+  /** What the attachment says it is, and the URL it named (a sign-in page comes after a redirect). */
+  expected: { declared: DeclaredType | undefined; first: URL },
 ): Promise<Hop> {
   const { policy } = ctx;
   const fail = (reason: string): Hop => ({ kind: 'done', result: { ok: false, reason } });
@@ -196,7 +197,7 @@ async function getOnce(
       if (err instanceof TooLarge) return { done: fail(tooLarge(ctx.maxFileBytes)) };
       return { retry: errorCode(err) ?? 'the download broke off' };
     }
-    const page = webPageReason(target, mimeType, first.head, declared);
+    const page = webPageReason([expected.first, target], mimeType, first.head, expected.declared);
     if (page !== undefined) {
       await rm(tempPath, { force: true });
       return { done: fail(page) };

@@ -49,10 +49,11 @@ function isSlackFile(url: URL): boolean {
 
 /**
  * Why a download that came back as a web page is not the file, or undefined when it is the file.
- * `servedType` is the answer's Content-Type (without parameters).
+ * `urls`: the attachment's URL, then the one that answered (after redirects). `servedType` is the
+ * answer's Content-Type (without parameters).
  */
 export function webPageReason(
-  url: URL,
+  urls: readonly [URL, URL],
   servedType: string | undefined,
   head: Buffer,
   declared: DeclaredType | undefined,
@@ -62,15 +63,16 @@ export function webPageReason(
   if (!served && !looksLikeHtml(head)) return undefined;
   const what = declared?.mimeType ?? (declared?.extension ? `.${declared.extension}` : 'a file');
   const how = served ? `the server said ${servedType}` : 'its bytes are HTML';
-  if (isSlackFile(url)) {
+  const [asked, answered] = urls;
+  if (isSlackFile(asked) || isSlackFile(answered)) {
     return (
       `Slack answered with its sign-in page, not the file (${how}; the attachment is ${what}): the token ` +
       'needs the files:read scope, and media.hosts must send it as "Authorization: Bearer" to ' +
-      `${url.hostname} (docs/pull/slack.md)`
+      `${asked.hostname} (docs/pull/slack.md)`
     );
   }
   return (
     `a web page came instead of the file (${how}; the attachment is ${what}): a sign-in or error page, ` +
-    `not stored; check the credentials media.hosts sends to ${url.hostname}`
+    `not stored; check the credentials media.hosts sends to ${asked.hostname}`
   );
 }
