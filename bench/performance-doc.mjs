@@ -104,7 +104,30 @@ function noiseNote(results) {
 }
 
 /** The whole Markdown of docs/performance.md for one bench run's results. */
-export function renderPerformanceDoc(results) {
+/** The pull section's lines, a row per source, from bench/pull-results.json (none: not measured yet). */
+function pullSection(pull) {
+  const head = '## Pulling from live sources';
+  if (!pull) return `${head}\n\nNot measured yet: \`npm run bench -- --only pull\`.`;
+  const rows = pull.rows.map((r) => ({
+    ...r,
+    metric: cell(r.metric),
+    measured: cell(r.measured),
+    target: cell(r.target),
+  }));
+  return [
+    head,
+    '',
+    `\`npm run bench -- --only pull\` (run ${pull.startedAt}, commit ${pull.code?.commit ?? '?'}): ` +
+      "each source's fake " +
+      `(\`sandbox --source\`) in its own process serves ${num(pull.messages)} messages in ${num(pull.channels)} ` +
+      `channels under a budget of R = ${num(pull.rate)} requests a minute, and \`pull\` reads them all with its ` +
+      "limiter at R: the share of R is its requests over the pull's whole wall time (listing included).",
+    '',
+    formatTable(rows),
+  ].join('\n');
+}
+
+export function renderPerformanceDoc(results, pull) {
   const rows = results.rows.map((r) => ({
     ...r,
     metric: cell(r.metric),
@@ -131,6 +154,8 @@ export function renderPerformanceDoc(results) {
     formatTable(rows),
     '',
     `${verdict} The raw figures are in \`bench/results.json\`.${noiseNote(results)}`,
+    '',
+    pullSection(pull),
     '',
     `${stale}${NOTES}`,
     '',

@@ -2,7 +2,7 @@
 // sandbox in another process, its rate limit and its memory, and the script a user would write
 // instead; prints a table and writes bench/results.json. See bench/README-bench.md.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { arch, cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,13 +13,16 @@ import { ensureDataset } from './generate.mjs';
 import { measureManyFiles } from './files-section.mjs';
 import { measureMedia } from './media-section.mjs';
 import { measureVerify } from './verify-section.mjs';
+import { measurePull, PULL_SOURCES } from './pull-section.mjs';
 import { measureFormats } from './format-runs.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
 import { formatTable, mb, num, pct } from './table.mjs';
 import { renderPerformanceDoc } from './performance-doc.mjs';
 
 const FORMATS = ['ndjson', 'csv', 'json'];
-const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files', 'media', 'verify'];
+const PULL_RESULTS = path.join(BENCH, 'pull-results.json');
+const readPullResults = () => (existsSync(PULL_RESULTS) ? JSON.parse(readFileSync(PULL_RESULTS, 'utf8')) : undefined);
+const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files', 'media', 'verify', 'pull'];
 
 const { values: opts } = parseArgs({
   options: {
@@ -36,6 +39,8 @@ const { values: opts } = parseArgs({
     out: { type: 'string', default: path.join(BENCH, 'results.json') },
     doc: { type: 'string' },
     'quiet-wait': { type: 'string', default: '20' },
+    'pull-rate': { type: 'string', default: '6000' },
+    'pull-sources': { type: 'string', default: PULL_SOURCES.join(',') },
     help: { type: 'boolean', default: false },
   },
 });
@@ -44,7 +49,8 @@ if (opts.help) {
   process.stdout.write(`usage: npm run bench -- [--scale 0.1] [--messages-3m] [--rate 1200] [--latency-ms 150]
   [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--repeat 3] ${onlyFlag} [--profile] [--out file]
   [--doc file]  the page rendered from the results (default docs/performance.md with the default --out, else <out>.md)
-  [--quiet-wait 20]  seconds to wait before each measurement for other processes to leave the CPUs idle (0: don't)\n`);
+  [--quiet-wait 20]  seconds to wait before each measurement for other processes to leave the CPUs idle (0: don't)
+  [--pull-rate 6000] [--pull-sources sendbird,stream,...]  the pull section: the fakes' budget, R a minute\n`);
   process.exit(0);
 }
 
@@ -367,6 +373,14 @@ if (only.has('verify')) details.verify = await measureVerify({ ds, concurrency, 
 
 // Attachments re-hosted into an S3-compatible bucket during the import (issue 18).
 if (only.has('media')) details.media = await measureMedia({ concurrency, log, row });
+if (only.has('pull')) {
+  const sources = opts['pull-sources'].split(',').map((x) => x.trim());
+  const pulled = await measurePull({ messages: main.messages, rate: Number(opts['pull-rate']), sources, log, row });
+  // Kept apart from results.json: a pull-only run must not replace the import's figures on the page.
+  const pullRows = rows.filter((r) => r.section === 'pull');
+  const pullResults = { startedAt: new Date(began).toISOString(), machine, code, ...pulled, rows: pullRows };
+  writeFileSync(PULL_RESULTS, `${JSON.stringify(pullResults, null, 2)}\n`);
+}
 
 if (opts.profile) {
   mkdirSync(path.join(RUN_DIR, 'profiles'), { recursive: true });
@@ -420,9 +434,13 @@ const results = {
   interference,
   details,
 };
+// A pull-only run leaves the import's results (and the page's other figures) as they were.
+const pullOnly = only.size === 1 && only.has('pull');
 const tmp = `${opts.out}.tmp`;
-writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
-renameSync(tmp, opts.out);
+if (!pullOnly) {
+  writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
+  renameSync(tmp, opts.out);
+}
 
 process.stdout.write(
   `\nchat-migrate bench, ${results.startedAt}: ${machine.cpus} x ${machine.cpuModel}, ` +
@@ -451,7 +469,8 @@ if (codeAtEnd.distBuiltAt !== code.distBuiltAt || codeAtEnd.commit !== code.comm
 const defaultOut = path.resolve(opts.out) === path.join(BENCH, 'results.json');
 const docPath =
   opts.doc ?? (defaultOut ? path.join(ROOT, 'docs', 'performance.md') : `${opts.out.replace(/\.json$/, '')}.md`);
-writeFileSync(`${docPath}.tmp`, renderPerformanceDoc(results));
+const pageResults = pullOnly ? JSON.parse(readFileSync(opts.out, 'utf8')) : results;
+writeFileSync(`${docPath}.tmp`, renderPerformanceDoc(pageResults, readPullResults()));
 renameSync(`${docPath}.tmp`, docPath);
 const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);
 if (noisy.length > 0) {

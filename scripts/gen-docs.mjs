@@ -10,7 +10,9 @@ import { renderPerformanceDoc } from '../bench/performance-doc.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
-const readJson = (root, file) => JSON.parse(readFileSync(path.join(root, file), 'utf8'));
+/** A JSON input of a page; an `optional` one that is not there is undefined. */
+const readJson = (root, file, optional = false) =>
+  optional && !existsSync(path.join(root, file)) ? undefined : JSON.parse(readFileSync(path.join(root, file), 'utf8'));
 
 /**
  * One entry a generated file; adding a page is adding a line. `module` (under this repository) is
@@ -20,7 +22,11 @@ const readJson = (root, file) => JSON.parse(readFileSync(path.join(root, file), 
  */
 export const PAGES = [
   { file: 'docs/validate-rules.md', module: 'dist/rules/rules-doc.js', render: (m) => m.renderRulesDoc() },
-  { file: 'docs/performance.md', render: (_m, root) => renderPerformanceDoc(readJson(root, 'bench/results.json')) },
+  {
+    file: 'docs/performance.md',
+    render: (_m, root) =>
+      renderPerformanceDoc(readJson(root, 'bench/results.json'), readJson(root, 'bench/pull-results.json', true)),
+  },
   {
     file: 'docs/configuration.md',
     module: 'dist/config/config-doc.js',

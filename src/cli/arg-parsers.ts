@@ -7,11 +7,18 @@ import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 /** Flag value parsers: a bad value is commander's usage error (exit 2), naming the flag. */
 
 export const wholeNumber =
-  (min: number) =>
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
   (value: string): number => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isInteger(n) || n < min) {
-      const range = min > 0 ? ` of at least ${min}` : min === 0 ? ' (0 or more)' : '';
+    if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
+      const range =
+        max < Number.MAX_SAFE_INTEGER
+          ? ` from ${min} to ${max}`
+          : min > 0
+            ? ` of at least ${min}`
+            : min === 0
+              ? ' (0 or more)'
+              : '';
       throw new InvalidArgumentError(`must be a whole number${range}`);
     }
     return n;

@@ -25,8 +25,8 @@ import {
   sinceTime,
   wholeNumber,
 } from './arg-parsers.js';
-import { SOURCE_NAMES } from '../pull/types.js';
 import { KNOWN_REGIONS } from '../config/keys.js';
+import { SOURCE_NAMES } from '../config/key-spec.js';
 import { addConfigOptions, CONFIG_FILE } from './options.js';
 import { runCommand } from './run-command.js';
 
@@ -180,5 +180,9 @@ function registerSandboxCommand(program: Command): void {
     .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
     .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')
     .option('--seed-users <file>', "users the app already has (CSV/JSON/NDJSON, uid or a user map's to)")
+    .option('--source <name>', "serve a fake of this live source instead: one of pull's sources (docs/sandbox.md)")
+    .option('--users <n>', 'with --source: users in the generated world (default 50)', wholeNumber(1))
+    .option('--channels <n>', 'with --source: channels (default 20, at most 4096)', wholeNumber(0, 4096))
+    .option('--messages <n>', 'with --source: messages in all, made on demand (default 3000)', nonNegative)
     .action(later(() => import('./sandbox-command.js'), 'sandboxAction'));
 }

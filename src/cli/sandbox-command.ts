@@ -1,43 +1,17 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { ConfigError, ExitCode } from '../errors.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import type { SandboxOptions } from '../sandbox/index.js';
-
-interface SandboxFlags {
-  port: number;
-  host: string;
-  apiKey?: string;
-  requestsPerMinute?: number;
-  latencyMs?: number;
-  fail500Before?: number;
-  fail500After?: number;
-  drop?: number;
-  spurious429?: number;
-  slow?: number;
-  slowMs?: number;
-  poison?: string;
-  seed?: number;
-  dump?: string;
-  keepRecords: boolean;
-  responseStyle?: 'flat' | 'nested';
-  rateHeaders?: 'dashed' | 'compact';
-  apiVersion?: string;
-  tls?: boolean;
-  tlsCert?: string;
-  tlsKey?: string;
-  json?: boolean;
-  readsWithoutMuid?: boolean;
-  retentionDays?: number;
-  refuseBeyondRetention?: boolean;
-  readRate?: number;
-  loseShare?: number;
-  losePattern?: string;
-  seedUsers?: string;
-}
+import { type SandboxFlags, tlsOption, untilStopped, writeCertificate } from './sandbox-flags.js';
 
 export async function sandboxAction(flags: SandboxFlags): Promise<number> {
+  if (flags.source !== undefined) return (await import('./sandbox-source.js')).fakeSourceAction(flags);
+  const sizes = (['users', 'channels', 'messages'] as const).filter((key) => flags[key] !== undefined);
+  if (sizes.length > 0) {
+    const named = sizes.map((key) => `--${key}`).join(', ');
+    throw new ConfigError('SANDBOX_OPTIONS', `sandbox: ${named} size the world of a fake source: add --source <name>`, {
+      exitCode: ExitCode.usage,
+    });
+  }
   const apiKey = flags.apiKey ?? process.env.MIGRATE_API_KEY ?? SANDBOX_DEFAULT_API_KEY;
   const options: SandboxOptions = {
     host: flags.host,
@@ -76,6 +50,8 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
   // Loaded here, not at start-up: the other commands never need the server.
   const { startSandbox } = await import('../sandbox/index.js');
   const sandbox = await startSandbox(options);
+  // Listening for Ctrl+C before saying where it listens: a script that reads the line may stop it at once.
+  const stopped = untilStopped();
   // A self-signed certificate is written where a client can be told to trust it.
   const ca = options.tls === 'self-signed' ? await writeCertificate(sandbox.certificate!) : undefined;
   if (flags.json) {
@@ -92,39 +68,7 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
     const seeded = options.seedUsers?.length;
     if (seeded !== undefined) process.stdout.write(`seeded ${seeded} existing user(s) from ${flags.seedUsers}\n`);
   }
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await stopped;
   await sandbox.close();
   return ExitCode.ok;
-}
-
-/** --tls makes a pair at start; --tls-cert and --tls-key name one, both or neither. */
-async function tlsOption(flags: SandboxFlags): Promise<SandboxOptions['tls']> {
-  if (flags.tlsCert === undefined && flags.tlsKey === undefined) return flags.tls ? 'self-signed' : undefined;
-  if (flags.tls) {
-    throw new ConfigError(
-      'SANDBOX_OPTIONS',
-      'sandbox: --tls makes its own certificate; leave out --tls-cert and --tls-key',
-    );
-  }
-  if (flags.tlsCert === undefined || flags.tlsKey === undefined) {
-    throw new ConfigError('SANDBOX_OPTIONS', 'sandbox: --tls-cert and --tls-key go together');
-  }
-  const read = async (file: string, what: string) => {
-    try {
-      return await readFile(file, 'utf8');
-    } catch (err) {
-      throw new ConfigError('SANDBOX_OPTIONS', `sandbox: cannot read the ${what} ${file}: ${(err as Error).message}`);
-    }
-  };
-  return { cert: await read(flags.tlsCert, 'certificate'), key: await read(flags.tlsKey, 'key') };
-}
-
-/** Writes the certificate (not its key) to a fresh folder of the temp dir; returns its path. */
-async function writeCertificate(pem: string): Promise<string> {
-  const file = path.join(await mkdtemp(path.join(tmpdir(), 'chat-migrate-sandbox-')), 'sandbox-ca.pem');
-  await writeFile(file, pem, { mode: 0o644 });
-  return file;
 }

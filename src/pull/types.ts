@@ -4,9 +4,10 @@
  * pull (src/pipeline/pull/) owns everything else: the state journal, the output files, resume, deltas,
  * progress and the run.
  */
+import { SOURCE_NAMES } from '../config/key-spec.js';
 import type { SourceHttp } from '../http/source-client.js';
 
-export const SOURCE_NAMES = ['sendbird', 'stream', 'twilio', 'slack', 'discord'] as const;
+export { SOURCE_NAMES };
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
 /** The entities a pull reports progress for, in the preset's words: channels are groups. */

@@ -6,6 +6,8 @@ export interface RateState {
   resetAt: number;
   /** Whole seconds to wait before a retry can be accepted; at least 1. */
   retryAfter: number;
+  /** The same wait in milliseconds (at least 1), for sources that say it finer (Discord, Sendbird). */
+  retryAfterMs: number;
 }
 
 const WINDOW_MS = 60_000;
@@ -50,6 +52,7 @@ export class RateWindow {
       remaining: Math.max(0, this.limit - size),
       resetAt: Math.ceil(frees / 1000),
       retryAfter: Math.max(1, Math.ceil((frees - now) / 1000)),
+      retryAfterMs: Math.max(1, frees - now),
     };
   }
 

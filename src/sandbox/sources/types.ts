@@ -6,11 +6,16 @@
  */
 
 export interface FakeUser {
-  /** Unique; its form is the source's (`U0123ABCD` for Slack, a snowflake for Discord...): see `idStyle`. */
+  /**
+   * Plain, unique and sortable: `user-0001` (`user-<n>` for those added later). A source whose ids look
+   * otherwise (`U0123ABCD` for Slack, a snowflake for Discord) maps them in its FakeSource: see `idStyle`.
+   */
   id: string;
+  /** Unique among the generated users (`alice.smith`): what `@<name>` in a message's text names. */
   name: string;
   createdAtMs: number;
   updatedAtMs: number;
+  /** A path on the fake (`/__fake/media/avatar-user-0001`): prefix the fake's origin. */
   avatarUrl?: string;
   deactivated?: boolean;
   bot?: boolean;
@@ -23,6 +28,7 @@ export interface FakeMember {
 }
 
 export interface FakeChannel {
+  /** Plain, unique and sortable: `channel-0001`; a FakeSource maps it if its ids look otherwise. */
   id: string;
   name: string;
   /** direct: two people; group-direct: three to eight (Slack's mpim, Discord's group DM). */
@@ -43,9 +49,12 @@ export interface FakeAttachment {
 }
 
 export interface FakeMessage {
-  /** Unique across the world; ids of one channel sort in send order, numerically (`seq`) and as text. */
+  /**
+   * Unique across the world: `seq` as 16 digits, so ids of one channel sort in send order numerically and
+   * as text. A FakeSource maps it where the source's ids look otherwise (Slack's ts, Discord's snowflake).
+   */
   id: string;
-  /** Position in the world's send order: larger is later. */
+  /** `sentAtMs * 4096 + the channel's index`: larger is later, unique across the world. */
   seq: number;
   channelId: string;
   senderId: string;
@@ -64,6 +73,8 @@ export interface FakeMessage {
  * for); those added through the control route are kept. Every query is in send order.
  */
 export interface FakeWorld {
+  /** The end of the generated history (a fixed time); messages added later carry the real clock's time. */
+  readonly nowMs: number;
   readonly users: readonly FakeUser[];
   readonly channels: readonly FakeChannel[];
   channel(id: string): FakeChannel | undefined;

@@ -1,0 +1,243 @@
+/**
+ * The HTTP server of a live source's fake (`chat-migrate sandbox --source <name>`): one FakeSource's
+ * routes over one generated world, behind the source's credentials check, a per-minute budget answered
+ * in the source's own 429, and the sandbox's faults. Kept light: the bench pulls a million messages
+ * through it at thousands of requests a minute.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { describeFaults, FaultPlan } from '../fault-plan.js';
+import { Delays, readBody } from '../http-io.js';
+import { RateWindow } from '../rate-window.js';
+import type { ResolvedFaults } from '../sandbox-options.js';
+import { makeSelfSignedPair, type TlsPair } from '../tls-pair.js';
+import { answerControl, type FakeStats } from './fake-control.js';
+import { GeneratedWorld, type FakeWorldOptions } from './fake-world.js';
+import type { FakeReply, FakeRequest, FakeSource } from './types.js';
+
+export interface FakeServerOptions {
+  source: FakeSource;
+  /** Sizes and seed of the generated world (defaults: 50 users, 20 channels, 3,000 messages, seed 1). */
+  world?: FakeWorldOptions;
+  host?: string;
+  port?: number;
+  /** The source's budget: requests beyond it in a sliding minute get `rateLimited`. 0: unlimited. */
+  requestsPerMinute?: number;
+  latencyMs?: number;
+  /** The fault dice's seed (default the world's). */
+  seed?: number;
+  faults?: { spurious429?: number; drop?: number; fail500Before?: number };
+  tls?: TlsPair | 'self-signed';
+  now?: () => number;
+}
+
+export interface FakeServerHandle {
+  url: string;
+  port: number;
+  source: string;
+  /** The environment a client sets to reach the fake (the source's `credentials(url)`). */
+  env: Record<string, string>;
+  world: GeneratedWorld;
+  certificate?: string;
+  /** The faults injected, one phrase each (`spurious 429 5%`). */
+  faults: string[];
+  stats(): FakeStats;
+  close(): Promise<void>;
+}
+
+type Counters = Omit<FakeStats, 'messages'>;
+
+function emptyCounters(): Counters {
+  return {
+    requests: 0,
+    rateLimited: 0,
+    unauthorized: 0,
+    byPath: {},
+    byStatus: {},
+    faults: { drop: 0, spurious429: 0, fail500Before: 0 },
+    media: 0,
+  };
+}
+
+/** The request's body: JSON or a form parsed (a repeated form key gives an array), else its text. */
+function parseBody(raw: Buffer, contentType: string | undefined): unknown {
+  if (raw.length === 0) return undefined;
+  const text = raw.toString('utf8');
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') {
+    const out: Record<string, string | string[]> = {};
+    for (const [key, value] of new URLSearchParams(text)) {
+      const had = out[key];
+      out[key] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+    }
+    return out;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function send(res: ServerResponse, reply: FakeReply, extra: Record<string, string>): void {
+  if (res.destroyed || res.headersSent) return;
+  const { body } = reply;
+  const raw = typeof body === 'string' || Buffer.isBuffer(body);
+  const bytes = raw ? Buffer.from(body) : Buffer.from(body === undefined ? '' : JSON.stringify(body), 'utf8');
+  const type = Buffer.isBuffer(body)
+    ? 'application/octet-stream'
+    : typeof body === 'string'
+      ? 'text/plain; charset=utf-8'
+      : 'application/json; charset=utf-8';
+  res.writeHead(reply.status, {
+    'Content-Type': type,
+    ...extra,
+    ...reply.headers,
+    'Content-Length': String(bytes.length),
+  });
+  res.end(bytes);
+}
+
+class FakeServer {
+  private readonly world: GeneratedWorld;
+  private readonly budget: RateWindow;
+  private readonly plan: FaultPlan;
+  private readonly faults: ResolvedFaults;
+  private readonly delays = new Delays();
+  private readonly server: Server;
+  private readonly now: () => number;
+  private counters = emptyCounters();
+  private closing?: Promise<void>;
+
+  constructor(
+    private readonly options: FakeServerOptions,
+    private readonly tls?: TlsPair,
+  ) {
+    this.world = new GeneratedWorld(options.world);
+    this.now = options.now ?? Date.now;
+    this.budget = new RateWindow(options.requestsPerMinute ?? 0);
+    const f = options.faults ?? {};
+    this.faults = {
+      dropConnection: f.drop ?? 0,
+      spurious429: f.spurious429 ?? 0,
+      fail500BeforeStore: f.fail500Before ?? 0,
+      fail500AfterStore: 0,
+      slowRate: 0,
+      slowMs: 0,
+      loseShare: 0,
+    };
+    this.plan = new FaultPlan(this.faults, options.seed ?? options.world?.seed ?? 1);
+    const handler = (req: IncomingMessage, res: ServerResponse) => this.handle(req, res);
+    this.server = tls ? createTlsServer({ ...tls }, handler) : createServer(handler);
+    this.server.keepAliveTimeout = 10_000;
+    this.server.on('clientError', (_err, socket) => socket.destroy());
+  }
+
+  listen(): Promise<FakeServerHandle> {
+    const { host = '127.0.0.1', port = 0, source } = this.options;
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const bound = (this.server.address() as AddressInfo).port;
+        const url = `${this.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+        resolve({
+          url,
+          port: bound,
+          source: source.name,
+          env: source.credentials(url),
+          world: this.world,
+          certificate: this.tls?.cert,
+          faults: describeFaults(this.faults),
+          stats: () => this.stats(),
+          close: () => this.close(),
+        });
+      });
+    });
+  }
+
+  private stats(): FakeStats {
+    return { ...structuredClone(this.counters), messages: this.world.totalMessages() };
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    req.on('error', () => {});
+    res.on('error', () => {});
+    this.answer(req, res).catch(() => {
+      if (res.headersSent) res.destroy();
+      else this.reply(res, { status: 500, body: { error: 'fake server internal error' } });
+    });
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const read = await readBody(req);
+    if (!read.ok && read.reason === 'aborted') return;
+    const url = new URL(req.url ?? '/', 'http://fake.invalid');
+    const method = req.method ?? 'GET';
+    const body = read.ok ? parseBody(read.body, req.headers['content-type']) : undefined;
+    if (url.pathname.startsWith('/__fake/')) {
+      if (url.pathname.startsWith('/__fake/media/')) this.counters.media++;
+      const control = answerControl(method, url.pathname, body, this.world, () => this.stats());
+      if (control) return this.reply(res, control);
+    }
+    const c = this.counters;
+    c.requests++;
+    c.byPath[url.pathname] = (c.byPath[url.pathname] ?? 0) + 1;
+    if (!(await this.delays.wait(this.plan.jitter(this.options.latencyMs ?? 0)))) return;
+    const request: FakeRequest = { method, url, headers: req.headers, body };
+    const { source } = this.options;
+    if (!source.authorized(request)) {
+      c.unauthorized++;
+      return this.reply(res, source.unauthorized());
+    }
+    const limit = this.options.requestsPerMinute ?? 0;
+    let headers: Record<string, string> = {};
+    if (this.budget.enabled) {
+      const { accepted, state } = this.budget.tryAcquire(this.now());
+      headers = source.rateHeaders?.(state.remaining, limit, state.resetAt * 1000) ?? {};
+      if (!accepted) {
+        c.rateLimited++;
+        return this.reply(res, source.rateLimited(state.retryAfterMs, limit), headers);
+      }
+    }
+    const draw = this.plan.draw();
+    if (draw.drop) {
+      c.faults.drop++;
+      req.socket.destroy();
+      return;
+    }
+    if (draw.spurious429) {
+      c.faults.spurious429++;
+      // Like the sandbox's: a 429 the client cannot tell from a real one, and it costs no budget.
+      this.budget.releaseLast();
+      return this.reply(res, source.rateLimited(1000, limit), headers);
+    }
+    if (draw.fail500BeforeStore) {
+      c.faults.fail500Before++;
+      return this.reply(res, { status: 500, body: { error: 'internal error (injected)' } }, headers);
+    }
+    const reply = await source.route(request, this.world);
+    this.reply(res, reply ?? { status: 404, body: { error: `no route ${method} ${url.pathname}` } }, headers);
+  }
+
+  private reply(res: ServerResponse, reply: FakeReply, headers: Record<string, string> = {}): void {
+    this.counters.byStatus[reply.status] = (this.counters.byStatus[reply.status] ?? 0) + 1;
+    send(res, reply, headers);
+  }
+
+  private close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      this.delays.cancelAll();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    return this.closing;
+  }
+}
+
+/** Starts a fake of a live source; resolves once it listens. */
+export async function startFakeServer(options: FakeServerOptions): Promise<FakeServerHandle> {
+  const tls = options.tls === 'self-signed' ? await makeSelfSignedPair() : options.tls;
+  return new FakeServer(options, tls).listen();
+}
