@@ -7,6 +7,58 @@ import type { FakeChannel, FakeMessage, FakeUser, FakeWorld } from './types.js';
 
 export const TEAM = 'T0FAKE0001';
 
+/** Slack's id prefixes: users U, public and private channels C, DMs D, group DMs G. */
+const CHANNEL_PREFIX: Record<FakeChannel['kind'], string> = {
+  public: 'C',
+  private: 'C',
+  direct: 'D',
+  'group-direct': 'G',
+};
+
+/**
+ * The world's plain ids (`user-0001`, `channel-0003`) as Slack writes ids (`U00000001`, `D00000003`):
+ * by place in the world's lists, which only grow, so an id never changes while the fake runs.
+ */
+export class SlackIds {
+  private readonly toSlack = new Map<string, string>();
+  private readonly toWorld = new Map<string, string>();
+  private users = 0;
+  private channels = 0;
+
+  constructor(private readonly world: FakeWorld) {}
+
+  user(worldId: string): string {
+    this.learn();
+    return this.toSlack.get(`u:${worldId}`) ?? worldId;
+  }
+
+  channel(worldId: string): string {
+    this.learn();
+    return this.toSlack.get(`c:${worldId}`) ?? worldId;
+  }
+
+  /** The world's id of a Slack id, or undefined when none has it. */
+  worldOf(slackId: string): string | undefined {
+    this.learn();
+    return this.toWorld.get(slackId);
+  }
+
+  private learn(): void {
+    const { users, channels } = this.world;
+    for (; this.users < users.length; this.users++) this.pair('u', users[this.users].id, 'U', this.users);
+    for (; this.channels < channels.length; this.channels++) {
+      const c = channels[this.channels];
+      this.pair('c', c.id, CHANNEL_PREFIX[c.kind], this.channels);
+    }
+  }
+
+  private pair(kind: string, worldId: string, prefix: string, index: number): void {
+    const slackId = `${prefix}${(index + 1).toString(36).toUpperCase().padStart(8, '0')}`;
+    this.toSlack.set(`${kind}:${worldId}`, slackId);
+    this.toWorld.set(slackId, worldId);
+  }
+}
+
 /** conversations.list's `types` for each kind of the world's channels. */
 export const SLACK_TYPE: Record<FakeChannel['kind'], string> = {
   public: 'public_channel',
@@ -64,10 +116,11 @@ export class Threads {
   }
 }
 
-export function renderUser(u: FakeUser): Record<string, unknown> {
+export function renderUser(u: FakeUser, ids: SlackIds, origin: string): Record<string, unknown> {
+  const avatar = u.avatarUrl === undefined ? undefined : `${origin}${u.avatarUrl}`;
   const handle = u.name.toLowerCase().replace(/[^a-z0-9._-]+/g, '.');
   return {
-    id: u.id,
+    id: ids.user(u.id),
     team_id: TEAM,
     name: handle,
     deleted: u.deactivated === true,
@@ -80,28 +133,30 @@ export function renderUser(u: FakeUser): Record<string, unknown> {
     profile: {
       real_name: u.name,
       display_name: handle,
-      ...(u.avatarUrl === undefined ? {} : { image_72: u.avatarUrl, image_192: u.avatarUrl }),
+      ...(avatar === undefined ? {} : { image_72: avatar, image_192: avatar }),
     },
   };
 }
 
-export function renderConversation(c: FakeChannel): Record<string, unknown> {
+export function renderConversation(c: FakeChannel, ids: SlackIds): Record<string, unknown> {
   const created = Math.floor(c.createdAtMs / 1000);
+  const id = ids.channel(c.id);
   if (c.kind === 'direct') {
     const other = c.members.find((m) => m.userId !== c.creatorId)?.userId ?? c.creatorId;
-    return { id: c.id, created, is_im: true, is_org_shared: false, user: other, is_user_deleted: false };
+    return { id, created, is_im: true, is_org_shared: false, user: ids.user(other), is_user_deleted: false };
   }
-  const topic = { value: `${c.name} topic`, creator: c.creatorId, last_set: created };
+  const creator = ids.user(c.creatorId);
+  const topic = { value: `${c.name} topic`, creator, last_set: created };
   return {
-    id: c.id,
-    name: c.kind === 'group-direct' ? `mpdm-${c.name}-1` : c.name,
+    id,
+    name: c.kind === 'group-direct' ? `mpdm-${c.name.replace(/,/g, '--')}-1` : c.name,
     is_channel: c.kind === 'public',
     is_group: c.kind === 'private',
     is_im: false,
     is_mpim: c.kind === 'group-direct',
     is_private: c.kind !== 'public',
     created,
-    creator: c.creatorId,
+    creator,
     is_archived: false,
     is_general: false,
     is_member: true,
@@ -116,22 +171,22 @@ export function renderConversation(c: FakeChannel): Record<string, unknown> {
 export function renderMessage(
   m: FakeMessage,
   world: FakeWorld,
-  threads: Threads,
-  origin: string,
+  at: { threads: Threads; ids: SlackIds; origin: string },
 ): Record<string, unknown> {
+  const { threads, ids, origin } = at;
   const ts = tsOf(m);
   let text = m.text;
   for (const id of m.mentions) {
     const name = world.user(id)?.name;
-    if (name !== undefined) text = text.split(`@${name}`).join(`<@${id}>`);
+    if (name !== undefined) text = text.split(`@${name}`).join(`<@${ids.user(id)}>`);
   }
-  const out: Record<string, unknown> = { type: 'message', user: m.senderId, text, ts, team: TEAM };
+  const out: Record<string, unknown> = { type: 'message', user: ids.user(m.senderId), text, ts, team: TEAM };
   if (m.parentId !== undefined) {
     const parent = world.indexOfId(m.channelId, m.parentId);
     if (parent >= 0) {
       const p = world.messageAt(m.channelId, parent);
       out.thread_ts = tsOf(p);
-      out.parent_user_id = p.senderId;
+      out.parent_user_id = ids.user(p.senderId);
     }
   } else {
     const replies = threads.repliesOf(m.channelId, m.id);
@@ -139,12 +194,13 @@ export function renderMessage(
       const list = replies.map((i) => world.messageAt(m.channelId, i));
       out.thread_ts = ts;
       out.reply_count = list.length;
-      out.reply_users = [...new Set(list.map((r) => r.senderId))].slice(0, 5);
+      out.reply_users = [...new Set(list.map((r) => ids.user(r.senderId)))].slice(0, 5);
       out.reply_users_count = new Set(list.map((r) => r.senderId)).size;
       out.latest_reply = tsOf(list[list.length - 1]);
     }
   }
-  if (m.editedAtMs !== undefined) out.edited = { user: m.senderId, ts: `${Math.floor(m.editedAtMs / 1000)}.000000` };
+  if (m.editedAtMs !== undefined)
+    out.edited = { user: ids.user(m.senderId), ts: `${Math.floor(m.editedAtMs / 1000)}.000000` };
   if (m.attachments.length > 0) {
     out.files = m.attachments.map((a) => ({
       id: a.id,

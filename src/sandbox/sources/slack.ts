@@ -6,16 +6,39 @@
  * Slack does, a redirect to the workspace's sign-in page (HTML).
  */
 import { randomBytes } from 'node:crypto';
-import { indexOfTs, renderConversation, renderMessage, renderUser, SLACK_TYPE, TEAM, Threads } from './slack-render.js';
+import {
+  indexOfTs,
+  renderConversation,
+  renderMessage,
+  renderUser,
+  SLACK_TYPE,
+  SlackIds,
+  TEAM,
+  Threads,
+} from './slack-render.js';
 import type { FakeReply, FakeRequest, FakeSource, FakeWorld } from './types.js';
 
 /** One token per fake, so a leak in a test's output is the token, not a constant found by chance. */
 const TOKEN = `xoxb-${randomBytes(6).toString('hex')}-${randomBytes(12).toString('hex')}`;
 
 const threadsOf = new WeakMap<FakeWorld, Threads>();
+const idsOf = new WeakMap<FakeWorld, SlackIds>();
+
+/**
+ * The fake's own origin, for the files' URLs and the sign-in redirect: the server names it when it
+ * asks for the credentials (the request's URL is parsed against a placeholder origin).
+ */
+let served: string | undefined;
+const originOf = (request: FakeRequest): string => served ?? `http://${request.headers.host ?? '127.0.0.1'}`;
 
 type Params = Record<string, string>;
-type Method = (p: Params, world: FakeWorld, origin: string) => FakeReply;
+/** What a method renders with: the world's threads, its ids in Slack's form, the fake's origin. */
+interface Render {
+  threads: Threads;
+  ids: SlackIds;
+  origin: string;
+}
+type Method = (p: Params, world: FakeWorld, at: Render) => FakeReply;
 
 const ok = (body: Record<string, unknown>, next?: string): FakeReply => ({
   status: 200,
@@ -44,35 +67,42 @@ function pageOf<T>(list: readonly T[], p: Params, fallback: number, max: number)
 }
 
 const METHODS: Record<string, Method> = {
-  'users.list': (p, world) => {
+  'users.list': (p, world, at) => {
     const page = pageOf(world.users, p, 100, 1000);
-    return page ? ok({ members: page.items.map(renderUser) }, page.next) : refuse('invalid_cursor');
+    if (page === undefined) return refuse('invalid_cursor');
+    return ok({ members: page.items.map((u) => renderUser(u, at.ids, at.origin)) }, page.next);
   },
-  'conversations.list': (p, world) => {
+  'conversations.list': (p, world, at) => {
     const types = new Set((p.types ?? 'public_channel').split(','));
     const list = world.channels.filter((c) => types.has(SLACK_TYPE[c.kind]));
     const page = pageOf(list, p, 100, 1000);
-    return page ? ok({ channels: page.items.map(renderConversation) }, page.next) : refuse('invalid_cursor');
+    if (page === undefined) return refuse('invalid_cursor');
+    return ok({ channels: page.items.map((c) => renderConversation(c, at.ids)) }, page.next);
   },
-  'conversations.members': (p, world) => {
-    const channel = world.channel(p.channel ?? '');
+  'conversations.members': (p, world, at) => {
+    const channel = channelOf(p, world, at);
     if (channel === undefined) return refuse('channel_not_found');
     const page = pageOf(
-      channel.members.map((m) => m.userId),
+      channel.members.map((m) => at.ids.user(m.userId)),
       p,
       100,
       1000,
     );
     return page ? ok({ members: page.items }, page.next) : refuse('invalid_cursor');
   },
-  'conversations.history': (p, world, origin) => history(p, world, origin),
-  'conversations.replies': (p, world, origin) => replies(p, world, origin),
+  'conversations.history': history,
+  'conversations.replies': replies,
 };
 
+function channelOf(p: Params, world: FakeWorld, at: Render) {
+  const id = at.ids.worldOf(p.channel ?? '');
+  return id === undefined ? undefined : world.channel(id);
+}
+
 /** Top-level messages (replies stay in their threads), newest first, within `oldest`/`latest`. */
-function history(p: Params, world: FakeWorld, origin: string): FakeReply {
-  const channelId = p.channel ?? '';
-  if (world.channel(channelId) === undefined) return refuse('channel_not_found');
+function history(p: Params, world: FakeWorld, at: Render): FakeReply {
+  const channelId = channelOf(p, world, at)?.id;
+  if (channelId === undefined) return refuse('channel_not_found');
   const inclusive = p.inclusive === 'true' || p.inclusive === '1';
   const oldest = p.oldest === undefined ? undefined : Number(p.oldest);
   const latest = p.latest === undefined ? undefined : Number(p.latest);
@@ -84,13 +114,12 @@ function history(p: Params, world: FakeWorld, origin: string): FakeReply {
   const from = p.cursor ? indexOfCursor(p.cursor) : count;
   if (from === undefined) return refuse('invalid_cursor');
   const limit = limitOf(p, 100, 999);
-  const threads = threadsFor(world);
   const messages: Record<string, unknown>[] = [];
   let i = Math.min(from, count) - 1;
   for (; i >= low && messages.length < limit; i--) {
     const m = world.messageAt(channelId, i);
     if (m.parentId !== undefined) continue;
-    const rendered = renderMessage(m, world, threads, origin);
+    const rendered = renderMessage(m, world, at);
     if (inRange(Number(rendered.ts))) messages.push(rendered);
   }
   const more = i >= low;
@@ -107,16 +136,15 @@ function history(p: Params, world: FakeWorld, origin: string): FakeReply {
 }
 
 /** A thread: its parent first, then its replies oldest first, paged by `limit`. */
-function replies(p: Params, world: FakeWorld, origin: string): FakeReply {
-  const channelId = p.channel ?? '';
-  if (world.channel(channelId) === undefined) return refuse('channel_not_found');
-  const at = indexOfTs(world, channelId, p.ts ?? '');
-  if (at < 0) return refuse('thread_not_found');
-  const parent = world.messageAt(channelId, at);
-  const threads = threadsFor(world);
+function replies(p: Params, world: FakeWorld, at: Render): FakeReply {
+  const channelId = channelOf(p, world, at)?.id;
+  if (channelId === undefined) return refuse('channel_not_found');
+  const index = indexOfTs(world, channelId, p.ts ?? '');
+  if (index < 0) return refuse('thread_not_found');
+  const parent = world.messageAt(channelId, index);
   const oldest = p.oldest === undefined ? undefined : Number(p.oldest);
-  const thread = [at, ...threads.repliesOf(channelId, parent.id)]
-    .map((i) => renderMessage(world.messageAt(channelId, i), world, threads, origin))
+  const thread = [index, ...at.threads.repliesOf(channelId, parent.id)]
+    .map((i) => renderMessage(world.messageAt(channelId, i), world, at))
     .filter((m, n) => n === 0 || oldest === undefined || Number(m.ts) >= oldest);
   const page = pageOf(thread, p, 100, 1000);
   if (page === undefined) return refuse('invalid_cursor');
@@ -128,10 +156,12 @@ function replies(p: Params, world: FakeWorld, origin: string): FakeReply {
 
 const meta = (next: string | undefined) => ({ response_metadata: { next_cursor: next ?? '' } });
 
-function threadsFor(world: FakeWorld): Threads {
+function renderWith(world: FakeWorld, origin: string): Render {
   let threads = threadsOf.get(world);
   if (threads === undefined) threadsOf.set(world, (threads = new Threads(world)));
-  return threads;
+  let ids = idsOf.get(world);
+  if (ids === undefined) idsOf.set(world, (ids = new SlackIds(world)));
+  return { threads, ids, origin };
 }
 
 const FILE_PATH = new RegExp(`^/files-pri/${TEAM}-([^/]+)/`);
@@ -142,7 +172,7 @@ function file(request: FakeRequest, world: FakeWorld): FakeReply | undefined {
   if (id === undefined) return undefined;
   if (request.headers.authorization !== `Bearer ${TOKEN}`) {
     const redir = encodeURIComponent(request.url.pathname);
-    return { status: 302, headers: { location: `${request.url.origin}/?redir=${redir}` } };
+    return { status: 302, headers: { location: `${originOf(request)}/?redir=${redir}` } };
   }
   const media = world.media(decodeURIComponent(id));
   if (media === undefined) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'file not found' };
@@ -167,7 +197,10 @@ const isBrowserPath = (pathname: string) => pathname === '/' || pathname.startsW
 export const fake: FakeSource = {
   name: 'slack',
   idStyle: 'slack',
-  credentials: () => ({ SLACK_TOKEN: TOKEN }),
+  credentials: (origin) => {
+    served = origin.replace(/\/+$/, '');
+    return { SLACK_TOKEN: TOKEN };
+  },
   // The file host and the sign-in page answer without the token (the route decides); methods do not.
   authorized: (request) => isBrowserPath(request.url.pathname) || request.headers.authorization === `Bearer ${TOKEN}`,
   unauthorized: () => refuse('invalid_auth'),
@@ -183,6 +216,6 @@ export const fake: FakeSource = {
     if (pathname.startsWith('/files-pri/')) return file(request, world);
     const method = METHODS[pathname.slice(1)];
     if (method === undefined) return pathname.includes('.') ? refuse('unknown_method') : undefined;
-    return method(paramsOf(request), world, request.url.origin);
+    return method(paramsOf(request), world, renderWith(world, originOf(request)));
   },
 };
