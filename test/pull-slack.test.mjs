@@ -5,7 +5,7 @@
 // the sign-in page never stored as the file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, waitForOutput, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
@@ -256,4 +256,52 @@ test('slack files: without the token the sign-in page is not stored; with it the
   for (const [key, bytes] of await bucket.objects()) assert.ok(!/<html/i.test(bytes.toString('latin1')), key);
   const text = `${without.stdout}${without.stderr}${withToken.stdout}${withToken.stderr}${await everyFileText(dir)}`;
   assert.ok(!text.includes(fake.env.SLACK_TOKEN), 'the token was printed or written');
+});
+
+test('slack preset: run folders read as one export, the newest copy of a user or channel wins', async (t) => {
+  const dir = await tempDir('cm-pull-slack-roots-');
+  const write = async (rel, value) => {
+    await mkdir(path.dirname(path.join(dir, 'out', rel)), { recursive: true });
+    await writeFile(path.join(dir, 'out', rel), JSON.stringify(value));
+  };
+  const user = (name) => ({ id: 'U00000001', name: 'ann', real_name: name, profile: { real_name: name } });
+  const channel = (topic, members) => ({
+    id: 'C00000001',
+    name: 'general',
+    created: 1_790_000_000,
+    creator: 'U00000001',
+    topic: { value: topic },
+    members,
+  });
+  await write('full-20261101T000000Z/users.json', [user('Ann Old')]);
+  await write('full-20261101T000000Z/channels.json', [channel('old topic', ['U00000001'])]);
+  await write('full-20261101T000000Z/general/2026-09-21.json', [
+    { type: 'message', user: 'U00000001', text: 'one', ts: '1790000100.000100' },
+  ]);
+  // The delta lists both again (changed), has a newcomer, and a message in a folder only the full run lists.
+  await write('delta-20261102T000000Z/users.json', [user('Ann New'), { id: 'U00000002', name: 'bo', real_name: 'Bo' }]);
+  await write('delta-20261102T000000Z/channels.json', [channel('new topic', ['U00000002'])]);
+  await write('delta-20261102T000000Z/general/2026-11-01.json', [
+    { type: 'message', user: 'U00000002', text: 'two', ts: '1793500000.000100', pinned_to: ['C00000001'] },
+  ]);
+  const box = await sandbox();
+  t.after(() => box.close());
+  await writeConfig(dir, { baseUrl: box.url, requestsPerMinute: 100000 });
+  const { entities } = await importInto(dir, 'out');
+  for (const [entity, c] of Object.entries(entities)) assert.equal(c.rejected, 0, `${entity} rejected`);
+  assert.equal(entities.users.imported, 2);
+  assert.equal(entities.users.skipped, 1, 'the older copy of ann is superseded');
+  assert.equal(entities.groups.imported, 1);
+  assert.equal(entities.members.imported, 2);
+  assert.equal(entities.messages.imported, 2);
+  const records = box.records();
+  assert.deepEqual(
+    Object.values(records.users)
+      .map((u) => u.name)
+      .sort(),
+    ['Ann New', 'Bo'],
+  );
+  assert.equal(Object.values(records.groups)[0].metadata.topic, 'new topic');
+  const two = Object.values(records.messages).find((m) => m.data.text === 'two');
+  assert.equal(two.data.metadata.pinned, true);
 });
