@@ -469,7 +469,8 @@ if (codeAtEnd.distBuiltAt !== code.distBuiltAt || codeAtEnd.commit !== code.comm
 const defaultOut = path.resolve(opts.out) === path.join(BENCH, 'results.json');
 const docPath =
   opts.doc ?? (defaultOut ? path.join(ROOT, 'docs', 'performance.md') : `${opts.out.replace(/\.json$/, '')}.md`);
-const pageResults = pullOnly ? JSON.parse(readFileSync(opts.out, 'utf8')) : results;
+const committed = existsSync(opts.out) ? opts.out : path.join(BENCH, 'results.json');
+const pageResults = pullOnly ? JSON.parse(readFileSync(committed, 'utf8')) : results;
 writeFileSync(`${docPath}.tmp`, renderPerformanceDoc(pageResults, readPullResults()));
 renameSync(`${docPath}.tmp`, docPath);
 const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);

@@ -24,6 +24,7 @@ export const echoSource = {
   route(request, world) {
     const { pathname, searchParams } = request.url;
     if (request.method === 'POST' && pathname === '/echo') return { status: 200, body: { got: request.body } };
+    if (pathname.endsWith('/whoami')) return { status: 200, body: { href: request.url.href } };
     if (pathname === '/channels') return { status: 200, body: world.channels.map((c) => c.id) };
     const match = /^\/channels\/([^/]+)\/messages$/.exec(pathname);
     if (!match || !world.channel(match[1])) return undefined;

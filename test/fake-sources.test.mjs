@@ -160,7 +160,13 @@ test('the control routes add a message, a user and a member, which the world the
   assert.equal(server.world.user(user.body.id).name, 'newcomer');
   assert.equal((await post('members', { channelId: channel.id, userId: user.body.id })).status, 200);
   assert.ok(server.world.channel(channel.id).members.some((m) => m.userId === user.body.id));
-  const text = `hello @newcomer and @${server.world.users[0].name}`;
+  const untouched = new GeneratedWorld();
+  assert.deepEqual(
+    messagesOf(server.world, channel.id),
+    messagesOf(untouched, channel.id),
+    'a new member changes no message already there',
+  );
+  const text = `hello @newcomer and @${server.world.users[0].name}.`;
   const added = await post('messages', { channelId: channel.id, senderId: user.body.id, text });
   assert.equal(added.status, 200);
   assert.equal(added.body.sentAtMs, clock, 'an added message carries the real now');
@@ -185,6 +191,10 @@ test('the control routes add a message, a user and a member, which the world the
   assert.equal((await post('messages', nowhere)).status, 404);
   assert.equal((await post('messages', { channelId: channel.id, senderId: user.body.id })).status, 400);
   assert.equal((await post('users', { id: user.body.id, name: 'again' })).status, 409);
+  const taken = await post('users', { id: `user-00${server.world.users.length + 2}`, name: 'own id' });
+  const next = await post('users', { name: 'numbered' });
+  assert.equal(next.status, 200);
+  assert.notEqual(next.body.id, taken.body.id, 'the next number skips an id taken by hand');
 });
 
 test("credentials: without them the source's own 401, counted", async (t) => {
@@ -263,6 +273,34 @@ test('bodies: JSON and forms reach the route parsed', async (t) => {
   assert.equal((await fetch(`${server.url}/nowhere`, { headers: AUTH })).status, 404);
 });
 
+test('byPath stays bounded when a source names every message in its paths', async (t) => {
+  const server = await fake(t);
+  for (let i = 0; i < 1010; i++) await (await fetch(`${server.url}/messages/m${i}`, { headers: AUTH })).arrayBuffer();
+  const { byPath, requests } = server.stats();
+  assert.equal(requests, 1010);
+  assert.equal(Object.keys(byPath).length, 1001);
+  assert.equal(byPath['(other paths)'], 10);
+});
+
+test("a route sees the URL on the client's origin, to build absolute next links on", async (t) => {
+  const server = await fake(t);
+  const seen = await getJson(`${server.url}/whoami?page=2`, { headers: AUTH });
+  assert.equal(seen.href, `${server.url}/whoami?page=2`);
+  const local = await getJson(`http://localhost:${server.port}/whoami`, { headers: AUTH });
+  assert.equal(local.href, `http://localhost:${server.port}/whoami`);
+  const { request } = await import('node:http');
+  const odd = await new Promise((resolve, reject) => {
+    const req = request({ port: server.port, path: '//elsewhere.example/whoami', headers: AUTH }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve(JSON.parse(text)));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(new URL(odd.href).host, `localhost:${server.port}`, 'a path like //host stays on this origin');
+});
+
 test('sandbox --source: a child process prints its JSON line and serves the world it was asked for', async () => {
   const args = ['sandbox', '--source', 'sendbird', '--port', '0', '--json', '--users', '7', '--channels', '5'];
   const child = spawnCli([...args, '--messages', '120', '--seed', '4']);
@@ -293,7 +331,7 @@ test('sandbox --source: a child process prints its JSON line and serves the worl
 test('sandbox --source: a bad name, import-only flags and sizes without a source are usage errors', async () => {
   const bad = await runCli(['sandbox', '--source', 'icq', '--port', '0']);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /icq is not a source; one of sendbird, stream, twilio, slack, discord/);
+  assert.match(bad.stderr, /--source <name>.*icq.*sendbird, stream, twilio, slack, discord/);
   const importOnly = await runCli(['sandbox', '--source', 'slack', '--port', '0', '--poison', 'x']);
   assert.equal(importOnly.code, 2);
   assert.match(importOnly.stderr, /--poison is for the import sandbox only/);

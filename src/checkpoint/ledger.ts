@@ -10,7 +10,15 @@ import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyM
 export type { MediaHold, Traffic, UndoMark, VerifyMark };
 
 /** Commands whose requests are the migration's traffic (verify's reads are not sends). */
-export const SENDING_COMMANDS: readonly string[] = ['import', 'replay', 'demo', 'repair', 'undo'];
+export const SENDING_COMMANDS: readonly string[] = [
+  'import',
+  'replay',
+  'demo',
+  'repair',
+  'undo',
+  'sync',
+  'sync --final',
+];
 
 /** One entity as the ledger counts it. */
 export interface LedgerRow {
@@ -116,7 +124,21 @@ export function ledgerView(data: CheckpointData | undefined): LedgerView {
     state: 'not-started',
     statusLine: '',
   };
-  return { ...view, ...statusOf(view, data) };
+  const status = statusOf(view, data);
+  return { ...view, ...(data?.lastRun?.command === 'sync --final' ? cutoverStatus(view, status) : status) };
+}
+
+/**
+ * After `sync --final` the status line answers the cutover's question: complete only when every record
+ * is in and the final verify, made since the service last changed, found all of it there.
+ */
+function cutoverStatus(view: LedgerView, status: Pick<LedgerView, 'state' | 'statusLine'>): typeof status {
+  const why = status.statusLine.replace(/^[A-Za-z ]+: /, '');
+  if (status.state === 'complete' && view.verified?.current && view.verified.ok)
+    return { state: 'complete', statusLine: `Cutover complete: ${why}` };
+  if (status.state !== 'complete') return { state: status.state, statusLine: `Cutover not complete: ${why}` };
+  const unproven = `${why.replace(/\.$/, '')} (no full verify since the last change found it all).`;
+  return { state: 'incomplete', statusLine: `Cutover not complete: ${unproven}` };
 }
 
 function rowOf(t: EntityTotals | undefined): LedgerRow {

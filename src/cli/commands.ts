@@ -76,6 +76,15 @@ export function registerCommands(program: Command): void {
     .option('--guild <id>', 'discord: the guild (server) to pull (env DISCORD_GUILD_ID)')
     .action(later(() => import('./pull-command.js'), 'pullAction'));
 
+  addConfigOptions(program.command('sync'), 'sync')
+    .argument('<source>', `the live source: ${SOURCE_NAMES.join(', ')}`, oneOf(SOURCE_NAMES, 'The source'))
+    .description('until stopped: pull what is new, import it, verify it, wait, again; --final: the cutover')
+    .requiredOption('--out <dir>', "the pull's folder, which the import reads as the source's export (keep it)")
+    .option('--final', 'the cutover, once the source takes no more writes: one last round, then a full verify')
+    .option('--guild <id>', 'discord: the guild (server) to pull (env DISCORD_GUILD_ID)')
+    .option('--rounds <n>', 'stop after this many rounds (default: until Ctrl+C or SIGTERM)', wholeNumber(1))
+    .action(later(() => import('./sync-command.js'), 'syncAction'));
+
   program
     .command('demo')
     .description('import the bundled fixtures/ into an embedded sandbox, with real progress output')
@@ -180,7 +189,11 @@ function registerSandboxCommand(program: Command): void {
     .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
     .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')
     .option('--seed-users <file>', "users the app already has (CSV/JSON/NDJSON, uid or a user map's to)")
-    .option('--source <name>', "serve a fake of this live source instead: one of pull's sources (docs/sandbox.md)")
+    .option(
+      '--source <name>',
+      `serve a fake of this live source instead (${SOURCE_NAMES.join(', ')}; docs/sandbox.md)`,
+      oneOf(SOURCE_NAMES, 'The source'),
+    )
     .option('--users <n>', 'with --source: users in the generated world (default 50)', wholeNumber(1))
     .option('--channels <n>', 'with --source: channels (default 20, at most 4096)', wholeNumber(0, 4096))
     .option('--messages <n>', 'with --source: messages in all, made on demand (default 3000)', nonNegative)

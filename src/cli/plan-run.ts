@@ -54,6 +54,16 @@ export async function planRun(
   return plan;
 }
 
+/**
+ * What the checkpoint remembers of a preset's export: the preset and the folder, not today's files,
+ * so a later delta folder in it is the same migration. `sync` opens its run with it before it has
+ * pulled anything to plan.
+ */
+export function presetIdentity(config: MigrateConfig, baseDir: string): { preset: string; from: string } | undefined {
+  if (!config.preset || !config.from) return undefined;
+  return { preset: config.preset, from: path.resolve(baseDir, config.from) };
+}
+
 async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap = false }): Promise<RunPlan> {
   if (config.preset) {
     if (!(PRESET_NAMES as readonly string[]).includes(config.preset)) {
@@ -64,7 +74,7 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
     }
     if (!config.from)
       throw new ConfigError('CONFIG_INVALID', `--preset ${config.preset} needs --from <export folder or file>`);
-    const from = path.resolve(baseDir, config.from);
+    const { from } = presetIdentity(config, baseDir)!;
     const idMapFile = writeIdMap ? idMapPathOf(config.checkpoint) : undefined;
     // media.exportFiles: relative paths become URLs the media pass finds the files by (docs/media.md).
     const carryFiles = config.media?.exportFiles === true;
@@ -83,7 +93,7 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
     const exportFolder = carryFiles ? { baseUrl: mediaBaseUrl!.replace(/\/+$/, ''), folder: from } : undefined;
     return {
       plans: prepared.plans,
-      sourcesIdentity: { preset: config.preset, from },
+      sourcesIdentity: presetIdentity(config, baseDir),
       idRule: config.idRule as IdRule,
       idMap,
       exportFolder,

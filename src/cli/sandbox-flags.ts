@@ -35,6 +35,7 @@ export interface SandboxFlags {
   loseShare?: number;
   losePattern?: string;
   seedUsers?: string;
+  /** One of SOURCE_NAMES: commander checked it. */
   source?: string;
   users?: number;
   channels?: number;

@@ -4,6 +4,7 @@
  * reaches it; the fake's credentials are made up, so printing them is the point.
  */
 import { ConfigError, ExitCode } from '../errors.js';
+import type { FakeSourceName } from '../sandbox/sources/registry.js';
 import { type SandboxFlags, tlsOption, untilStopped, writeCertificate } from './sandbox-flags.js';
 
 /** The import sandbox's flags that mean nothing to a fake source: refused rather than ignored. */
@@ -36,13 +37,6 @@ export const CONTROL_ROUTES = [
 ];
 
 export async function fakeSourceAction(flags: SandboxFlags): Promise<number> {
-  const { FAKE_SOURCE_NAMES, loadFake } = await import('../sandbox/sources/registry.js');
-  // Checked here, not by commander's choices: the names would load the registry for every --help.
-  const name = FAKE_SOURCE_NAMES.find((n) => n === flags.source?.toLowerCase());
-  if (name === undefined) {
-    const message = `sandbox --source: ${flags.source} is not a source; one of ${FAKE_SOURCE_NAMES.join(', ')}`;
-    throw new ConfigError('SANDBOX_OPTIONS', message, { exitCode: ExitCode.usage });
-  }
   const refused = IMPORT_ONLY.filter(([key]) => flags[key] !== undefined).map(([, flag]) => flag);
   if (flags.keepRecords === false) refused.push('--no-keep-records');
   if (refused.length > 0) {
@@ -50,11 +44,12 @@ export async function fakeSourceAction(flags: SandboxFlags): Promise<number> {
     const message = `sandbox --source: ${refused.join(', ')} ${verb} for the import sandbox only`;
     throw new ConfigError('SANDBOX_OPTIONS', message, { exitCode: ExitCode.usage });
   }
+  const { loadFake } = await import('../sandbox/sources/registry.js');
   const { startFakeServer } = await import('../sandbox/sources/fake-server.js');
   const tls = await tlsOption(flags);
   const seed = flags.seed ?? 1;
   const fake = await startFakeServer({
-    source: await loadFake(name),
+    source: await loadFake(flags.source as FakeSourceName),
     world: { users: flags.users, channels: flags.channels, messages: flags.messages, seed },
     host: flags.host,
     port: flags.port,

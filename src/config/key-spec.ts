@@ -40,6 +40,7 @@ export const COMMAND_NAMES = [
   'ids',
   'ids of',
   'pull',
+  'sync',
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 

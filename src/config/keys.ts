@@ -19,11 +19,13 @@ import {
 export * from './key-spec.js';
 
 /** The commands that send to the service with the key. */
-const SEND = ['import', 'verify', 'undo', 'replay'] as const;
+const SEND = ['import', 'verify', 'undo', 'replay', 'sync'] as const;
+/** The commands told what export to read (sync reads the folder it pulls into, as its preset). */
+const EXPORT = ['import', 'validate', 'verify', 'replay'] as const;
 /** The commands that read the export (replay reads it for its ids and maps). */
-const READ = ['import', 'validate', 'verify', 'replay'] as const;
+const READ = [...EXPORT, 'sync'] as const;
 /** The commands that send records through the import endpoints (verify --repair too). */
-const IMPORT = ['import', 'verify', 'replay'] as const;
+const IMPORT = ['import', 'verify', 'replay', 'sync'] as const;
 
 export const CONFIG_KEYS = {
   appId: {
@@ -88,7 +90,7 @@ export const CONFIG_KEYS = {
   sources: {
     kind: 'sources',
     group: 'sources',
-    commands: READ,
+    commands: EXPORT,
     alwaysSet: true,
     example: EXAMPLE_SOURCES,
     help: 'one source per entity (users, groups, members, messages): its files and how to read them (below)',
@@ -104,7 +106,7 @@ export const CONFIG_KEYS = {
   checkpoint: {
     kind: 'path',
     group: 'checkpoint',
-    commands: ['import', 'validate', 'status', 'verify', 'undo', 'replay', 'report', 'ids', 'pull'],
+    commands: ['import', 'validate', 'status', 'verify', 'undo', 'replay', 'report', 'ids', 'pull', 'sync'],
     default: '.migrate-checkpoint.json',
     flag: '--checkpoint <file>',
     help: 'checkpoint file: the progress of the run',
@@ -115,7 +117,7 @@ export const CONFIG_KEYS = {
   rejects: {
     kind: 'path',
     group: 'checkpoint',
-    commands: ['import', 'validate', 'verify', 'undo', 'replay', 'report'],
+    commands: ['import', 'validate', 'verify', 'undo', 'replay', 'report', 'sync'],
     default: 'migrate-rejects.ndjson',
     flag: '--rejects <file>',
     help: 'rejects file: refused records, NDJSON, appended across runs',
@@ -125,7 +127,7 @@ export const CONFIG_KEYS = {
     kind: 'int',
     min: 0,
     group: 'checkpoint',
-    commands: ['import', 'verify', 'undo', 'replay'],
+    commands: ['import', 'verify', 'undo', 'replay', 'sync'],
     default: 200,
     flag: '--checkpoint-interval-ms <n>',
     help: 'shortest time between checkpoint writes while batches are answered; 0: after every batch',
@@ -181,7 +183,7 @@ export const CONFIG_KEYS = {
   sourceBaseUrl: {
     kind: 'url',
     group: 'pull',
-    commands: ['pull'],
+    commands: ['pull', 'sync'],
     flag: '--source-base-url <url>',
     shownDefault: "the source's own API host",
     help: "the live source's API base URL: a regional endpoint, a proxy, or a local fake (pull --base-url)",
@@ -190,7 +192,7 @@ export const CONFIG_KEYS = {
   sourceRequestsPerMinute: {
     kind: 'rate',
     group: 'pull',
-    commands: ['pull'],
+    commands: ['pull', 'sync'],
     flag: '--source-requests-per-minute <n>',
     shownDefault: "the source's documented rate",
     help: 'client-side rate limit of the requests to the source, or "auto" (learnt from its rate headers)',
@@ -201,7 +203,7 @@ export const CONFIG_KEYS = {
     min: 1,
     max: 16,
     group: 'pull',
-    commands: ['pull'],
+    commands: ['pull', 'sync'],
     default: 4,
     flag: '--source-concurrency <n>',
     help: 'channels pulled at once',
@@ -212,15 +214,25 @@ export const CONFIG_KEYS = {
     max: 60,
     maxWhy: 'the pull keeps the ids of the last hour of each channel',
     group: 'pull',
-    commands: ['pull'],
+    commands: ['pull', 'sync'],
     default: 10,
     flag: '--lookback <minutes>',
     help: '`pull --since auto` reads again this far back from the newest message pulled, for late edits and replies',
   },
+  syncIntervalSeconds: {
+    kind: 'int',
+    min: 1,
+    group: 'pull',
+    commands: ['sync'],
+    default: 60,
+    flag: '--interval <seconds>',
+    help: '`sync`: the wait between the end of a round (pull, import, verify) and the start of the next',
+    doc: "See [Cutover](cutover.md) for choosing it against the source's rate limit.",
+  },
   restRequestsPerMinute: {
     kind: 'rate',
     group: 'sending',
-    commands: ['verify', 'undo'],
+    commands: ['verify', 'undo', 'sync'],
     default: DEFAULT_REST_REQUESTS_PER_MINUTE,
     flag: '--rest-requests-per-minute <n>',
     help:
@@ -235,7 +247,7 @@ export const CONFIG_KEYS = {
     kind: 'int',
     min: 0,
     group: 'sending',
-    commands: ['import', 'validate', 'verify'],
+    commands: ['import', 'validate', 'verify', 'sync'],
     default: 180,
     flag: '--retention-days <n>',
     help: "days of messages the app keeps (the vendor's default: about 6 months, 180); 0: unlimited",
@@ -248,7 +260,7 @@ export const CONFIG_KEYS = {
   preset: {
     kind: 'string',
     group: 'presets',
-    commands: READ,
+    commands: EXPORT,
     flag: '--preset <name>',
     choices: PRESET_CHOICES,
     example: null,
@@ -258,7 +270,7 @@ export const CONFIG_KEYS = {
   from: {
     kind: 'path',
     group: 'presets',
-    commands: READ,
+    commands: EXPORT,
     flag: '--from <path>',
     example: null,
     help: 'the export folder, .zip or file for the preset',

@@ -4,6 +4,7 @@
  * 5xx and dropped connections are met as the import meets the service's. The credentials' headers go
  * to the base URL's origin only: a next-page link to another origin is refused, never followed.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { RemoteError } from '../errors.js';
 import { createDispatcher } from './dispatcher.js';
 import { proxyFor, readProxySettings, type ProxySettings } from './proxy-env.js';
@@ -33,6 +34,12 @@ export interface SourceRequest {
    * 5xx tried again): Slack's `{"ok": false, "error": "ratelimited"}`, a 404 that means "none".
    */
   judge?: (answer: SourceAnswer) => Verdict<SourceAnswer> | undefined;
+  /**
+   * The source's reading of an answer's headers before the run's limiter sees them: Discord's
+   * `X-RateLimit-Limit` counts one route's window of seconds, not the minute the limiter keeps, so its
+   * source tracks those buckets itself and hands the limiter only what fits (Retry-After).
+   */
+  rateHeaders?: (headers: IncomingHttpHeaders) => IncomingHttpHeaders;
 }
 
 /** What the pull's sources call: a GET or POST, its whole answer read. */
@@ -112,7 +119,8 @@ export class SourceClient implements SourceHttp {
           signal,
         });
         const text = await res.body.text();
-        return { status: res.statusCode, headers: res.headers, text, body: parseJson(text) };
+        const seen = request.rateHeaders ? request.rateHeaders(res.headers) : res.headers;
+        return { status: res.statusCode, headers: seen, text, body: parseJson(text) };
       },
       judge: (answer, kind) => {
         const own = request.judge?.(answer);

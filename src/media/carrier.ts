@@ -17,8 +17,11 @@ import { Bandwidth } from './bandwidth.js';
 import { Bucket } from './bucket.js';
 import { downloadFile, hashLocalFile, type DownloadContext, type Fetched } from './download.js';
 import type { HostRules } from './host-rules.js';
+import { streamLinkOriginOf } from '../http/stream-links.js';
+import { linkExpired, StreamLinkRefresher } from './link-refresh.js';
 import type { MediaEntry, MediaMap } from './media-map.js';
 import type { MediaSource } from './media-sources.js';
+import type { DeclaredType } from './web-page.js';
 import { guardedLookup } from './safe-address.js';
 
 /** What a run did with media. */
@@ -67,6 +70,8 @@ export class MediaCarrier {
   private readonly limit: LimitFunction;
   private readonly download: DownloadContext;
   private tempSeq = 0;
+  /** Made when the first expired Stream link is met: most imports have none. */
+  private refresher: StreamLinkRefresher | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   /** Keys being uploaded now: a second source with the same bytes waits for the first. */
   private readonly uploading = new Map<string, Promise<void>>();
@@ -143,7 +148,7 @@ export class MediaCarrier {
     const temp = path.join(this.tempDir, String(this.tempSeq++));
     let fetched: Fetched;
     if (item.file !== undefined) fetched = await this.hashExportFile(item);
-    else fetched = await downloadFile(item.url!, temp, this.download, item.declared);
+    else fetched = await this.fetchUrl(item.url!, temp, item.declared);
     if (!fetched.ok) return this.fail(item, fetched.reason);
     const { file } = fetched;
     try {
@@ -163,6 +168,26 @@ export class MediaCarrier {
     } finally {
       if (file.temp) await rm(file.path, { force: true });
     }
+  }
+
+  /**
+   * A URL's bytes; a Stream CDN link the pull marked (link-refresh.ts) is asked of Stream again when it
+   * has expired, by its `Expires` or by the CDN's 403/410, and its fresh link downloaded instead.
+   */
+  private async fetchUrl(url: string, temp: string, declared: DeclaredType | undefined): Promise<Fetched> {
+    const origin = streamLinkOriginOf(url);
+    if (origin === undefined) return downloadFile(url, temp, this.download, declared);
+    // A link known to be expired is not tried: its 403 would only cost a request.
+    if (!linkExpired(url, this.options.clock.now())) {
+      const first = await downloadFile(url, temp, this.download, declared);
+      if (first.ok || !/^HTTP (403|410)\b/.test(first.reason)) return first;
+    }
+    const { env, policy, clock, proxy, timeoutMs, signal } = this.options;
+    this.refresher ??= new StreamLinkRefresher({ env, policy, clock, proxy, timeoutMs, signal });
+    const fresh = await this.refresher.refresh(origin);
+    if ('reason' in fresh) return { ok: false, reason: fresh.reason };
+    const again = await downloadFile(fresh.url, temp, this.download, declared);
+    return again.ok ? again : { ok: false, reason: `${again.reason} (from the fresh link Stream gave)` };
   }
 
   /** Puts the bytes under `key` unless the bucket has them; true when this call uploaded them. */
@@ -216,6 +241,7 @@ export class MediaCarrier {
 
   async close(): Promise<void> {
     this.bucket.close();
+    await this.refresher?.close();
     await this.download.dispatcher.close().catch(() => undefined);
     await rm(this.tempDir, { recursive: true, force: true });
   }

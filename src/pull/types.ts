@@ -40,6 +40,8 @@ export interface Page<C> {
   next?: C;
   /** Kept in the state with this page, atomically: what a later step needs on resume (channels...). */
   remember?: ReadonlyArray<readonly [string, unknown]>;
+  /** Records of other entities written inside this page's items (a channel's members): for the counts. */
+  nested?: Partial<Record<PullEntity, number>>;
 }
 
 /** What a stream did in this run. */

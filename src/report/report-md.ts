@@ -3,6 +3,7 @@ import { formatDuration } from './summary.js';
 import { plural } from './words.js';
 import { blockedSentence, PARENTS_SHOWN, undoneWords } from './html/render-sections.js';
 import { OVERVIEW_ROWS, type ReportData } from './html/report-data.js';
+import { renderSyncMarkdown } from './html/report-sync.js';
 
 const n = (v: number | undefined) => (v === undefined ? '–' : v.toLocaleString('en-US'));
 /** A table cell: a pipe or a line break would end it. */
@@ -29,6 +30,7 @@ export function renderMarkdown(data: ReportData): string {
       out.push(`| skipped: ${md(reason)} | ${columns.map(([, r]) => n(r.skippedBy[reason] ?? 0)).join(' | ')} |`);
     out.push('');
   }
+  out.push(...renderSyncMarkdown(data.syncRounds));
   const { media } = data.ledger;
   if (media.notCarried > 0) {
     out.push(`### Attachments not carried: ${n(media.notCarried)} (their messages wait)`, '');

@@ -98,6 +98,10 @@ export class PullSession implements PullContext {
           facts: page.remember?.map(([k, v]): [string, unknown] => [k, v]),
         });
         counts.elapsedMs = Date.now() - this.startedAt;
+        for (const [entity, n] of Object.entries(page.nested ?? {}) as Array<[PullEntity, number]>) {
+          this.counts[entity].read += n;
+          this.counts[entity].imported += n;
+        }
         events.progress(spec.entity, counts);
         more = page.next !== undefined;
         cursor = page.next;

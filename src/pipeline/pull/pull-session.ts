@@ -48,6 +48,8 @@ export interface PullSummary {
   retries: number;
   rateLimited: number;
   elapsedMs: number;
+  /** The newest message time pulled so far from any channel, this run or before (ms): sync's lag. */
+  newestMessageMs?: number;
 }
 
 export async function pullInRun(run: Run, options: PullOptions): Promise<PullSummary> {
@@ -129,6 +131,7 @@ export async function pullInRun(run: Run, options: PullOptions): Promise<PullSum
       retries,
       rateLimited,
       elapsedMs: Date.now() - startedAt,
+      newestMessageMs: newestOf(journal),
     };
   } finally {
     await journal.close();
@@ -204,4 +207,12 @@ function sinceOf(journal: PullJournal, info: PullRunInfo): PullSince {
 /** When the last pull run before `info` began: what `auto` counts from. */
 function lastEndedStart(journal: PullJournal, info: PullRunInfo): number | undefined {
   return journal.runs.filter((r) => r.endedAt !== undefined && r.id !== info.id).at(-1)?.startedAt;
+}
+
+/** The newest message any pull of this folder wrote, from the channels' marks. */
+function newestOf(journal: PullJournal): number | undefined {
+  let newest: number | undefined;
+  for (const mark of journal.channels.values())
+    if (newest === undefined || mark.newestMs > newest) newest = mark.newestMs;
+  return newest;
 }

@@ -1,7 +1,7 @@
 import type { EntityName } from '../../entities/types.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { BatchSender } from '../import/send-batch.js';
-import { verifyInRun } from '../verify/verify-session.js';
+import { logVerifyEnd, recordVerdict, verifyInRun } from '../verify/verify-session.js';
 import type { RepairOutcome, VerifyResult } from '../verify/verify-result.js';
 import { RepairSender } from './repair-sender.js';
 import { IdLog } from '../../checkpoint/id-log.js';
@@ -26,30 +26,13 @@ export interface VerifyRunOptions {
 export async function verifyOrRepair(run: Run, options: VerifyRunOptions): Promise<VerifyResult> {
   const result = options.repair ? await verifyThenRepair(run, options) : await verifyInRun(run, options);
   const whole = options.entities === undefined && options.sample === 0;
-  if (run.ledger && whole && !run.stop.aborted) {
-    const sum = (key: 'expected' | 'present' | 'missing' | 'different' | 'beyondRetention') =>
-      Object.values(result.entities).reduce((n, v) => n + (v?.[key] ?? 0), 0);
-    run.ledger.recordVerify({
-      at: new Date().toISOString(),
-      ok: result.ok,
-      expected: sum('expected'),
-      present: sum('present'),
-      missing: sum('missing'),
-      different: sum('different'),
-      beyondRetention: sum('beyondRetention'),
-    });
-  }
+  if (whole) recordVerdict(run, result);
   return result;
 }
 
 /** The run log's last lines of a verify: the figures per entity (not the lists), which the report shows. */
 export function verifyEnd(result: VerifyResult, run: Run): RunEnd {
-  const entities: Record<string, Record<string, number>> = {};
-  for (const [entity, v] of Object.entries(result.entities)) {
-    const { expected, present, missing, different, extra, beyondRetention } = v;
-    entities[entity] = { expected, present, missing, different, extra, beyondRetention };
-  }
-  run.log.event('verify-end', { entities, requests: result.requests, repair: result.repair });
+  logVerifyEnd(run, result);
   return { status: result.ok ? 'completed' : 'completed-with-differences', fields: { exitCode: result.ok ? 0 : 3 } };
 }
 

@@ -70,3 +70,32 @@ export async function verifyInRun(run: Run, options: VerifySessionOptions): Prom
     onMissing: options.onMissing,
   });
 }
+
+/**
+ * Puts a verdict over the whole export into the ledger (what the status line's proof rests on); a
+ * stopped reading proves nothing and is left out.
+ */
+export function recordVerdict(run: Run, result: VerifyResult): void {
+  if (!run.ledger || run.stop.aborted) return;
+  const sum = (key: 'expected' | 'present' | 'missing' | 'different' | 'beyondRetention') =>
+    Object.values(result.entities).reduce((n, v) => n + (v?.[key] ?? 0), 0);
+  run.ledger.recordVerify({
+    at: new Date().toISOString(),
+    ok: result.ok,
+    expected: sum('expected'),
+    present: sum('present'),
+    missing: sum('missing'),
+    different: sum('different'),
+    beyondRetention: sum('beyondRetention'),
+  });
+}
+
+/** The run log's `verify-end` line: the figures per entity (not the lists), which the report shows. */
+export function logVerifyEnd(run: Run, result: VerifyResult): void {
+  const entities: Record<string, Record<string, number>> = {};
+  for (const [entity, v] of Object.entries(result.entities)) {
+    const { expected, present, missing, different, extra, beyondRetention } = v;
+    entities[entity] = { expected, present, missing, different, extra, beyondRetention };
+  }
+  run.log.event('verify-end', { entities, requests: result.requests, repair: result.repair });
+}

@@ -91,6 +91,9 @@ function recognizeDocument(doc: JsonObject): Recognized | undefined {
   // DiscordChatExporter: {"guild": {...}, "channel": {"id", "type", ...}, "messages": [...]}.
   if (isObject(doc.guild) && isObject(doc.channel) && 'id' in doc.channel)
     return { preset: 'discord', kind: 'messages', records: { at: 'messages' } };
+  // `pull discord`'s member list: {"guildMembers": {guild}, "members": [...]}.
+  if (isObject(doc.guildMembers) && Array.isArray(doc.members))
+    return { preset: 'discord', kind: 'users', records: { at: 'members' } };
   // Stream's channel export v1, one channel per file.
   if (isObject(doc.channel) && typeof doc.channel.cid === 'string')
     return { preset: 'stream', kind: 'mixed', records: { at: 'messages' } };

@@ -1,8 +1,9 @@
 /**
  * DiscordChatExporter JSON: one file per channel, `{"guild", "channel", "dateRange", "messages",
  * "messageCount"}`. The export has no user or member lists: users are the message authors, and a
- * channel's members are the people who wrote in it. Files are read oldest first (by their first
- * message), each message by message.
+ * channel's members are the people who wrote in it. `pull discord` adds the guild's member list
+ * (`{"guildMembers", "members"}`), whose people become users even if they never wrote. Files are read
+ * oldest first (by their first message), each message by message.
  */
 import type { JsonObject } from '../../entities/types.js';
 import { InputError } from '../../errors.js';
@@ -36,10 +37,15 @@ interface ChannelFile {
 
 export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
   const files: ChannelFile[] = [];
-  for (const rel of ctx.tree.files.filter((f) => f.toLowerCase().endsWith('.json'))) {
+  const memberLists: string[] = [];
+  // A pull's run folders in the order they were pulled, so what a later delta adds comes after what
+  // an earlier import saw: the derived lists (users, channels, members) only grow at their end.
+  const jsonFiles = ctx.tree.files.filter((f) => f.toLowerCase().endsWith('.json'));
+  for (const rel of [...jsonFiles].sort((a, b) => byCodeUnit(pullRunKey(a), pullRunKey(b)))) {
     const key = await firstKey(ctx, rel);
     if (key === 'guild' || key === 'channel')
       files.push({ rel, channel: {}, guild: {}, line: 0, authors: new Map(), earliest: Number.POSITIVE_INFINITY });
+    else if (key === 'guildMembers') memberLists.push(rel);
   }
   if (files.length === 0)
     throw new InputError('INPUT_NOT_PRESET', 'not a DiscordChatExporter export: no JSON file starting with "guild"', {
@@ -47,6 +53,9 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
     });
 
   const people = new People(ctx);
+  const runOrder = (rel: string) => pullRunKey(rel);
+  for (const rel of memberLists.sort((a, b) => byCodeUnit(runOrder(a), runOrder(b))))
+    await seeMembers(ctx, people, rel);
   for (const f of files) {
     const where = ctx.tree.where(f.rel);
     for await (const { value, line, path } of objectsIn(ctx, f.rel, DESCEND)) {
@@ -65,7 +74,9 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
       }
     }
   }
-  files.sort((a, b) => a.earliest - b.earliest || byCodeUnit(a.rel, b.rel));
+  files.sort(
+    (a, b) => byCodeUnit(runOrder(a.rel), runOrder(b.rel)) || a.earliest - b.earliest || byCodeUnit(a.rel, b.rel),
+  );
   // DiscordChatExporter's --partition writes one channel in several files (`[part 2]`), a reply
   // often in another part than its message: a channel is one group, whatever the files.
   const channels = new Map<string, ChannelFile[]>();
@@ -102,11 +113,14 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
           .filter((f) => f.conversation!.kind === 'group')
           .flatMap((f) =>
             [...f.channelAuthors!].map(([author, at]) => ({
+              rel: at.file,
               file: ctx.tree.where(at.file),
               line: at.line,
               value: memberRecord({ guid: ctx.guids.of(channelId(f)), uid: ctx.uids.of(author), scope: 'participant' }),
             })),
-          ),
+          )
+          // A pull's later run adds members at the end (a stable sort keeps each run's own order).
+          .sort((a, b) => byCodeUnit(runOrder(a.rel), runOrder(b.rel))),
       ),
     ],
     messages: files.map((f) =>
@@ -124,6 +138,34 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
 }
 
 const channelId = (f: ChannelFile): string => str(f.channel.id) ?? f.rel;
+
+/** The guild's members a pull wrote: users, even those who never wrote a message. */
+async function seeMembers(ctx: PresetContext, people: People, rel: string): Promise<void> {
+  const where = ctx.tree.where(rel);
+  for await (const { value, line, path } of objectsIn(ctx, rel, DESCEND_MEMBERS)) {
+    if (path[0] !== 'members') continue;
+    const author = discordAuthor({ author: value }, ctx);
+    if (author === undefined || (author.isBot && !ctx.options.includeBots)) continue;
+    people.see(
+      author.id,
+      { ...author.person, metadata: { ...author.person.metadata, joinedAt: str(value.joinedAt) } },
+      where,
+      line,
+    );
+  }
+}
+
+const DESCEND_MEMBERS = (p: JsonPath) => p.length === 0 || (p.length === 1 && p[0] === 'members');
+
+/**
+ * The pull run a file was written by (`full-<stamp>/...`, `delta-<stamp>/...`: its stamp, which sorts
+ * in time), or '' for a file of an exporter's own folder.
+ */
+function pullRunKey(rel: string): string {
+  const slash = rel.indexOf('/');
+  const m = slash < 0 ? null : /^(?:full|delta)-(.+)$/.exec(rel.slice(0, slash));
+  return m === null ? '' : m[1];
+}
 
 function channelEntry(ctx: PresetContext, f: ChannelFile): ListEntry {
   const c = f.channel;

@@ -41,6 +41,8 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
     else if (CHANNEL_KEYS.has(key)) kinds.channels.push(rel);
     else if (key === 'messages' || key === 'channel') kinds.messages.push(rel);
   }
+  kinds.users.sort(byPullRun);
+  kinds.channels.sort(byPullRun);
   if (kinds.users.length + kinds.channels.length + kinds.messages.length === 0) {
     const csv = ctx.tree.files.some((f) => f.toLowerCase().endsWith('.csv'));
     throw new InputError(
@@ -59,7 +61,11 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
   }
 
   const channels = new Map<string, SendbirdChannel>();
-  const register = (c: JsonObject, open: boolean, file: string, line: number): SendbirdChannel => {
+  // The channels file each channel was first met in, and its group as mapped there: `pull` writes a
+  // channel again in a later run's folder with only its new members, and the group stays as first
+  // pulled (sent again as it was, it is an exact copy, skipped as such; its members still count).
+  const first = new Map<string, { rel: string; group: ReturnType<typeof mapSendbirdChannel> }>();
+  const register = (c: JsonObject, open: boolean, file: string, line: number, rel?: string): SendbirdChannel => {
     const url = str(c.channel_url) ?? '';
     const members = sendbirdMembers(c);
     const listed = new Map(
@@ -71,6 +77,8 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
     }
     const creator = isObject(c.created_by) ? str(c.created_by.user_id) : undefined;
     if (creator !== undefined) people.see(creator, { name: str((c.created_by as JsonObject).nickname) }, file, line);
+    const before = channels.get(url);
+    if (before !== undefined && rel !== undefined && first.get(url)?.rel !== rel) return before;
     // A distinct channel of exactly two members is their user-to-user conversation.
     const direct =
       !open && c.is_distinct === true && members.length === 2 && Array.isArray(c.members) && c.members.length === 2;
@@ -84,11 +92,12 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
     };
     if (!direct) ctx.idMap.add('groups', url, ctx.guids.of(url));
     channels.set(url, channel);
+    if (rel !== undefined && !first.has(url)) first.set(url, { rel, group: mapSendbirdChannel(c, channel, ctx) });
     return channel;
   };
   for (const rel of kinds.channels) {
     for await (const { value, line, path } of objectsIn(ctx, rel, CHANNELS_DESCEND)) {
-      register(value, path[0] === 'open_channels' || value.channel_type === 'open', ctx.tree.where(rel), line);
+      register(value, path[0] === 'open_channels' || value.channel_type === 'open', ctx.tree.where(rel), line, rel);
     }
   }
 
@@ -168,7 +177,12 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
           display: `sendbird:${rel}`,
           descend: CHANNELS_DESCEND,
           reportProblems: true,
-          map: (c) => [mapSendbirdChannel(c, channelOf(c), ctx)],
+          map: (c) => {
+            const earlier = first.get(str(c.channel_url) ?? '');
+            return [
+              earlier !== undefined && earlier.rel !== rel ? earlier.group : mapSendbirdChannel(c, channelOf(c), ctx),
+            ];
+          },
         }),
       ),
       listInput(
@@ -225,6 +239,13 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
 }
 
 const at = (f: { file: string; line: number }) => ({ file: f.file, line: f.line });
+
+/**
+ * The folders `chat-migrate pull` writes, `full-<UTC stamp>` and `delta-<UTC stamp>`, in the order
+ * they were pulled (their stamps), whatever their kind; other paths as they are.
+ */
+const pullRunKey = (rel: string) => rel.replace(/^(?:full|delta)-(?=\d)/, '');
+const byPullRun = (a: string, b: string) => byCodeUnit(pullRunKey(a), pullRunKey(b));
 
 /** For the pre-pass, where only the sender and skip matter, not the receiver. */
 const placeholderChannel: SendbirdChannel = { url: '', open: false, conversation: { kind: 'group', guid: 'unknown' } };

@@ -2,8 +2,8 @@
  * Stream (getstream.io): its import format and its channel export (see read.ts for the
  * layouts), one file or a folder/zip of them. Two sweeps before the run, both streaming: the first
  * learns the channels (and the member lists of `!members-` channels, which a v1 export writes after
- * the messages) and the import file's reactions; the second finds the users and channels the
- * records need and writes the id map.
+ * the messages and a v2 export as member lines naming their channel) and the import file's
+ * reactions; the second finds the users and channels the records need and writes the id map.
  */
 import type { JsonObject, SourceItem } from '../../entities/types.js';
 import { InputError } from '../../errors.js';
@@ -52,7 +52,9 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
 
   const known: Known = { channels: new Map(), holders: new Map(), reactions: new Map(), missing: new Map() };
   const people = new People(ctx);
+  // Member ids of each channel, for `!members-` channels: by v1 object (`rel#holder`), or by cid (v2 lines).
   const memberLists = new Map<string, string[]>();
+  const linedMembers = new Map<string, string[]>();
   // What each file holds, so a file gets inputs only for the entities it has (each input reads it once).
   const holds = new Map<string, Set<StreamKind | 'users'>>();
   const earliest = new Map<string, number>();
@@ -78,11 +80,16 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
         };
         if (Array.isArray(c.member_ids)) channel.distinctMembers = c.member_ids.map(String);
         known.channels.set(key, channel);
-      } else if (e.kind === 'member' && e.holder !== undefined) {
-        const list = memberLists.get(`${rel}#${e.holder}`) ?? [];
-        const uid = idOf(e.value.user_id) ?? idOf(e.value.user);
-        if (uid !== undefined && list.length <= 2) list.push(uid);
-        memberLists.set(`${rel}#${e.holder}`, list);
+      } else if (e.kind === 'member') {
+        // A v1 object's members belong to its channel (known once read); a v2 line names its channel.
+        const v = e.value;
+        const list =
+          e.holder !== undefined
+            ? listOf(memberLists, `${rel}#${e.holder}`)
+            : listOf(linedMembers, str(v.cid) ?? channelKey(str(v.channel_type), str(v.channel_id), undefined) ?? '');
+        const uid = idOf(v.user_id) ?? idOf(v.user);
+        // Up to three: enough to tell two people from a group. Pulls may list a member again in a delta.
+        if (uid !== undefined && list.length <= 2 && !list.includes(uid)) list.push(uid);
       } else if (e.kind === 'reaction') {
         const messageId = str(e.value.message_id) ?? '';
         const list = known.reactions.get(messageId) ?? [];
@@ -95,10 +102,12 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
       }
     }
   }
-  for (const [holder, list] of memberLists) {
-    const channel = known.channels.get(known.holders.get(holder) ?? '');
+  const distinct = (key: string | undefined, list: string[]) => {
+    const channel = known.channels.get(key ?? '');
     if (channel?.id.startsWith(DISTINCT_ID) && channel.distinctMembers === undefined) channel.distinctMembers = list;
-  }
+  };
+  for (const [holder, list] of memberLists) distinct(known.holders.get(holder), list);
+  for (const [key, list] of linedMembers) distinct(key, list);
   // A distinct channel of exactly two people is their user-to-user conversation.
   for (const channel of known.channels.values()) {
     const m = channel.distinctMembers;
@@ -158,6 +167,15 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
   const groups = [...per('channel'), listInput('stream:channels-from-messages', missing)];
   const members = per('member');
   return plansOf({ users, groups, members, messages: per('message') });
+}
+
+function listOf(lists: Map<string, string[]>, key: string): string[] {
+  let list = lists.get(key);
+  if (list === undefined) {
+    list = [];
+    lists.set(key, list);
+  }
+  return list;
 }
 
 function seeUser(people: People, user: unknown, file: string, line: number): void {

@@ -4,6 +4,7 @@ import { escapeHtml as e } from './escape.js';
 import { renderCharts } from './report-charts.js';
 import { OVERVIEW_ROWS, type ReportData } from './report-data.js';
 import { REPORT_CSS } from './report-style.js';
+import { renderSyncHtml } from './report-sync.js';
 import { renderBlocked, renderFiles, renderMedia, renderRejects, renderResults } from './render-sections.js';
 
 const n = (v: number | undefined) => (v === undefined ? '–' : v.toLocaleString('en-US'));
@@ -28,6 +29,7 @@ export function renderHtml(data: ReportData): string {
     renderBlocked(data),
     renderMedia(data),
     runsTable(data),
+    renderSyncHtml(data.syncRounds),
     `<h2>Charts</h2>`,
     charts.length > 0 ? charts.join('\n') : '<p class="muted">No samples yet: no import has sent anything.</p>',
     renderResults(data),

@@ -5,6 +5,7 @@ import { runLogPathOf } from '../../checkpoint/state-files.js';
 import type { EntityName } from '../../entities/types.js';
 import { readRejects, type RejectCode } from './report-rejects.js';
 import { runsOf, type RunRecord } from './report-runs.js';
+import { syncRoundsOf, type SyncRound } from './report-sync.js';
 
 /**
  * The overview's rows, for the HTML and the Markdown alike; `optional` ones show only when some
@@ -39,6 +40,8 @@ export interface ReportData {
   rejectsPath?: string;
   checkpoint?: CheckpointData;
   runs: RunRecord[];
+  /** The rounds of `sync` and `sync --final`, from the run log: the cutover timeline. */
+  syncRounds: SyncRound[];
   /** Every figure of the migration, from its ledger. */
   ledger: LedgerView;
   state: LedgerState;
@@ -82,6 +85,7 @@ export async function loadReportData(sources: ReportSources): Promise<ReportData
     rejectsPath,
     checkpoint,
     runs,
+    syncRounds: syncRoundsOf(log.lines),
     ledger,
     state: ledger.state,
     statusLine: ledger.statusLine,

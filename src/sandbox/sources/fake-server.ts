@@ -48,6 +48,9 @@ export interface FakeServerHandle {
 
 type Counters = Omit<FakeStats, 'messages'>;
 
+const MAX_PATHS = 1000;
+const OTHER_PATHS = '(other paths)';
+
 function emptyCounters(): Counters {
   return {
     requests: 0,
@@ -108,7 +111,11 @@ class FakeServer {
   private readonly server: Server;
   private readonly now: () => number;
   private counters = emptyCounters();
+  /** Distinct paths in `byPath`, without `(other paths)`. */
+  private paths = 0;
   private closing?: Promise<void>;
+  /** `host:port` once listening. */
+  private origin = 'localhost';
 
   constructor(
     private readonly options: FakeServerOptions,
@@ -141,7 +148,8 @@ class FakeServer {
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         const bound = (this.server.address() as AddressInfo).port;
-        const url = `${this.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+        this.origin = `${host.includes(':') ? `[${host}]` : host}:${bound}`;
+        const url = `${this.tls ? 'https' : 'http'}://${this.origin}`;
         resolve({
           url,
           port: bound,
@@ -173,7 +181,7 @@ class FakeServer {
   private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const read = await readBody(req);
     if (!read.ok && read.reason === 'aborted') return;
-    const url = new URL(req.url ?? '/', 'http://fake.invalid');
+    const url = this.requestUrl(req);
     const method = req.method ?? 'GET';
     const body = read.ok ? parseBody(read.body, req.headers['content-type']) : undefined;
     if (url.pathname.startsWith('/__fake/')) {
@@ -183,7 +191,13 @@ class FakeServer {
     }
     const c = this.counters;
     c.requests++;
-    c.byPath[url.pathname] = (c.byPath[url.pathname] ?? 0) + 1;
+    // Bounded: a source whose paths name each message must not grow the stats with a million keys.
+    const seen = c.byPath[url.pathname];
+    if (seen !== undefined) c.byPath[url.pathname] = seen + 1;
+    else if (this.paths < MAX_PATHS) {
+      c.byPath[url.pathname] = 1;
+      this.paths++;
+    } else c.byPath[OTHER_PATHS] = (c.byPath[OTHER_PATHS] ?? 0) + 1;
     if (!(await this.delays.wait(this.plan.jitter(this.options.latencyMs ?? 0)))) return;
     const request: FakeRequest = { method, url, headers: req.headers, body };
     const { source } = this.options;
@@ -219,6 +233,21 @@ class FakeServer {
     }
     const reply = await source.route(request, this.world);
     this.reply(res, reply ?? { status: 404, body: { error: `no route ${method} ${url.pathname}` } }, headers);
+  }
+
+  /**
+   * The URL as the client asked for it, its origin from the Host header (the listening address without
+   * one), so a source builds absolute next-page links on the origin the client trusts.
+   */
+  private requestUrl(req: IncomingMessage): URL {
+    const scheme = this.tls ? 'https' : 'http';
+    // Joined, not resolved: a target such as `//other/x` must stay a path on this origin.
+    const target = req.url?.startsWith('/') ? req.url : '/';
+    try {
+      return new URL(`${scheme}://${req.headers.host ?? this.origin}${target}`);
+    } catch {
+      return new URL(`${scheme}://${this.origin}${target}`);
+    }
   }
 
   private reply(res: ServerResponse, reply: FakeReply, headers: Record<string, string> = {}): void {

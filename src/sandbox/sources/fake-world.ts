@@ -4,20 +4,17 @@
  * Each message's time is a closed formula of its index (strictly increasing in a channel), so finding
  * a time or an id is a binary search; messages added through the control route are kept in a list.
  */
-import { ATTACHMENT_KINDS, EMOJI, WORDS } from './fake-words.js';
-import { idWidth, makeChannels, makeUsers, slug } from './fake-people.js';
 import { mulberry32 } from '../fault-plan.js';
-import type { FakeAttachment, FakeChannel, FakeMember, FakeMessage, FakeUser, FakeWorld } from './types.js';
+import { type ChannelPlan, fileBytes, MAX_FAKE_CHANNELS, MessageMaker, messageId, planOf } from './fake-messages.js';
+import { idWidth, makeChannels, makeUsers, slug } from './fake-people.js';
+import { ATTACHMENT_KINDS } from './fake-words.js';
+import type { FakeChannel, FakeMember, FakeMessage, FakeUser, FakeWorld } from './types.js';
+
+export { MAX_FAKE_CHANNELS };
 
 /** The end of the generated history: fixed, so a seed makes the same world on any day. */
 export const FAKE_NOW_MS = Date.UTC(2026, 10, 1);
 export const FAKE_WORLD_DEFAULTS = { users: 50, channels: 20, messages: 3000, seed: 1 } as const;
-/** Message ids hold the channel's index in their low 12 bits (`seq = ms * 4096 + index`). */
-export const MAX_FAKE_CHANNELS = 4096;
-
-const REPLY_SHARE = 0.12;
-const SALT_JITTER = 0x1a77e4;
-const SALT_REPLY = 0x4e91c3;
 
 export interface FakeWorldOptions {
   users?: number;
@@ -38,31 +35,6 @@ export class FakeInputError extends Error {
   ) {
     super(message);
   }
-}
-
-/** A 32-bit mix of three numbers (murmur3's finaliser over an FNV-style fold). */
-function hash3(a: number, b: number, c: number): number {
-  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x7f4a7c15, 0xc2b2ae35);
-  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) ^ Math.imul(c + 0x165667b1, 0x27d4eb2f);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-const unit = (n: number): number => n / 4_294_967_296;
-const messageId = (seq: number): string => String(seq).padStart(16, '0');
-
-interface ChannelPlan {
-  channel: FakeChannel;
-  index: number;
-  /** Generated messages; added ones follow in `added`. */
-  count: number;
-  startMs: number;
-  stepMs: number;
-  jitter: boolean;
-  added: FakeMessage[];
 }
 
 /** Splits `total` messages over the channels by seeded weights; #general (channel 0) talks most. */
@@ -86,6 +58,7 @@ export class GeneratedWorld implements FakeWorld {
   private readonly byChannel = new Map<string, ChannelPlan>();
   private readonly byUser = new Map<string, FakeUser>();
   private readonly names = new Map<string, FakeUser>();
+  private readonly maker: MessageMaker;
 
   constructor(options: FakeWorldOptions = {}) {
     const d = FAKE_WORLD_DEFAULTS;
@@ -102,21 +75,13 @@ export class GeneratedWorld implements FakeWorld {
     this.seed = seed >>> 0;
     this.nowMs = options.nowMs ?? FAKE_NOW_MS;
     this.clock = options.clock ?? Date.now;
+    this.maker = new MessageMaker(this.seed, this.nowMs, (id) => this.byUser.get(id)?.name);
     this.users = makeUsers(users, this.seed, this.nowMs);
     for (const user of this.users) this.indexUser(user);
     this.channels = makeChannels(channels, this.users, this.seed, this.nowMs);
     const counts = channels > 0 ? messageCounts(messages, channels, this.seed) : [];
-    this.plans = this.channels.map((channel, index) => this.planOf(channel, index, counts[index]));
+    this.plans = this.channels.map((channel, index) => planOf(channel, index, counts[index], this.nowMs));
     for (const plan of this.plans) this.byChannel.set(plan.channel.id, plan);
-  }
-
-  private planOf(channel: FakeChannel, index: number, count: number): ChannelPlan {
-    const endMs = this.nowMs - 60_000;
-    let startMs = channel.createdAtMs + 3_600_000;
-    // At least 1 ms between two messages of a channel, 2 when jittered, so times strictly increase.
-    if (count > 0 && (endMs - startMs) / count < 1) startMs = endMs - count;
-    const stepMs = count > 0 ? (endMs - startMs) / count : 0;
-    return { channel, index, count, startMs, stepMs, jitter: stepMs >= 2, added: [] };
   }
 
   private indexUser(user: FakeUser): void {
@@ -149,7 +114,7 @@ export class GeneratedWorld implements FakeWorld {
     if (!Number.isInteger(index) || index < 0 || index >= plan.count + plan.added.length) {
       throw new RangeError(`channel ${channelId} has no message at ${index}`);
     }
-    return index < plan.count ? this.generate(plan, index) : plan.added[index - plan.count];
+    return index < plan.count ? this.maker.generate(plan, index) : plan.added[index - plan.count];
   }
 
   indexAtOrAfter(channelId: string, ms: number): number {
@@ -159,7 +124,7 @@ export class GeneratedWorld implements FakeWorld {
     let hi = plan.count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.timeAt(plan, mid) < ms) lo = mid + 1;
+      if (this.maker.timeAt(plan, mid) < ms) lo = mid + 1;
       else hi = mid;
     }
     if (lo < plan.count) return lo;
@@ -197,7 +162,7 @@ export class GeneratedWorld implements FakeWorld {
     const sentAtMs = Math.max(this.clock(), lastMs + 1);
     const seq = sentAtMs * MAX_FAKE_CHANNELS + plan.index;
     const mentions = [...input.text.matchAll(/@([\w.-]+)/g)]
-      .map((m) => this.names.get(m[1])?.id)
+      .map((m) => (this.names.get(m[1]) ?? this.names.get(m[1].replace(/[.-]+$/, '')))?.id)
       .filter((id): id is string => id !== undefined);
     const message: FakeMessage = {
       id: messageId(seq),
@@ -216,7 +181,12 @@ export class GeneratedWorld implements FakeWorld {
 
   addUser(input: { id?: string; name: string }): FakeUser {
     if (typeof input.name !== 'string' || input.name === '') throw new FakeInputError(400, 'name is required');
-    const id = input.id ?? slug('user', this.users.length + 1, idWidth(this.users.length));
+    let id = input.id;
+    // The next free number: a user added earlier with its own id may hold the obvious one.
+    for (let n = this.users.length + 1; id === undefined; n++) {
+      const next = slug('user', n, idWidth(this.users.length));
+      if (!this.byUser.has(next)) id = next;
+    }
     if (this.byUser.has(id)) throw new FakeInputError(409, `user ${id} exists`);
     const now = this.clock();
     const user: FakeUser = { id, name: input.name, createdAtMs: now, updatedAtMs: now };
@@ -257,83 +227,6 @@ export class GeneratedWorld implements FakeWorld {
     if (!plan) throw new RangeError(`no channel ${channelId}`);
     return plan;
   }
-
-  private timeAt(plan: ChannelPlan, i: number): number {
-    const jitter = plan.jitter ? unit(hash3(this.seed ^ SALT_JITTER, plan.index, i)) * 0.5 : 0;
-    return plan.startMs + Math.floor((i + jitter) * plan.stepMs);
-  }
-
-  private isReply(plan: ChannelPlan, i: number): boolean {
-    return i > 0 && unit(hash3(this.seed ^ SALT_REPLY, plan.index, i)) < REPLY_SHARE;
-  }
-
-  private generate(plan: ChannelPlan, i: number): FakeMessage {
-    const random = mulberry32(hash3(this.seed, plan.index, i));
-    const sentAtMs = this.timeAt(plan, i);
-    const seq = sentAtMs * MAX_FAKE_CHANNELS + plan.index;
-    const id = messageId(seq);
-    const { members } = plan.channel;
-    const senderId = members[Math.floor(random() * members.length)].userId;
-    const mentions: string[] = [];
-    if (members.length > 1 && random() < 0.15) {
-      const count = random() < 0.3 ? 2 : 1;
-      for (let k = 0; k < count * 3 && mentions.length < count; k++) {
-        const other = members[Math.floor(random() * members.length)].userId;
-        if (other !== senderId && !mentions.includes(other)) mentions.push(other);
-      }
-    }
-    const message: FakeMessage = {
-      id,
-      seq,
-      channelId: plan.channel.id,
-      senderId,
-      text: this.text(random, mentions),
-      sentAtMs,
-      mentions,
-      attachments: random() < 0.06 ? attachmentsOf(id, random) : [],
-    };
-    if (this.isReply(plan, i)) {
-      let parent = i - 1 - Math.floor(random() * Math.min(i, 15));
-      while (this.isReply(plan, parent)) parent--;
-      message.parentId = this.messageIdAt(plan, parent);
-    }
-    if (random() < 0.04)
-      message.editedAtMs = Math.min(sentAtMs + 60_000 + Math.floor(random() * 3_600_000), this.nowMs);
-    return message;
-  }
-
-  private messageIdAt(plan: ChannelPlan, i: number): string {
-    return messageId(this.timeAt(plan, i) * MAX_FAKE_CHANNELS + plan.index);
-  }
-
-  private text(random: () => number, mentions: readonly string[]): string {
-    const sentence = () => {
-      const length = 3 + Math.floor(random() * 10);
-      const words: string[] = Array.from({ length }, () => WORDS[Math.floor(random() * WORDS.length)]);
-      words[0] = words[0][0].toUpperCase() + words[0].slice(1);
-      return `${words.join(' ')}${random() < 0.1 ? ` ${EMOJI[Math.floor(random() * EMOJI.length)]}` : ''}`;
-    };
-    const at = mentions.map((id) => `@${this.byUser.get(id)?.name ?? id}`).join(' ');
-    const body = random() < 0.03 ? `${sentence()}\n${sentence()}` : sentence();
-    return at ? `${at} ${body}` : body;
-  }
-}
-
-function attachmentsOf(messageId: string, random: () => number): FakeAttachment[] {
-  const count = random() < 0.2 ? 2 : 1;
-  return Array.from({ length: count }, (_, k) => {
-    const kind = ATTACHMENT_KINDS[Math.floor(random() * ATTACHMENT_KINDS.length)];
-    const id = `file-${messageId}-${k}`;
-    const size = 200 + Math.floor(random() * 4000);
-    return { id, name: kind.name, contentType: kind.contentType, size, path: `/__fake/media/${id}` };
-  });
-}
-
-/** `size` bytes that start as a file of the kind does (a PNG signature, `%PDF`), then filler. */
-function fileBytes(kind: number, size: number, id: string): Buffer {
-  const bytes = Buffer.alloc(size, id.length % 2 === 0 ? 0x2e : 0x2d);
-  ATTACHMENT_KINDS[kind].magic.copy(bytes, 0, 0, Math.min(size, ATTACHMENT_KINDS[kind].magic.length));
-  return bytes;
 }
 
 function checkSize(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {

@@ -1,6 +1,8 @@
+import { SOURCE_NAMES } from '../../config/key-spec.js';
 import type { FakeSource } from './types.js';
 
-export const FAKE_SOURCE_NAMES = ['sendbird', 'stream', 'twilio', 'slack', 'discord'] as const;
+/** A fake for each live source `pull` reads: the one list of their names. */
+export const FAKE_SOURCE_NAMES = SOURCE_NAMES;
 export type FakeSourceName = (typeof FAKE_SOURCE_NAMES)[number];
 
 /** Each fake's routes, loaded only when that fake is served. */

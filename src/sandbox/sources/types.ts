@@ -97,6 +97,7 @@ export interface FakeWorld {
 /** One request as a source's routes see it: the body parsed (JSON or a form), the query in `url`. */
 export interface FakeRequest {
   method: string;
+  /** As the client asked for it, its origin from the Host header: build absolute next links on `url.origin`. */
   url: URL;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
@@ -118,9 +119,15 @@ export interface FakeSource {
   /** Whether the request carries the credentials; the server answers 401 in `unauthorized`'s shape if not. */
   authorized(request: FakeRequest): boolean;
   unauthorized(): FakeReply;
-  /** The source's 429, with its own headers (Retry-After, X-RateLimit-*...). */
+  /**
+   * The source's 429, with its own headers (Retry-After, X-RateLimit-*...): beyond the budget, or a
+   * spurious one (`--spurious-429`, then `retryAfterMs` is 1000 and `limitPerMinute` 0 when no budget is set).
+   */
   rateLimited(retryAfterMs: number, limitPerMinute: number): FakeReply;
-  /** Headers every answer carries about the budget (X-RateLimit-Remaining...), if the source sends them. */
+  /**
+   * Headers every answer carries about the budget (X-RateLimit-Remaining...), if the source sends them;
+   * asked only while a budget is set (`--requests-per-minute`). The reply's own headers win over them.
+   */
   rateHeaders?(remaining: number, limitPerMinute: number, resetAtMs: number): Record<string, string>;
   /** The answer to a request, or undefined for the server's 404. */
   route(request: FakeRequest, world: FakeWorld): FakeReply | undefined | Promise<FakeReply | undefined>;

@@ -1,0 +1,87 @@
+import type { SourceName } from '../pull/types.js';
+import type { SyncSummary } from '../pipeline/sync/sync-session.js';
+import { keepWasmCompileSmall } from './heap-budget.js';
+import { runInCommand } from './command-run.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
+import { planRun, presetIdentity } from './plan-run.js';
+import { redact, registerSecret } from './run-command.js';
+
+interface SyncFlags extends CommonOptions {
+  out: string;
+  final?: boolean;
+  guild?: string;
+  /** Stop after this many rounds (a CI job that syncs for a while). */
+  rounds?: number;
+}
+
+/**
+ * `sync <source> --out <dir>`: the pull, the import of the folder it writes (preset = the source,
+ * from = the folder) and a verify, round after round; `--final`: one last round and a full verify,
+ * the cutover (docs/cutover.md).
+ */
+export async function syncAction(source: SourceName, opts: SyncFlags): Promise<number> {
+  const { config, baseDir, warnings } = await loadCommandConfig(
+    { ...opts, preset: source, from: opts.out },
+    true,
+    true,
+  );
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  keepWasmCompileSmall();
+  const { syncInRun, syncEnd } = await import('../pipeline/sync/sync-session.js');
+  const final = Boolean(opts.final);
+  const summary = await runInCommand(
+    {
+      command: final ? 'sync --final' : 'sync',
+      config,
+      ledger: 'write',
+      sourcesIdentity: presetIdentity(config, baseDir),
+      idRule: config.idRule,
+      json: opts.json,
+      stepSummary: true,
+      stoppingNotice: 'stopping: the round under way ends at a safe point; run the same command again to go on',
+      start: { source, out: opts.out, final, intervalSeconds: config.syncIntervalSeconds },
+    },
+    (run) =>
+      syncInRun(run, {
+        final,
+        intervalMs: config.syncIntervalSeconds * 1000,
+        maxRounds: opts.rounds,
+        pull: {
+          source,
+          out: config.from!,
+          lookbackMinutes: config.lookbackMinutes,
+          baseUrl: config.sourceBaseUrl,
+          requestsPerMinute: config.sourceRequestsPerMinute,
+          concurrency: config.sourceConcurrency,
+          guild: opts.guild,
+          env: process.env,
+          secrets: (values) => {
+            for (const value of values) registerSecret(value);
+          },
+        },
+        plan: async () => {
+          const plan = await planRun(config, baseDir, { writeIdMap: true });
+          for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
+          return plan;
+        },
+      }),
+    syncEnd,
+  );
+  if (opts.json) process.stdout.write(redact(`${JSON.stringify(summary)}\n`));
+  else process.stdout.write(redact(describe(summary)));
+  return summary.exitCode;
+}
+
+function describe(s: SyncSummary): string {
+  const lines: string[] = [];
+  const rounds = s.rounds.length === 1 ? '1 round' : `${s.rounds.length} rounds`;
+  if (s.error)
+    lines.push(`Sync failed after ${rounds}: ${s.error.message}${s.error.hint ? `\n  ${s.error.hint}` : ''}`);
+  else if (s.status === 'interrupted')
+    lines.push(`Sync stopped within a round after ${rounds}: run it again to go on.`);
+  else if (!s.final) lines.push(`Sync ${s.status === 'stopped' ? 'stopped' : 'ended'} after ${rounds}.`);
+  lines.push(`Migration: ${s.statusLine}`);
+  if (s.status === 'cutover-incomplete')
+    lines.push('Next: chat-migrate verify --repair (what the service lacks), then chat-migrate sync --final again');
+  return `${lines.join('\n')}\n`;
+}

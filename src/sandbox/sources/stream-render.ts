@@ -1,0 +1,134 @@
+/**
+ * The fake world in Stream Chat's shapes (stream-chat-js src/types.ts: UserResponse, ChannelResponse,
+ * ChannelMemberResponse, MessageResponse). Stream's attachment links point at its CDN, signed and
+ * expiring (CloudFront-style `Expires` and `Signature`); the fake signs them with its own secret.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import type { FakeAttachment, FakeChannel, FakeMember, FakeMessage, FakeUser, FakeWorld } from './types.js';
+
+type Json = Record<string, unknown>;
+
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Where the fake's CDN serves attachment bytes. */
+export const CDN_PATH = '/stream-cdn/';
+
+/** How long a signed link lives: Stream's own are hours to days; a test sets seconds. */
+export function linkTtlMs(): number {
+  const ms = Number(process.env.CHAT_MIGRATE_FAKE_STREAM_LINK_TTL_MS);
+  return Number.isFinite(ms) && ms > 0 ? ms : 3_600_000;
+}
+
+export function linkSignature(secret: string, attachmentId: string, expiresSec: number): string {
+  return createHmac('sha256', secret).update(`${attachmentId}:${expiresSec}`).digest('base64url').slice(0, 32);
+}
+
+/** A channel's Stream type and id: distinct channels (direct, group DMs) get Stream's `!members-` ids. */
+export function channelIdentity(c: FakeChannel): { type: string; id: string; cid: string } {
+  const type = c.kind === 'public' ? 'livestream' : 'messaging';
+  const id =
+    c.kind === 'direct' || c.kind === 'group-direct'
+      ? `!members-${createHash('sha1')
+          .update(
+            c.members
+              .map((m) => m.userId)
+              .sort()
+              .join(','),
+          )
+          .digest('base64url')
+          .slice(0, 22)}`
+      : c.id;
+  return { type, id, cid: `${type}:${id}` };
+}
+
+export function renderUser(u: FakeUser): Json {
+  const out: Json = {
+    id: u.id,
+    name: u.name,
+    role: u.bot ? 'admin' : 'user',
+    created_at: iso(u.createdAtMs),
+    updated_at: iso(u.updatedAtMs),
+    banned: false,
+    online: false,
+  };
+  if (u.avatarUrl !== undefined) out.image = u.avatarUrl;
+  if (u.deactivated) out.deactivated_at = iso(u.updatedAtMs);
+  return out;
+}
+
+const userRef = (world: FakeWorld, id: string): Json => {
+  const u = world.user(id);
+  return u === undefined ? { id } : { id, name: u.name, ...(u.avatarUrl ? { image: u.avatarUrl } : {}) };
+};
+
+export function renderChannel(c: FakeChannel, world: FakeWorld): Json {
+  const { type, id, cid } = channelIdentity(c);
+  const out: Json = {
+    id,
+    type,
+    cid,
+    created_at: iso(c.createdAtMs),
+    updated_at: iso(c.updatedAtMs),
+    created_by: userRef(world, c.creatorId),
+    frozen: false,
+    disabled: false,
+    member_count: c.members.length,
+  };
+  if (c.kind === 'public' || c.kind === 'private') out.name = c.name;
+  return out;
+}
+
+export function renderMember(m: FakeMember, c: FakeChannel, world: FakeWorld): Json {
+  const owner = m.userId === c.creatorId;
+  return {
+    user_id: m.userId,
+    user: userRef(world, m.userId),
+    created_at: iso(m.joinedAtMs),
+    updated_at: iso(m.joinedAtMs),
+    role: owner ? 'owner' : m.role === 'admin' ? 'admin' : 'member',
+    channel_role: m.role === 'admin' ? 'channel_admin' : 'channel_member',
+    banned: false,
+    shadow_banned: false,
+  };
+}
+
+export interface LinkSigner {
+  origin: string;
+  secret: string;
+  nowMs: number;
+}
+
+function renderAttachment(a: FakeAttachment, sign: LinkSigner): Json {
+  const expires = Math.floor((sign.nowMs + linkTtlMs()) / 1000);
+  const url =
+    `${sign.origin}${CDN_PATH}${encodeURIComponent(a.id)}/${encodeURIComponent(a.name)}` +
+    `?Expires=${expires}&Signature=${linkSignature(sign.secret, a.id, expires)}`;
+  return a.contentType.startsWith('image/')
+    ? { type: 'image', image_url: url, fallback: a.name, mime_type: a.contentType, file_size: a.size }
+    : { type: 'file', asset_url: url, title: a.name, mime_type: a.contentType, file_size: a.size };
+}
+
+export function renderMessage(m: FakeMessage, cid: string, replies: number, world: FakeWorld, sign: LinkSigner): Json {
+  const out: Json = {
+    id: m.id,
+    text: m.text,
+    type: m.parentId === undefined ? 'regular' : 'reply',
+    user: userRef(world, m.senderId),
+    attachments: m.attachments.map((a) => renderAttachment(a, sign)),
+    latest_reactions: [],
+    own_reactions: [],
+    reaction_counts: {},
+    reply_count: replies,
+    cid,
+    created_at: iso(m.sentAtMs),
+    updated_at: iso(m.editedAtMs ?? m.sentAtMs),
+    mentioned_users: m.mentions.map((id) => userRef(world, id)),
+    silent: false,
+    pinned: false,
+  };
+  if (m.parentId !== undefined) {
+    out.parent_id = m.parentId;
+    out.show_in_channel = false;
+  }
+  return out;
+}

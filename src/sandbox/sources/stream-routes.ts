@@ -1,0 +1,210 @@
+/**
+ * The fake Stream API's routes over the world, with Stream's page limits: Query Users (keyset on id,
+ * 100), Query Channels (offset, 30), Query Members (offset, 100), the channel query's messages (300:
+ * the latest, or around `id_lt`/`id_gt`/`created_at_after_or_equal`), a thread's replies (300), Search
+ * (100, a `next` cursor) and one message; and the CDN's signed, expiring links.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import {
+  CDN_PATH,
+  channelIdentity,
+  linkSignature,
+  renderChannel,
+  renderMember,
+  renderMessage,
+  renderUser,
+} from './stream-render.js';
+import { ThreadIndex } from './stream-threads.js';
+import type { FakeChannel, FakeReply, FakeRequest, FakeWorld } from './types.js';
+
+type Json = Record<string, unknown>;
+
+interface WorldState {
+  threads: ThreadIndex;
+  /** cid -> world channel, rebuilt when channels are added. */
+  byCid: Map<string, FakeChannel>;
+}
+
+const states = new WeakMap<FakeWorld, WorldState>();
+
+function stateOf(world: FakeWorld): WorldState {
+  let s = states.get(world);
+  if (s === undefined || s.byCid.size !== world.channels.length) {
+    const byCid = new Map(world.channels.map((c) => [channelIdentity(c).cid, c] as const));
+    s = { threads: s?.threads ?? new ThreadIndex(world), byCid };
+    states.set(world, s);
+  }
+  return s;
+}
+
+const ok = (body: Json): FakeReply => ({ status: 200, body: { ...body, duration: '1.00ms' } });
+const bad = (message: string): FakeReply => ({
+  status: 400,
+  body: { code: 4, message, StatusCode: 400, duration: '0.00ms' },
+});
+const capped = (v: unknown, max: number, fallback: number) =>
+  typeof v === 'number' && v > 0 ? Math.min(v, max) : fallback;
+const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
+const timeOf = (v: unknown): number | undefined => (typeof v === 'string' ? Date.parse(v) : undefined);
+
+function payloadOf(request: FakeRequest): Json | undefined {
+  const text = request.url.searchParams.get('payload');
+  if (text === null) return {};
+  try {
+    return obj(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+export function streamRoutes(request: FakeRequest, world: FakeWorld, keys: { secret: string; origin: string }) {
+  const path = request.url.pathname;
+  const state = stateOf(world);
+  const sign = { origin: keys.origin, secret: keys.secret, nowMs: Date.now() };
+  const message = (channel: FakeChannel, index: number) => {
+    const m = world.messageAt(channel.id, index);
+    const cid = channelIdentity(channel).cid;
+    return renderMessage(m, cid, state.threads.replyCount(channel.id, m.id), world, sign);
+  };
+
+  if (request.method === 'GET' && path.startsWith(CDN_PATH)) return cdn(request, world, keys.secret);
+  if (request.method === 'GET' && path === '/users') {
+    const p = payloadOf(request);
+    if (p === undefined) return bad('QueryUsers failed with error: "payload is not valid JSON"');
+    const filter = obj(p.filter_conditions);
+    const after = obj(filter.id).$gt;
+    const since = timeOf(obj(filter.updated_at).$gte);
+    const users = [...world.users]
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .filter((u) => (typeof after !== 'string' || u.id > after) && (since === undefined || u.updatedAtMs >= since))
+      .filter((u) => p.include_deactivated_users === true || !u.deactivated)
+      .slice(0, capped(p.limit, 100, 30));
+    return ok({ users: users.map(renderUser) });
+  }
+  if (request.method === 'POST' && path === '/channels') {
+    const body = obj(request.body);
+    const offset = typeof body.offset === 'number' ? body.offset : 0;
+    const channels = [...world.channels]
+      .sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1))
+      .slice(offset, offset + capped(body.limit, 30, 10));
+    return ok({ channels: channels.map((c) => ({ channel: renderChannel(c, world), members: [], messages: [] })) });
+  }
+  if (request.method === 'GET' && path === '/members') {
+    const p = payloadOf(request);
+    const channel = p && state.byCid.get(`${String(p.type)}:${String(p.id)}`);
+    if (channel === undefined) return bad('QueryMembers failed with error: "channel not found"');
+    const since = timeOf(obj(obj(p?.filter_conditions).created_at).$gte);
+    const offset = typeof p?.offset === 'number' ? p.offset : 0;
+    const members = [...channel.members]
+      .sort((a, b) => a.joinedAtMs - b.joinedAtMs || (a.userId < b.userId ? -1 : 1))
+      .filter((m) => since === undefined || m.joinedAtMs >= since)
+      .slice(offset, offset + capped(p?.limit, 300, 100));
+    return ok({ members: members.map((m) => renderMember(m, channel, world)) });
+  }
+  const query = /^\/channels\/([^/]+)\/([^/]+)\/query$/.exec(path);
+  if (request.method === 'POST' && query) {
+    const channel = state.byCid.get(`${decodeURIComponent(query[1])}:${decodeURIComponent(query[2])}`);
+    if (channel === undefined)
+      return bad(
+        'GetOrCreateChannel failed with error: "either data.created_by or data.created_by_id must be provided"',
+      );
+    const indexes = channelPage(world, channel, obj(obj(request.body).messages));
+    if (typeof indexes === 'string') return bad(indexes);
+    return ok({
+      channel: renderChannel(channel, world),
+      messages: indexes.map((i) => message(channel, i)),
+      members: [],
+      read: [],
+    });
+  }
+  const replies = /^\/messages\/([^/]+)\/replies$/.exec(path);
+  if (request.method === 'GET' && replies) {
+    const parentId = decodeURIComponent(replies[1]);
+    const thread = state.threads.repliesOf(parentId);
+    if (thread === undefined) return ok({ messages: [] });
+    const channel = world.channel(thread.channelId)!;
+    const after = request.url.searchParams.get('id_gt');
+    const from = after === null ? 0 : thread.indexes.findIndex((i) => world.messageAt(channel.id, i).id === after) + 1;
+    const limit = capped(Number(request.url.searchParams.get('limit')), 300, 100);
+    return ok({ messages: thread.indexes.slice(from, from + limit).map((i) => message(channel, i)) });
+  }
+  if (request.method === 'GET' && path === '/search') {
+    const p = payloadOf(request);
+    const channel = p && state.byCid.get(String(obj(p.filter_conditions).cid));
+    if (channel === undefined) return ok({ results: [] });
+    const since = timeOf(obj(obj(p?.message_filter_conditions).created_at).$gte) ?? 0;
+    const start =
+      typeof p?.next === 'string'
+        ? Number(Buffer.from(p.next, 'base64url').toString())
+        : world.indexAtOrAfter(channel.id, since);
+    const end = Math.min(world.messageCount(channel.id), start + capped(p?.limit, 100, 10));
+    const results: Json[] = [];
+    for (let i = start; i < end; i++) results.push({ message: message(channel, i) });
+    const more = end < world.messageCount(channel.id);
+    return ok(more ? { results, next: Buffer.from(String(end)).toString('base64url') } : { results });
+  }
+  const one = /^\/messages\/([^/]+)$/.exec(path);
+  if (request.method === 'GET' && one) {
+    const id = decodeURIComponent(one[1]);
+    for (const channel of world.channels) {
+      const i = world.indexOfId(channel.id, id);
+      if (i >= 0) return ok({ message: message(channel, i) });
+    }
+    return streamErrorNotFound(id);
+  }
+  return undefined;
+}
+
+function streamErrorNotFound(id: string): FakeReply {
+  return {
+    status: 404,
+    body: { code: 4, message: `GetMessage failed with error: "message ${id} not found"`, StatusCode: 404 },
+  };
+}
+
+/** The indexes of one channel-query page: top-level messages (and replies shown in the channel), oldest first. */
+function channelPage(world: FakeWorld, channel: FakeChannel, q: Json): number[] | string {
+  const limit = capped(q.limit, 300, 25);
+  const count = world.messageCount(channel.id);
+  const topLevel = (i: number) => world.messageAt(channel.id, i).parentId === undefined;
+  const forward = (from: number) => {
+    const out: number[] = [];
+    for (let i = from; i < count && out.length < limit; i++) if (topLevel(i)) out.push(i);
+    return out;
+  };
+  const backward = (before: number) => {
+    const out: number[] = [];
+    for (let i = before - 1; i >= 0 && out.length < limit; i--) if (topLevel(i)) out.unshift(i);
+    return out;
+  };
+  const idOf = (v: unknown) => (typeof v === 'string' ? world.indexOfId(channel.id, v) : -2);
+  if (q.id_gt !== undefined) {
+    const at = idOf(q.id_gt);
+    return at < 0 ? `message ${String(q.id_gt)} not found in ${channelIdentity(channel).cid}` : forward(at + 1);
+  }
+  if (q.id_lt !== undefined) {
+    const at = idOf(q.id_lt);
+    return at < 0 ? `message ${String(q.id_lt)} not found in ${channelIdentity(channel).cid}` : backward(at);
+  }
+  const after = timeOf(q.created_at_after_or_equal);
+  if (after !== undefined) return forward(world.indexAtOrAfter(channel.id, after));
+  return backward(count);
+}
+
+/** The CDN: a link with a valid signature, not yet expired, serves the bytes; else CloudFront's 403. */
+function cdn(request: FakeRequest, world: FakeWorld, secret: string): FakeReply {
+  const [id] = request.url.pathname.slice(CDN_PATH.length).split('/').map(decodeURIComponent);
+  const expires = Number(request.url.searchParams.get('Expires'));
+  const given = Buffer.from(request.url.searchParams.get('Signature') ?? '');
+  const expected = Buffer.from(linkSignature(secret, id ?? '', expires));
+  const denied = (why: string): FakeReply => ({
+    status: 403,
+    headers: { 'content-type': 'text/xml' },
+    body: `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>${why}</Message></Error>`,
+  });
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return denied('Access denied');
+  if (!Number.isFinite(expires) || expires * 1000 < Date.now()) return denied('Request has expired');
+  const media = world.media(id ?? '');
+  if (media === undefined) return denied('Access denied');
+  return { status: 200, headers: { 'content-type': media.contentType }, body: media.bytes };
+}
