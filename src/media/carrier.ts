@@ -21,6 +21,7 @@ import { streamLinkOriginOf } from '../http/stream-links.js';
 import { linkExpired, StreamLinkRefresher } from './link-refresh.js';
 import type { MediaEntry, MediaMap } from './media-map.js';
 import type { MediaSource } from './media-sources.js';
+import type { DeclaredType } from './web-page.js';
 import { guardedLookup } from './safe-address.js';
 
 /** What a run did with media. */
@@ -147,7 +148,7 @@ export class MediaCarrier {
     const temp = path.join(this.tempDir, String(this.tempSeq++));
     let fetched: Fetched;
     if (item.file !== undefined) fetched = await this.hashExportFile(item);
-    else fetched = await this.fetchUrl(item.url!, temp);
+    else fetched = await this.fetchUrl(item.url!, temp, item.declared);
     if (!fetched.ok) return this.fail(item, fetched.reason);
     const { file } = fetched;
     try {
@@ -173,19 +174,19 @@ export class MediaCarrier {
    * A URL's bytes; a Stream CDN link the pull marked (link-refresh.ts) is asked of Stream again when it
    * has expired, by its `Expires` or by the CDN's 403/410, and its fresh link downloaded instead.
    */
-  private async fetchUrl(url: string, temp: string): Promise<Fetched> {
+  private async fetchUrl(url: string, temp: string, declared: DeclaredType | undefined): Promise<Fetched> {
     const origin = streamLinkOriginOf(url);
-    if (origin === undefined) return downloadFile(url, temp, this.download);
+    if (origin === undefined) return downloadFile(url, temp, this.download, declared);
     // A link known to be expired is not tried: its 403 would only cost a request.
     if (!linkExpired(url, this.options.clock.now())) {
-      const first = await downloadFile(url, temp, this.download);
+      const first = await downloadFile(url, temp, this.download, declared);
       if (first.ok || !/^HTTP (403|410)\b/.test(first.reason)) return first;
     }
     const { env, policy, clock, proxy, timeoutMs, signal } = this.options;
     this.refresher ??= new StreamLinkRefresher({ env, policy, clock, proxy, timeoutMs, signal });
     const fresh = await this.refresher.refresh(origin);
     if ('reason' in fresh) return { ok: false, reason: fresh.reason };
-    const again = await downloadFile(fresh.url, temp, this.download);
+    const again = await downloadFile(fresh.url, temp, this.download, declared);
     return again.ok ? again : { ok: false, reason: `${again.reason} (from the fresh link Stream gave)` };
   }
 

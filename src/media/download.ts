@@ -19,6 +19,7 @@ import { type Answer, type AnswerKind, retryingRequest, type TryLoop, type Verdi
 import type { Bandwidth } from './bandwidth.js';
 import type { HostRules } from './host-rules.js';
 import { checkHost, PRIVATE_ADDRESS_CODE } from './safe-address.js';
+import { type DeclaredType, keepHead, webPageReason } from './web-page.js';
 
 /** A file's bytes on disk with what was learnt reading them. */
 export interface FileCopy {
@@ -71,8 +72,16 @@ const errorCode = (err: unknown): string | undefined => {
   return e?.code ?? e?.cause?.code;
 };
 
-/** Downloads `url` into `tempPath`. */
-export async function downloadFile(url: string, tempPath: string, ctx: DownloadContext): Promise<Fetched> {
+/**
+ * Downloads `url` into `tempPath`. `declared` is what the attachment says it is: a web page where
+ * it says otherwise (a sign-in page) is refused (web-page.ts).
+ */
+export async function downloadFile(
+  url: string,
+  tempPath: string,
+  ctx: DownloadContext,
+  declared?: DeclaredType,
+): Promise<Fetched> {
   let target: URL;
   try {
     target = new URL(url);
@@ -88,7 +97,7 @@ export async function downloadFile(url: string, tempPath: string, ctx: DownloadC
       return { ok: false, reason: `${target.protocol} URLs are not fetched` };
     if (!ctx.rules.allows(target.hostname))
       return { ok: false, reason: `${hop > 0 ? 'redirect to ' : ''}${target.hostname} is not on media.hosts` };
-    const answer = await getOnce(target, tempPath, ctx, withHeader);
+    const answer = await getOnce(target, tempPath, ctx, withHeader, { declared, first: new URL(url) });
     if (answer.kind === 'redirect') {
       target = answer.to;
       continue;
@@ -111,7 +120,14 @@ interface FileAnswer extends Answer {
  * Retry-After asks), each answer tells the host's limiter; an untrusted certificate, a name that does
  * not resolve or a spent budget end this file only.
  */
-async function getOnce(target: URL, tempPath: string, ctx: DownloadContext, withHeader: boolean): Promise<Hop> {
+async function getOnce(
+  target: URL,
+  tempPath: string,
+  ctx: DownloadContext,
+  withHeader: boolean,
+  /** What the attachment says it is, and the URL it named (a sign-in page comes after a redirect). */
+  expected: { declared: DeclaredType | undefined; first: URL },
+): Promise<Hop> {
   const { policy } = ctx;
   const fail = (reason: string): Hop => ({ kind: 'done', result: { ok: false, reason } });
   try {
@@ -165,11 +181,13 @@ async function getOnce(target: URL, tempPath: string, ctx: DownloadContext, with
     const mimeType = typeof type === 'string' ? type.split(';')[0].trim().toLowerCase() : undefined;
     const hash = createHash('sha256');
     const counted = { bytes: 0 };
+    const first = { head: Buffer.alloc(0) };
     try {
       await pipeline(
         res.body,
         ctx.bandwidth.pace(ctx.signal),
         measure(hash, ctx.maxFileBytes, counted),
+        keepHead(first),
         createWriteStream(tempPath, { mode: 0o600 }),
         { signal: ctx.signal },
       );
@@ -178,6 +196,11 @@ async function getOnce(target: URL, tempPath: string, ctx: DownloadContext, with
       if (ctx.signal.aborted) throw err;
       if (err instanceof TooLarge) return { done: fail(tooLarge(ctx.maxFileBytes)) };
       return { retry: errorCode(err) ?? 'the download broke off' };
+    }
+    const page = webPageReason([expected.first, target], mimeType, first.head, expected.declared);
+    if (page !== undefined) {
+      await rm(tempPath, { force: true });
+      return { done: fail(page) };
     }
     const file: FileCopy = { path: tempPath, temp: true, size: counted.bytes, sha256: hash.digest('hex') };
     if (mimeType?.includes('/')) file.mimeType = mimeType;

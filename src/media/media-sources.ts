@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import type { HostRules } from './host-rules.js';
+import type { DeclaredType } from './web-page.js';
 
 /**
  * The base a preset builds relative media URLs under when `media.exportFiles` is set and no
@@ -25,6 +26,8 @@ export interface MediaSource {
   placeholder: boolean;
   /** Displayed in problems: the URL without its query (which may hold a signature), or the path. */
   display: string;
+  /** What the attachment that named it says it is (a web page is not stored where it says otherwise). */
+  declared?: DeclaredType;
 }
 
 export interface ExportFolder {

@@ -10,6 +10,7 @@
 import type { JsonObject, MappedRecord } from '../../entities/types.js';
 import type { MediaCarrier } from '../../media/carrier.js';
 import type { MediaSources } from '../../media/media-sources.js';
+import type { DeclaredType } from '../../media/web-page.js';
 import { addHostCount } from '../../media/unlisted-hosts.js';
 import { readInputBatches, type EntityPlan } from '../../sources/plan.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
@@ -53,7 +54,7 @@ export async function carryMessageMedia(
             if (host !== undefined) addHostCount(media.unlisted, host);
             continue;
           }
-          void media.carrier.offer(source);
+          void media.carrier.offer({ ...source, declared: declaredTypeOf(a) });
           while (media.carrier.pending >= run.queueLimit * QUEUE_PER_SLOT && !run.stop.aborted)
             await Promise.race(media.carrier.inFlightList());
         }
@@ -63,6 +64,11 @@ export async function carryMessageMedia(
     if (run.stop.aborted) break;
   }
   await media.carrier.idle();
+}
+
+function declaredTypeOf(a: JsonObject): DeclaredType {
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  return { mimeType: text(a.mimeType), extension: text(a.extension), name: text(a.name) };
 }
 
 function attachmentsOf(payload: JsonObject): JsonObject[] {

@@ -80,6 +80,8 @@ export const SKIP = {
   ephemeral: 'ephemeral',
   /** A record without the id every other reference to it would use (a message with no message_id). */
   noId: 'no-id',
+  /** A user or channel a later pull run (a delta) lists again: its newest copy is the one read. */
+  superseded: 'superseded',
 } as const;
 
 export function resolveOptions(options: PresetOptions): ResolvedOptions {

@@ -4,8 +4,6 @@
  * per-day files (`general/2016-01-14.json`, DMs' folders named by their id). Index files are small
  * and read as they are needed; day files are read one at a time, record by record.
  */
-import path from 'node:path';
-import { InputError } from '../../errors.js';
 import type { RecordInput } from '../../sources/plan.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { byCodeUnit } from '../shared/export-tree.js';
@@ -19,8 +17,10 @@ import {
   slackMemberInputs,
   slackUserName,
   slackUsersInput,
+  type IndexFile,
   type SlackConversation,
 } from './indexes.js';
+import { findRoots, inRoot, LastCopy } from './roots.js';
 import { str } from '../shared/message-parts.js';
 
 /** Index files and what their conversations become. */
@@ -34,17 +34,24 @@ export const SLACK_INDEXES = [
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.json$/;
 
 export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
-  const base = findBase(ctx.tree.files);
-  const at = (name: string) => (base === '' ? name : `${base}/${name}`);
+  const roots = findRoots(ctx.tree.files);
   const has = new Set(ctx.tree.files);
   const people = new People(ctx);
+  // Users and conversations listed by a later pull run too are read from their newest copy only.
+  const lastUser = new LastCopy();
+  const lastConversation = new LastCopy();
 
   // Users first: messages and member lists then only add who users.json lacks.
   const botUsers = new Set<string>();
-  if (has.has(at('users.json'))) {
-    for await (const { value } of objectsIn(ctx, at('users.json'), TOP_ARRAY)) {
+  const usersFiles = roots
+    .map((root, at) => ({ rel: inRoot(root, 'users.json'), root: at }))
+    .filter((u) => has.has(u.rel))
+    .map((u) => ({ ...u, display: `slack:${roots.length > 1 ? u.rel : 'users.json'}` }));
+  for (const { rel, root: at } of usersFiles) {
+    for await (const { value } of objectsIn(ctx, rel, TOP_ARRAY)) {
       const id = str(value.id);
       if (id === undefined) continue;
+      lastUser.see(id, at);
       if (value.is_bot === true) botUsers.add(id);
       if (value.is_bot === true && !ctx.options.includeBots) people.listSkipped(id);
       else people.list(id, slackUserName(value));
@@ -52,36 +59,49 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
   }
 
   const conversations = new Map<string, SlackConversation>();
-  for (const index of SLACK_INDEXES) {
-    const rel = at(index.file);
-    if (!has.has(rel)) continue;
-    for await (const { value, line } of objectsIn(ctx, rel, TOP_ARRAY)) {
-      const id = str(value.id);
-      if (id === undefined) continue;
-      const members = Array.isArray(value.members) ? value.members.map(String) : [];
-      const folder = index.kind === 'direct' ? id : (str(value.name) ?? id);
-      const where = ctx.tree.where(rel);
-      for (const m of members) if (!(botUsers.has(m) && !ctx.options.includeBots)) people.see(m, {}, where, line);
-      const creator = str(value.creator);
-      if (creator !== undefined && index.kind !== 'direct') people.see(creator, {}, where, line);
-      const direct = index.kind === 'direct' && members.length >= 1 && members.length <= 2;
-      const conversation: Conversation = direct
-        ? { kind: 'direct', members: [ctx.uids.of(members[0]), ctx.uids.of(members[1] ?? members[0])] }
-        : { kind: 'group', guid: ctx.guids.of(id) };
-      if (!direct) ctx.idMap.add('groups', id, ctx.guids.of(id));
-      // A DM with a bot that is not imported has nobody to receive its messages.
-      const withSkippedBot = direct && !ctx.options.includeBots && members.some((m) => botUsers.has(m));
-      conversations.set(folder, { sourceId: id, conversation, indexFile: index.file, withSkippedBot });
+  const indexes: IndexFile[] = [];
+  for (const [at, root] of roots.entries()) {
+    for (const index of SLACK_INDEXES) {
+      const rel = inRoot(root, index.file);
+      if (!has.has(rel)) continue;
+      indexes.push({ ...index, rel, root: at, display: `slack:${roots.length > 1 ? rel : index.file}` });
+      for await (const { value, line } of objectsIn(ctx, rel, TOP_ARRAY)) {
+        const id = str(value.id);
+        if (id === undefined) continue;
+        lastConversation.see(id, at);
+        const members = Array.isArray(value.members) ? value.members.map(String) : [];
+        const folder = index.kind === 'direct' ? id : (str(value.name) ?? id);
+        const where = ctx.tree.where(rel);
+        for (const m of members) if (!(botUsers.has(m) && !ctx.options.includeBots)) people.see(m, {}, where, line);
+        const creator = str(value.creator);
+        if (creator !== undefined && index.kind !== 'direct') people.see(creator, {}, where, line);
+        const direct = index.kind === 'direct' && members.length >= 1 && members.length <= 2;
+        const known = conversations.get(folder);
+        // A delta lists a DM with its new members only: the DM's two people are those first listed.
+        const conversation: Conversation =
+          direct && known?.conversation.kind === 'direct'
+            ? known.conversation
+            : direct
+              ? { kind: 'direct', members: [ctx.uids.of(members[0]), ctx.uids.of(members[1] ?? members[0])] }
+              : { kind: 'group', guid: ctx.guids.of(id) };
+        if (!direct) ctx.idMap.add('groups', id, ctx.guids.of(id));
+        // A DM with a bot that is not imported has nobody to receive its messages.
+        const withSkippedBot = direct && !ctx.options.includeBots && members.some((m) => botUsers.has(m));
+        conversations.set(folder, { sourceId: id, conversation, indexFile: index.file, withSkippedBot });
+      }
     }
   }
 
   // Day files, oldest day first, then by folder: messages go out oldest first.
   const days = ctx.tree.files
-    .map((rel) => ({ rel, inside: base === '' ? rel : rel.slice(base.length + 1) }))
-    .map(({ rel, inside }) => ({ rel, inside, parts: inside.split('/') }))
+    .flatMap((rel) => {
+      const root = roots.find((r) => r === '' || rel.startsWith(`${r}/`));
+      if (root === undefined) return [];
+      const inside = root === '' ? rel : rel.slice(root.length + 1);
+      return [{ rel, inside, parts: inside.split('/') }];
+    })
     .filter(({ parts }) => parts.length === 2 && DAY_FILE.test(parts[1]))
     .sort((a, b) => byCodeUnit(a.parts[1], b.parts[1]) || byCodeUnit(a.parts[0], b.parts[0]));
-
   const orphans: string[] = [];
   const messageInputs: RecordInput[] = [];
   for (const day of days) {
@@ -111,7 +131,7 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
       fileInput({
         ctx,
         rel: day.rel,
-        display: `slack:${day.inside}`,
+        display: `slack:${roots.length > 1 ? day.rel : day.inside}`,
         descend: TOP_ARRAY,
         reportProblems: true,
         map: (value) => messageItems(mapSlackMessage(value, channel, ctx)),
@@ -119,23 +139,14 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
     );
   }
 
-  const indexes = SLACK_INDEXES.filter((i) => has.has(at(i.file))).map((i) => ({ ...i, rel: at(i.file) }));
+  const superseded = {
+    user: (id: string, root: number) => lastUser.supersededAt(id, root),
+    conversation: (id: string, root: number) => lastConversation.supersededAt(id, root),
+  };
   return plansOf({
-    users: [...(has.has(at('users.json')) ? [slackUsersInput(ctx, at('users.json'))] : []), people.input()],
-    groups: slackGroupInputs(ctx, indexes, orphans, days, botUsers),
+    users: [...usersFiles.map((u) => slackUsersInput(ctx, u, superseded.user)), people.input()],
+    groups: slackGroupInputs(ctx, indexes, orphans, days, botUsers, superseded.conversation),
     members: slackMemberInputs(ctx, indexes, botUsers),
     messages: messageInputs,
   });
-}
-
-/** The folder holding users.json / channels.json: the export's root, or the one folder a zip wraps it in. */
-function findBase(files: readonly string[]): string {
-  const anchors = files.filter((f) => ['users.json', 'channels.json'].includes(path.posix.basename(f)));
-  if (anchors.length === 0) {
-    throw new InputError('INPUT_NOT_PRESET', 'not a Slack export: no users.json or channels.json found', {
-      hint: 'point --from at the unzipped export folder or the .zip Slack gave you',
-    });
-  }
-  const dirs = anchors.map((f) => path.posix.dirname(f)).sort((a, b) => a.length - b.length || byCodeUnit(a, b));
-  return dirs[0] === '.' ? '' : dirs[0];
 }

@@ -20,13 +20,29 @@ export interface SlackConversation {
   withSkippedBot?: boolean;
 }
 
-type IndexFile = { file: string; kind: 'public' | 'private' | 'direct'; rel: string };
+export interface IndexFile {
+  file: string;
+  kind: 'public' | 'private' | 'direct';
+  rel: string;
+  /** Which root (pull run) of the export holds it, oldest 0. */
+  root: number;
+  /** How problems name it: `slack:channels.json`, or with its run folder when there are several. */
+  display: string;
+}
 
-export function slackUsersInput(ctx: PresetContext, rel: string): RecordInput {
+/** Whether a later root (pull run) lists the user or conversation again: this copy is not read. */
+export type Superseded = (id: string, root: number) => boolean;
+
+export function slackUsersInput(
+  ctx: PresetContext,
+  file: { rel: string; root: number; display: string },
+  superseded: Superseded,
+): RecordInput {
+  const { rel, root, display } = file;
   return fileInput({
     ctx,
     rel,
-    display: 'slack:users.json',
+    display,
     descend: TOP_ARRAY,
     reportProblems: true,
     map: (u) => {
@@ -51,7 +67,11 @@ export function slackUsersInput(ctx: PresetContext, rel: string): RecordInput {
           deleted: u.deleted === true || undefined,
         },
       });
-      const skip = u.is_bot === true && !ctx.options.includeBots ? SKIP.bot : undefined;
+      const skip = superseded(id, root)
+        ? SKIP.superseded
+        : u.is_bot === true && !ctx.options.includeBots
+          ? SKIP.bot
+          : undefined;
       return [{ value, skip, email: str(profile.email) }];
     },
   });
@@ -82,6 +102,7 @@ export function slackGroupInputs(
   orphans: string[],
   days: Array<{ rel: string; parts: string[] }>,
   botUsers: ReadonlySet<string>,
+  superseded: Superseded,
 ): RecordInput[] {
   const skipped = (id: string) => botUsers.has(id) && !ctx.options.includeBots;
   const uidOf = (id: string | undefined) => (id === undefined ? undefined : ctx.uids.of(id));
@@ -89,7 +110,7 @@ export function slackGroupInputs(
     fileInput({
       ctx,
       rel: index.rel,
-      display: `slack:${index.file}`,
+      display: index.display,
       descend: TOP_ARRAY,
       reportProblems: true,
       map: (c) => {
@@ -115,7 +136,8 @@ export function slackGroupInputs(
             slackKind: index.file.replace('.json', ''),
           },
         });
-        return [{ value, skip: direct ? SKIP.direct : undefined }];
+        const skip = direct ? SKIP.direct : superseded(id, index.root) ? SKIP.superseded : undefined;
+        return [{ value, skip }];
       },
     }),
   );
@@ -143,7 +165,7 @@ export function slackMemberInputs(
     fileInput({
       ctx,
       rel: index.rel,
-      display: `slack:${index.file}#members`,
+      display: `${index.display}#members`,
       descend: TOP_ARRAY,
       // The groups input of the same file reports its bad pieces.
       reportProblems: false,

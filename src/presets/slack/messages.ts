@@ -89,6 +89,8 @@ export function mapSlackMessage(m: JsonObject, channel: SlackChannel, ctx: Prese
       threadTs !== undefined && threadTs !== ts ? ctx.muids.of(`${channel.sourceId}:${threadTs}`) : undefined,
     huddle: isObject(m.room) ? compact({ id: str(m.room.id), participants: m.room.participants }) : undefined,
     replyCount: typeof m.reply_count === 'number' ? m.reply_count : undefined,
+    // Slack marks a pinned message with the conversations it is pinned in (history and exports alike).
+    pinned: Array.isArray(m.pinned_to) && m.pinned_to.length > 0 ? true : undefined,
     reactions: Array.isArray(m.reactions)
       ? m.reactions.filter(isObject).map((r) =>
           compact({

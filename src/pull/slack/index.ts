@@ -1,14 +1,41 @@
-// Placeholder until the slack pull lands: replaced by its own module.
+/**
+ * `chat-migrate pull slack`: a workspace over Slack's Web API, written as the Slack export the slack
+ * preset reads (users.json, channels.json, groups.json, mpims.json, dms.json, day files). What is
+ * called, with which scopes and limits: docs/pull/slack.md.
+ */
 import { ConfigError } from '../../errors.js';
 import type { LiveSource } from '../types.js';
+import { SLACK_AUTH_HINT } from './api.js';
+import { pullMessages } from './history.js';
+import { pullConversations, pullUsers } from './lists.js';
 
 export const source: LiveSource = {
   name: 'slack',
-  envNames: [],
-  defaultRequestsPerMinute: 60,
-  authHint: '',
-  credentials() {
-    throw new ConfigError('PULL_NOT_BUILT', 'pull slack is not built yet');
+  envNames: ['SLACK_TOKEN'],
+  // conversations.history and conversations.replies, most of a pull's calls, are Tier 3: "50+ per
+  // minute" (https://docs.slack.dev/apis/web-api/rate-limits). Tier 2 lists answer 429 past theirs.
+  defaultRequestsPerMinute: 50,
+  authHint: SLACK_AUTH_HINT,
+  credentials(env) {
+    const token = env.SLACK_TOKEN?.trim();
+    if (!token) {
+      throw new ConfigError('PULL_CREDENTIALS', 'pull slack needs SLACK_TOKEN in the environment', {
+        hint: 'a bot (xoxb-) or user (xoxp-) token of an app installed in the workspace: docs/pull/slack.md',
+      });
+    }
+    const kind = token.startsWith('xoxb-') ? 'bot' : token.startsWith('xoxp-') ? 'user' : 'other';
+    return {
+      headers: { authorization: `Bearer ${token}` },
+      defaultBaseUrl: 'https://slack.com/api',
+      secrets: [token],
+      facts: { tokenKind: kind },
+    };
   },
-  async pull() {},
+  async pull(ctx) {
+    await pullUsers(ctx);
+    if (ctx.stop.aborted) return;
+    await pullConversations(ctx);
+    if (ctx.stop.aborted) return;
+    await pullMessages(ctx);
+  },
 };
