@@ -73,22 +73,55 @@ export function lastJson(result, what) {
  * @param {{ requestsPerMinute?: number, latencyMs?: number, nodeFlags?: string[], keepRecords?: boolean }} [options]
  */
 export async function startSandboxChild({ requestsPerMinute, latencyMs, nodeFlags = [], keepRecords = false } = {}) {
-  mkdirSync(RUN_DIR, { recursive: true });
-  const rssFile = path.join(RUN_DIR, `rss-sandbox-${process.pid}-${++serial}.json`);
   // Records are kept only where they are read back (verify): ids alone keep a million-record sandbox small.
   const keep = keepRecords ? [] : ['--no-keep-records'];
-  const args = [BIN, 'sandbox', '--port', '0', '--json', ...keep, '--api-key', SANDBOX_KEY];
+  const args = ['--json', ...keep, '--api-key', SANDBOX_KEY];
   if (requestsPerMinute) args.push('--requests-per-minute', String(requestsPerMinute));
   if (latencyMs) args.push('--latency-ms', String(latencyMs));
-  const child = spawn(process.execPath, [...nodeFlags, '--import', REPORT_RSS, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1', BENCH_RSS_FILE: rssFile },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = await startListening(args, nodeFlags, 'sandbox');
+  return {
+    url: child.first.url,
+    /** @returns {Promise<import('../dist/sandbox/types.js').SandboxStats>} */
+    async stats() {
+      const res = await fetch(`${child.first.url}/__sandbox/stats`);
+      return /** @type {any} */ (await res.json());
+    },
+    stop: child.stop,
+  };
+}
+
+/**
+ * Starts `chat-migrate sandbox --source <name>` (a live source's fake) in its own process; resolves with
+ * the line it prints (`url`, `env`...), `stats()` and `stop()`.
+ */
+export async function startFakeChild(source, args = []) {
+  const child = await startListening(['--source', source, '--json', ...args], [], `fake ${source}`);
+  return {
+    ...child.first,
+    async stats() {
+      return (await fetch(`${child.first.url}/__fake/stats`)).json();
+    },
+    stop: child.stop,
+  };
+}
+
+/** `chat-migrate sandbox --port 0 ...args` in its own process, once it printed its first line (JSON). */
+async function startListening(args, nodeFlags, what) {
+  mkdirSync(RUN_DIR, { recursive: true });
+  const rssFile = path.join(RUN_DIR, `rss-sandbox-${process.pid}-${++serial}.json`);
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, '--import', REPORT_RSS, BIN, 'sandbox', '--port', '0', ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', BENCH_RSS_FILE: rssFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
   const closed = new Promise((resolve) => child.on('close', resolve));
-  const url = await new Promise((resolve, reject) => {
+  const first = await new Promise((resolve, reject) => {
     let out = '';
     const onData = (d) => {
       out += d;
@@ -96,22 +129,18 @@ export async function startSandboxChild({ requestsPerMinute, latencyMs, nodeFlag
       if (newline < 0) return;
       child.stdout.off('data', onData);
       try {
-        resolve(JSON.parse(out.slice(0, newline)).url);
+        resolve(JSON.parse(out.slice(0, newline)));
       } catch (error) {
-        reject(new Error(`sandbox printed ${out.slice(0, 200)}: ${error.message}`));
+        reject(new Error(`${what} printed ${out.slice(0, 200)}: ${error.message}`));
       }
     };
     child.stdout.setEncoding('utf8').on('data', onData);
     child.on('error', reject);
-    closed.then((code) => reject(new Error(`sandbox exited (${code}) before listening: ${stderr.slice(-1000)}`)));
+    closed.then((code) => reject(new Error(`${what} exited (${code}) before listening: ${stderr.slice(-1000)}`)));
   });
   return {
-    url,
-    /** @returns {Promise<import('../dist/sandbox/types.js').SandboxStats>} */
-    async stats() {
-      const res = await fetch(`${url}/__sandbox/stats`);
-      return /** @type {any} */ (await res.json());
-    },
+    first,
+    /** Resolves with the process's peak RSS report. */
     async stop() {
       child.kill('SIGTERM');
       await closed;

@@ -2,55 +2,15 @@
 // process, serving 1M messages (scale 1) under a budget of R requests a minute, and `pull` reading it
 // all: the share of R it holds (requests over the wall time) and its peak RSS. Results go to
 // bench/pull-results.json, which docs/performance.md renders a line per source from.
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { BIN, ROOT, RUN_DIR, lastJson, runNode } from './children.mjs';
+import { BIN, RUN_DIR, lastJson, runNode, startFakeChild } from './children.mjs';
 import { mb, num, pct } from './table.mjs';
 
 export const PULL_SOURCES = ['sendbird', 'stream', 'twilio', 'slack', 'discord'];
 const MEMORY_LIMIT = 150 * 2 ** 20;
 /** The share of R the pull must hold (issue 27 point 10). */
 const RATE_TARGET = 0.95;
-
-/** `sandbox --source <name>` in its own process; resolves with its url, env and stop(). */
-async function startFake(source, args) {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--source', source, '--port', '0', '--json', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-  const closed = new Promise((resolve) => child.on('close', resolve));
-  const first = await new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (d) => {
-      out += d;
-      const newline = out.indexOf('\n');
-      if (newline < 0) return;
-      child.stdout.off('data', onData);
-      try {
-        resolve(JSON.parse(out.slice(0, newline)));
-      } catch (error) {
-        reject(new Error(`fake ${source} printed ${out.slice(0, 200)}: ${error.message}`));
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', onData);
-    child.on('error', reject);
-    closed.then((code) => reject(new Error(`fake ${source} exited (${code}): ${stderr.slice(-1000)}`)));
-  });
-  return {
-    ...first,
-    async stats() {
-      return (await fetch(`${first.url}/__fake/stats`)).json();
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      await closed;
-    },
-  };
-}
 
 /**
  * Pulls `messages` messages from each source's fake at R requests a minute (the fake's budget and the
@@ -61,7 +21,7 @@ export async function measurePull({ messages, rate, log, row, sources = PULL_SOU
   const channels = Math.max(20, Math.round(messages / 5000));
   const users = Math.max(50, Math.round(messages / 1000));
   for (const source of sources) {
-    const fake = await startFake(source, [
+    const fake = await startFakeChild(source, [
       '--messages',
       String(messages),
       '--channels',

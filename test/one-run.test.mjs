@@ -17,7 +17,7 @@ const WIRING = [
   [/process\.(on|once)\('SIG/, 'signal handlers'],
   [/new RateLimiter\(/, 'a rate limiter'],
   [/DEFAULT_RETRY_POLICY/, 'a retry policy'],
-  [/new (ImportClient|ReadClient|DeleteClient|RestClient)\(/, 'a client'],
+  [/new (ImportClient|ReadClient|DeleteClient|RestClient|SourceClient)\(/, 'a client'],
 ];
 
 /** Where they may be made: the run module, the layers it uses, and what is no run (the sandbox, media's pool). */
@@ -31,6 +31,7 @@ const ALLOWED = [
   'pipeline/run-log.ts',
   // The sandbox is a server that stands in for the service, not a run of a migration.
   'cli/sandbox-command.ts',
+  'cli/sandbox-flags.ts',
 ];
 
 test('only the run module wires a lock, a run log, signals, limiters, retries and clients', () => {

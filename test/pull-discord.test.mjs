@@ -3,23 +3,15 @@
 // every message once, a SIGKILL costs at most the pages in flight, a delta sends exactly what is new,
 // 429s are waited out, and a refused token is named by its variable and never printed.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
+import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
 
-/** The fake as its own process; resolves once it listens, with its env and its control routes. */
 async function startFake(t, args = []) {
-  const child = spawnCli(['sandbox', '--source', 'discord', '--port', '0', '--json', ...args]);
-  t.after(() => child.kill('SIGTERM'));
-  const [line] = await once(child.stdout, 'data');
-  const info = JSON.parse(String(line));
-  /** @returns {Promise<any>} */
-  const get = async (what) => (await fetch(`${info.url}/__fake/${what}`)).json();
-  const post = async (what, body) =>
-    (await fetch(`${info.url}/__fake/${what}`, { method: 'POST', body: JSON.stringify(body) })).json();
-  return { ...info, base: `${info.url}/api/v10`, stats: () => get('stats'), world: () => get('world'), post };
+  const fake = await startSourceFake(t, 'discord', args);
+  return { ...fake, base: `${fake.url}/api/v10` };
 }
 
 const pullArgs = (fake, out, more = []) => ['pull', 'discord', '--out', out, '--base-url', fake.base, ...more];

@@ -2,28 +2,14 @@
 // (`sandbox --source sendbird`), the pull, then `import --preset sendbird` into the sandbox and `verify`.
 // Build first: npm run build
 import assert from 'node:assert/strict';
+import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { once } from 'node:events';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
 
-/** Starts the fake as its own process; resolves with its URL, its environment and its control routes. */
-async function startFake(t, args = []) {
-  const child = spawnCli(['sandbox', '--source', 'sendbird', '--port', '0', '--json', ...args]);
-  t.after(() => child.kill('SIGTERM'));
-  const [line] = await once(child.stdout, 'data');
-  const { url, env } = JSON.parse(String(line).split('\n')[0]);
-  /** @returns {Promise<any>} */
-  const get = async (what) => (await fetch(`${url}/__fake/${what}`)).json();
-  /** @returns {Promise<any>} */
-  const post = async (what, body) => {
-    const res = await fetch(`${url}/__fake/${what}`, { method: 'POST', body: JSON.stringify(body) });
-    assert.equal(res.status < 300, true, `POST /__fake/${what}: ${res.status}`);
-    return res.json();
-  };
-  return { url, env, stats: () => get('stats'), world: () => get('world'), post };
-}
+const startFake = (t, args = []) => startSourceFake(t, 'sendbird', [...args]);
 
 /** `pull sendbird` as a child process against the fake; `--json` summary parsed when it exits 0. */
 async function pull(fake, cwd, args = [], env = fake.env) {

@@ -3,33 +3,17 @@
 // SIGKILL mid-pull resumed with no page fetched twice but the one in flight; new messages taken by
 // `--since auto` and sent by the next import; a 429 storm; a wrong token never printed; files behind
 // the sign-in page never stored as the file.
+import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, waitForOutput, writeConfig } from './helpers.mjs';
+import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
 
 const FAST = ['--source-requests-per-minute', '60000'];
 
-/** The Slack fake as a child process; its URL, env (SLACK_TOKEN), stats and world. */
-async function startFake(t, args = []) {
-  const child = spawnCli(['sandbox', '--source', 'slack', '--port', '0', '--json', ...args]);
-  const [line] = await waitForOutput(child, /^\{.*\}\n/m, { stream: 'stdout' });
-  t.after(() => child.kill());
-  const info = JSON.parse(line);
-  /** @returns {Promise<any>} the fake's JSON answer */
-  const get = async (route) => (await fetch(`${info.url}${route}`)).json();
-  return {
-    url: info.url,
-    env: info.env,
-    stats: () => get('/__fake/stats'),
-    world: () => get('/__fake/world'),
-    /** @returns {Promise<any>} */
-    post: async (route, body) =>
-      (await fetch(`${info.url}${route}`, { method: 'POST', body: JSON.stringify(body) })).json(),
-  };
-}
+const startFake = (t, args = []) => startSourceFake(t, 'slack', [...args]);
 
 /** `pull slack` into `out` (relative to `cwd`), against the fake. */
 function pullArgs(fake, out, extra = []) {

@@ -2,44 +2,18 @@
 // fake (`sandbox --source stream`) and the import sandbox, every part a separate process; and the
 // stream preset reading the v2 layout the pull writes (a `!members-` pair is user-to-user).
 import assert from 'node:assert/strict';
+import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { toVendorId } from '../dist/presets/index.js';
-import {
-  collect,
-  readNdjson,
-  runCli,
-  sandbox,
-  spawnCli,
-  tempDir,
-  waitFor,
-  waitForOutput,
-  writeConfig,
-} from './helpers.mjs';
+import { collect, readNdjson, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
 import { byId, plan, readPlans } from './presets-helpers.mjs';
 
 const FAST = ['--source-requests-per-minute', '60000'];
 
-/** The Stream fake as a child process: its URL, env (STREAM_API_KEY, STREAM_API_SECRET), stats, world. */
-async function startFake(t, args = [], env = {}) {
-  const child = spawnCli(['sandbox', '--source', 'stream', '--port', '0', '--json', ...args], { env });
-  const [line] = await waitForOutput(child, /^\{.*\}\n/m, { stream: 'stdout' });
-  t.after(() => child.kill());
-  const info = JSON.parse(line);
-  /** @returns {Promise<any>} */
-  const get = async (route) => (await fetch(`${info.url}${route}`)).json();
-  return {
-    url: info.url,
-    env: info.env,
-    stats: () => get('/__fake/stats'),
-    world: () => get('/__fake/world'),
-    /** @returns {Promise<any>} */
-    post: async (route, body) =>
-      (await fetch(`${info.url}${route}`, { method: 'POST', body: JSON.stringify(body) })).json(),
-  };
-}
+const startFake = (t, args = [], env = {}) => startSourceFake(t, 'stream', [...args], env);
 
 const pullArgs = (fake, out, extra = []) => ['pull', 'stream', '--out', out, '--base-url', fake.url, ...FAST, ...extra];
 

@@ -4,52 +4,14 @@
 // a refused secret named and never printed; media carried from the Media Content Service after the
 // temporary links expired.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { BIN, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
+import { runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, sha256, startBucket } from './media-servers.mjs';
 
-/**
- * The fake as its own process; `env` is what it prints for a client (credentials, media origin).
- * @param {import('node:test').TestContext} t
- * @param {string[]} args
- */
-async function startFake(t, args = []) {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--source', 'twilio', '--port', '0', '--json', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  t.after(() => child.kill());
-  let out = '';
-  const first = await new Promise((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-    });
-    child.on('exit', (code) => reject(new Error(`the fake exited (${code}): ${out}`)));
-  });
-  const { url, env } = JSON.parse(first);
-  assert.ok(url && env, `the fake's first line: ${first}`);
-  /** @returns {Promise<any>} */
-  const get = async (p) => (await fetch(`${url}${p}`)).json();
-  return {
-    url,
-    env,
-    stats: () => get('/__fake/stats'),
-    world: () => get('/__fake/world'),
-    async post(p, body) {
-      const res = await fetch(`${url}${p}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      assert.ok(res.ok, `POST ${p}: ${res.status}`);
-      return res.json();
-    },
-  };
-}
+const startFake = (t, args = []) => startSourceFake(t, 'twilio', [...args]);
 
 /** Runs `pull twilio` to its end against the fake, in `out`'s parent (where its run log goes). */
 function pull(fake, out, args = [], env = fake.env) {

@@ -3,9 +3,9 @@
 // sync killed with SIGKILL and started again loses and doubles nothing; the cutover exits 3 while the
 // service lacks a record and 0 once it is across; the report draws the timeline.
 // Build first: npm run build
+import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { lagAfter } from '../dist/pipeline/sync/sync-lag.js';
@@ -26,23 +26,7 @@ import {
 
 const WORLD = ['--users', '6', '--channels', '3', '--messages', '60', '--seed', '11'];
 
-/** The Sendbird fake as its own process: its URL, the credentials it takes, its control routes. */
-async function startFake(t, args = []) {
-  const child = spawnCli(['sandbox', '--source', 'sendbird', '--port', '0', '--json', ...WORLD, ...args]);
-  t.after(() => child.kill('SIGTERM'));
-  const [line] = await once(child.stdout, 'data');
-  const info = JSON.parse(String(line).split('\n')[0]);
-  const call = async (method, route, body) => {
-    const res = await fetch(`${info.url}${route}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    assert.equal(res.status < 300, true, `${method} ${route}: ${res.status}`);
-    return res.json();
-  };
-  return { ...info, call };
-}
+const startFake = (t, args = []) => startSourceFake(t, 'sendbird', [...WORLD, ...args]);
 
 /** A folder whose config points at the import sandbox, with the state in `state/`. */
 async function workspace(sb) {

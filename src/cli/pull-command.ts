@@ -1,5 +1,6 @@
 import { ExitCode } from '../errors.js';
-import type { PullSummary } from '../pipeline/pull/pull-session.js';
+import type { MigrateConfig } from '../config/schema.js';
+import type { PullOptions, PullSummary } from '../pipeline/pull/pull-session.js';
 import type { SourceName } from '../pull/types.js';
 import { formatDuration } from '../report/summary.js';
 import { plural } from '../report/words.js';
@@ -17,7 +18,7 @@ interface PullFlags extends CommonOptions {
 export async function pullAction(source: SourceName, opts: PullFlags): Promise<number> {
   const { config, warnings } = await loadCommandConfig(opts, false);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const { pullInRun } = await import('../pipeline/pull/pull-session.js');
+  const { pullInRun, pullLockOf } = await import('../pipeline/pull/pull-session.js');
   const { PULL_TERMS } = await import('../report/figures.js');
   const since =
     opts.since === undefined
@@ -34,27 +35,36 @@ export async function pullAction(source: SourceName, opts: PullFlags): Promise<n
       terms: PULL_TERMS,
       stoppingNotice: 'stopping: the pages written so far are kept; run the same command again to go on',
       start: { source, out: opts.out, since: opts.since },
+      locks: [pullLockOf(opts.out)],
     },
     (run) =>
       pullInRun(run, {
-        source,
-        out: opts.out,
+        ...pullSettings(config, source, opts.out, opts.guild),
         since,
-        lookbackMinutes: config.lookbackMinutes,
         baseUrl: opts.baseUrl ?? config.sourceBaseUrl,
-        requestsPerMinute: config.sourceRequestsPerMinute,
-        concurrency: config.sourceConcurrency,
-        guild: opts.guild,
-        env: process.env,
-        secrets: (values) => {
-          for (const value of values) registerSecret(value);
-        },
       }),
     (s) => ({ status: 'complete', fields: { folder: s.folder, kind: s.kind, pulled: totals(s) } }),
   );
   if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else process.stdout.write(describe(summary));
   return ExitCode.ok;
+}
+
+/** What a pull takes from the config and the environment: `pull` and `sync` start theirs alike. */
+export function pullSettings(config: MigrateConfig, source: SourceName, out: string, guild?: string): PullOptions {
+  return {
+    source,
+    out,
+    lookbackMinutes: config.lookbackMinutes,
+    baseUrl: config.sourceBaseUrl,
+    requestsPerMinute: config.sourceRequestsPerMinute,
+    concurrency: config.sourceConcurrency,
+    guild,
+    env: process.env,
+    secrets: (values) => {
+      for (const value of values) registerSecret(value);
+    },
+  };
 }
 
 const totals = (s: PullSummary) =>

@@ -4,7 +4,8 @@ import { keepWasmCompileSmall } from './heap-budget.js';
 import { runInCommand } from './command-run.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { planRun, presetIdentity } from './plan-run.js';
-import { redact, registerSecret } from './run-command.js';
+import { pullSettings } from './pull-command.js';
+import { redact } from './run-command.js';
 
 interface SyncFlags extends CommonOptions {
   out: string;
@@ -27,7 +28,10 @@ export async function syncAction(source: SourceName, opts: SyncFlags): Promise<n
   );
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   keepWasmCompileSmall();
-  const { syncInRun, syncEnd } = await import('../pipeline/sync/sync-session.js');
+  const [{ syncInRun, syncEnd }, { pullLockOf }] = await Promise.all([
+    import('../pipeline/sync/sync-session.js'),
+    import('../pipeline/pull/pull-session.js'),
+  ]);
   const final = Boolean(opts.final);
   const summary = await runInCommand(
     {
@@ -40,25 +44,14 @@ export async function syncAction(source: SourceName, opts: SyncFlags): Promise<n
       stepSummary: true,
       stoppingNotice: 'stopping: the round under way ends at a safe point; run the same command again to go on',
       start: { source, out: opts.out, final, intervalSeconds: config.syncIntervalSeconds },
+      locks: [pullLockOf(config.from!)],
     },
     (run) =>
       syncInRun(run, {
         final,
         intervalMs: config.syncIntervalSeconds * 1000,
         maxRounds: opts.rounds,
-        pull: {
-          source,
-          out: config.from!,
-          lookbackMinutes: config.lookbackMinutes,
-          baseUrl: config.sourceBaseUrl,
-          requestsPerMinute: config.sourceRequestsPerMinute,
-          concurrency: config.sourceConcurrency,
-          guild: opts.guild,
-          env: process.env,
-          secrets: (values) => {
-            for (const value of values) registerSecret(value);
-          },
-        },
+        pull: pullSettings(config, source, config.from!, opts.guild),
         plan: async () => {
           const plan = await planRun(config, baseDir, { writeIdMap: true });
           for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);

@@ -83,8 +83,11 @@ export interface PullContext {
   pages<C>(stream: StreamSpec, fetch: (cursor: C | undefined) => Promise<Page<C>>): Promise<StreamResult>;
   /** Facts kept with pages (`remember`), this pull run's and earlier ones', whose key starts with `prefix`. */
   remembered(prefix: string): Array<[string, unknown]>;
-  /** The channels expected in this run, for the messages' progress and ETA. */
-  expectChannels(count: number): void;
+  /**
+   * Pulls each channel with `pull`, `concurrency` at a time, counting them for the messages' ETA. After
+   * a stop nothing new starts, and the first failure ends the walk (nothing queued starts after it).
+   */
+  eachChannel<T>(channels: readonly T[], pull: (channel: T) => Promise<void>): Promise<void>;
   /** Said to the person running it (`the bot cannot see 3 private channels`). */
   warning(message: string): void;
   info(message: string): void;

@@ -5,6 +5,7 @@
  */
 import { access } from 'node:fs/promises';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import { InterruptedError } from '../../errors.js';
 import type { SourceHttp } from '../../http/source-client.js';
 import type { Page, PullContext, PullEntity, PullSince, StreamResult, StreamSpec } from '../../pull/types.js';
@@ -119,8 +120,20 @@ export class PullSession implements PullContext {
     return [...this.o.journal.facts].filter(([key]) => key.startsWith(prefix));
   }
 
-  expectChannels(count: number): void {
-    this.channelsExpected = count;
+  async eachChannel<T>(channels: readonly T[], pull: (channel: T) => Promise<void>): Promise<void> {
+    this.channelsExpected = channels.length;
+    const limit = pLimit(Math.max(1, this.concurrency));
+    await Promise.all(
+      channels.map((channel) =>
+        limit(async () => {
+          if (!this.stop.aborted) await pull(channel);
+        }).catch((err: unknown) => {
+          limit.clearQueue();
+          throw err;
+        }),
+      ),
+    );
+    if (this.stop.aborted) throw new InterruptedError();
   }
 
   warning(message: string): void {

@@ -2,14 +2,11 @@
  * `pull`'s body over the run (run.ts): picks the pull run (an interrupted one resumes, whatever the
  * flags; else a full one, or a delta from `--since`), makes the source's client on its own limiter
  * and the run's retry policy, lets the source walk its API through a PullSession, and ends the run in
- * the journal. The lock keeps two pulls out of one folder.
+ * the journal.
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { CheckpointLock } from '../../checkpoint/lock.js';
-import { ConfigError } from '../../errors.js';
-import { RateLimiter } from '../../http/rate-limiter.js';
-import { SourceClient } from '../../http/source-client.js';
+import { ConfigError, InterruptedError } from '../../errors.js';
 import { loadSource } from '../../pull/registry.js';
 import type { PullSince, SourceName } from '../../pull/types.js';
 import type { Run } from '../run/run.js';
@@ -52,17 +49,16 @@ export interface PullSummary {
   newestMessageMs?: number;
 }
 
+/** The lock file that keeps two pulls out of one output folder: the run holds it (RunSpec `locks`). */
+export const pullLockOf = (out: string): string => path.join(out, '.chat-migrate-pull.lock');
+
+/** Pulls as `options` say, inside a run that holds `pullLockOf(options.out)`. */
 export async function pullInRun(run: Run, options: PullOptions): Promise<PullSummary> {
   const source = await loadSource(options.source);
   const credentials = source.credentials(options.env);
   options.secrets?.(credentials.secrets);
   await mkdir(options.out, { recursive: true });
-  const lock = new CheckpointLock(path.join(options.out, '.chat-migrate-pull.lock'));
-  await lock.acquire();
-  const journal = await PullJournal.open(path.join(options.out, JOURNAL_FILE)).catch(async (err: unknown) => {
-    await lock.release();
-    throw err;
-  });
+  const journal = await PullJournal.open(path.join(options.out, JOURNAL_FILE));
   const startedAt = Date.now();
   try {
     const other = journal.runs.find((r) => r.source !== options.source);
@@ -76,17 +72,13 @@ export async function pullInRun(run: Run, options: PullOptions): Promise<PullSum
     const { info, resumed } = await pickRun(run, journal, options, startedAt);
     const traffic = run.requests('pull');
     const session: { current?: PullSession } = {};
-    const http = new SourceClient({
+    const http = await run.clients.sourceClient({
       source: options.source,
       baseUrl: options.baseUrl ?? credentials.defaultBaseUrl,
       headers: credentials.headers,
       authHint: source.authHint,
       connections: options.concurrency,
-      timeoutMs: run.config.timeoutMs,
-      limiter: new RateLimiter(options.requestsPerMinute ?? source.defaultRequestsPerMinute, run.clients.clock),
-      policy: run.clients.policy,
-      clock: run.clients.clock,
-      stop: run.stop,
+      requestsPerMinute: options.requestsPerMinute ?? source.defaultRequestsPerMinute,
       events: {
         requestStarted: (isRetry) => traffic.requestStarted(isRetry),
         answered: (status, ms) => traffic.answered(status, ms),
@@ -108,12 +100,14 @@ export async function pullInRun(run: Run, options: PullOptions): Promise<PullSum
     run.sample(ctx.counts, () => undefined);
     try {
       await source.pull(ctx);
+      // A source that returned early on a stop has not walked everything: the run must not end.
+      if (run.stop.aborted) throw new InterruptedError();
       ctx.finishPhases(true);
     } catch (err) {
       ctx.finishPhases(false);
       throw err;
     } finally {
-      await (run.hardStop.aborted ? http.destroy() : http.close()).catch(() => undefined);
+      await run.clients.release(http);
     }
     await journal.endRun(Date.now());
     const { requests, retries, rateLimited } = traffic.traffic;
@@ -135,7 +129,6 @@ export async function pullInRun(run: Run, options: PullOptions): Promise<PullSum
     };
   } finally {
     await journal.close();
-    await lock.release();
   }
 }
 

@@ -3,6 +3,7 @@ import type { ImportClient } from '../../http/import-client.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
 import { RateLimiter, systemClock, type Clock } from '../../http/rate-limiter.js';
 import type { RestClient } from '../../http/rest-client.js';
+import type { SourceClient, SourceClientOptions } from '../../http/source-client.js';
 import type { RequestEvents } from '../../http/retrying-request.js';
 import { DEFAULT_REST_REQUESTS_PER_MINUTE } from '../../config/keys.js';
 import { KeyCheck } from '../../http/key-check.js';
@@ -43,6 +44,30 @@ export class RunClients {
       this.clock,
       DEFAULT_REST_REQUESTS_PER_MINUTE,
     ));
+  }
+
+  /**
+   * A client of a live source's API (pull), with a limiter of its own at the source's budget, the run's
+   * retry policy and its soft stop. Closed at the run's end, or earlier by `release` (a sync round).
+   */
+  async sourceClient(
+    options: Omit<SourceClientOptions, 'limiter' | 'policy' | 'clock' | 'stop' | 'timeoutMs' | 'proxy'> & {
+      requestsPerMinute: number | 'auto';
+    },
+  ): Promise<SourceClient> {
+    const { SourceClient } = await import('../../http/source-client.js');
+    const { requestsPerMinute, ...rest } = options;
+    const limiter = new RateLimiter(requestsPerMinute, this.clock);
+    const { policy, clock, config, proxy } = this;
+    const stop = this.signals.stop;
+    return this.keep(new SourceClient({ ...rest, limiter, policy, clock, stop, timeoutMs: config.timeoutMs, proxy }));
+  }
+
+  /** Closes a client before the run's end (dropping its connections after a hard stop). */
+  async release(client: { close(): Promise<void>; destroy?(): Promise<void> }): Promise<void> {
+    const at = this.closers.indexOf(client);
+    if (at >= 0) this.closers.splice(at, 1);
+    await (this.signals.hardStop.aborted && client.destroy ? client.destroy() : client.close()).catch(() => undefined);
   }
 
   /** A client of the import endpoints. */

@@ -36,6 +36,8 @@ export interface RunSpec {
   proxy?: ProxySettings;
   /** Extra fields of the run log's start line. */
   start?: Record<string, unknown>;
+  /** Lock files besides the ledger's, held for the whole run (a pull's output folder). */
+  locks?: readonly string[];
 }
 
 /** How a run ended, for its last run log line. */
@@ -83,13 +85,17 @@ export async function withRun<T>(
   end: (result: T, run: Run) => RunEnd,
 ): Promise<T> {
   const { config } = spec;
-  const lock = spec.ledger === 'none' ? undefined : new CheckpointLock(`${config.checkpoint}.lock`);
-  await lock?.acquire();
+  const ledgerLock = spec.ledger === 'none' ? [] : [`${config.checkpoint}.lock`];
+  const locks = [...ledgerLock, ...(spec.locks ?? [])].map((file) => new CheckpointLock(file));
+  const releaseLocks = async () => {
+    for (const held of locks) await held.release();
+  };
   let ledger: CheckpointStore | undefined;
   try {
+    for (const held of locks) await held.acquire();
     ledger = await openLedger(spec);
   } catch (err) {
-    await lock?.release();
+    await releaseLocks();
     throw err;
   }
   ledger?.recordRun(spec.command, 'running');
@@ -191,7 +197,7 @@ export async function withRun<T>(
       log.end('failed', { error: { code, message }, ...noted });
     }
     signals.dispose();
-    await lock?.release();
+    await releaseLocks();
   }
 }
 

@@ -3,7 +3,6 @@
  * file through `ctx.pages` so a killed pull resumes from its cursors. The channel list is remembered
  * with its pages, so a resumed pull that finished it knows its channels without asking again.
  */
-import pLimit from 'p-limit';
 import { ConfigError } from '../../errors.js';
 import type { PullContext } from '../types.js';
 import { type DiscordApi, type DiscordChannel, type DiscordGuild, MEMBERS_PAGE } from './api.js';
@@ -166,42 +165,35 @@ export async function pullChannels(ctx: PullContext, api: DiscordApi, guild: Dis
 export async function pullMessages(ctx: PullContext, api: DiscordApi, guild: DiscordGuild): Promise<void> {
   const known = rememberedChannels(ctx);
   const channels = [...known.values()].filter((c) => MESSAGE_CHANNEL_TYPES.has(c.type));
-  ctx.expectChannels(channels.length);
   const refused: string[] = [];
-  const limit = pLimit(Math.max(1, ctx.concurrency));
-  await Promise.all(
-    channels.map((c) =>
-      limit(async () => {
-        if (ctx.stop.aborted) return;
-        const parent = known.get(c.parent_id ?? '');
-        const cutoff = ctx.since.kind === 'delta' ? ctx.since.cutoffMs(c.id) : undefined;
-        await ctx.pages<string>(
-          {
-            id: `messages:${c.id}`,
-            file: channelFileName(guild, c as DiscordChannel, parent as DiscordChannel | undefined),
-            layout: {
-              json: { head: channelHead(guild, c as DiscordChannel, parent as DiscordChannel, cutoff), tail: ']}' },
-            },
-            entity: 'messages',
-            channel: c.id,
-            itemKey: (m) => String((m as { id: unknown }).id),
-            itemTimeMs: (m) => timeOf((m as { timestamp?: string }).timestamp),
-          },
-          async (after) => {
-            // A delta starts at the snowflake of its cutoff: a channel with nothing new costs one page.
-            const start = after ?? (cutoff === undefined ? '0' : snowflakeAt(cutoff));
-            const page = await api.messagesAfter(c.id, start);
-            if (page.forbidden) refused.push(c.name ?? c.id);
-            const last = page.value.at(-1)?.id;
-            return {
-              items: page.value.map(dceMessage),
-              next: page.value.length === PAGE && last !== undefined ? last : undefined,
-            };
-          },
-        );
-      }),
-    ),
-  );
+  await ctx.eachChannel(channels, async (c) => {
+    const parent = known.get(c.parent_id ?? '');
+    const cutoff = ctx.since.kind === 'delta' ? ctx.since.cutoffMs(c.id) : undefined;
+    await ctx.pages<string>(
+      {
+        id: `messages:${c.id}`,
+        file: channelFileName(guild, c as DiscordChannel, parent as DiscordChannel | undefined),
+        layout: {
+          json: { head: channelHead(guild, c as DiscordChannel, parent as DiscordChannel, cutoff), tail: ']}' },
+        },
+        entity: 'messages',
+        channel: c.id,
+        itemKey: (m) => String((m as { id: unknown }).id),
+        itemTimeMs: (m) => timeOf((m as { timestamp?: string }).timestamp),
+      },
+      async (after) => {
+        // A delta starts at the snowflake of its cutoff: a channel with nothing new costs one page.
+        const start = after ?? (cutoff === undefined ? '0' : snowflakeAt(cutoff));
+        const page = await api.messagesAfter(c.id, start);
+        if (page.forbidden) refused.push(c.name ?? c.id);
+        const last = page.value.at(-1)?.id;
+        return {
+          items: page.value.map(dceMessage),
+          next: page.value.length === PAGE && last !== undefined ? last : undefined,
+        };
+      },
+    );
+  });
   if (refused.length > 0)
     ctx.warning(
       `discord: the bot may not read the history of ${refused.length} channels (${refused.slice(0, 5).join(', ')}` +

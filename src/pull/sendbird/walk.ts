@@ -4,7 +4,6 @@
  * `ctx.pages` stream, so a killed pull resumes from its last page; the channel list is remembered
  * with its pages, so the messages step finds it after a resume.
  */
-import pLimit from 'p-limit';
 import type { SourceHttp } from '../../http/source-client.js';
 import type { Page, PullContext } from '../types.js';
 import {
@@ -52,16 +51,7 @@ export async function walkSendbird(ctx: PullContext): Promise<void> {
     await ctx.pages<string>(channelsStream(type), (token) => channelsPage(ctx, type, token, known));
   }
   const channels = [...channelFacts(ctx).values()];
-  ctx.expectChannels(channels.length);
-  const limit = pLimit(Math.max(1, ctx.concurrency));
-  await Promise.all(
-    channels.map((channel) =>
-      limit(async () => {
-        if (ctx.stop.aborted) return;
-        await pullMessages(ctx, channel);
-      }),
-    ),
-  );
+  await ctx.eachChannel(channels, (channel) => pullMessages(ctx, channel));
 }
 
 /** The channels remembered by this pull and earlier ones, the latest fact of each. */

@@ -4,7 +4,6 @@
  * (conversations.replies), written with the page that holds the parent. Pins need no call of their
  * own: history marks a pinned message `pinned_to`. Files come as metadata in `files`.
  */
-import pLimit from 'p-limit';
 import type { PullContext } from '../types.js';
 import { callSlack, isRefusal, nextCursor, objectsOf, tsMs } from './api.js';
 import { ARRAY_FILE, type ConversationFacts, dayFileOf } from './layout.js';
@@ -36,11 +35,7 @@ export async function pullMessages(ctx: PullContext): Promise<void> {
         '(invite the app with /invite, or use a user token: docs/pull/slack.md)',
     );
   const seen = new Map(ctx.remembered(SEEN_FACT).map(([key, ms]) => [key.slice(SEEN_FACT.length), Number(ms)]));
-  ctx.expectChannels(readable.length);
-  const limit = pLimit(Math.max(1, ctx.concurrency));
-  await Promise.all(
-    readable.map((c) => limit(async () => (ctx.stop.aborted ? undefined : pullHistory(ctx, c, seen.get(c.id))))),
-  );
+  await ctx.eachChannel(readable, (c) => pullHistory(ctx, c, seen.get(c.id)));
 }
 
 async function pullHistory(ctx: PullContext, c: ConversationFacts, seenBefore: number | undefined): Promise<void> {

@@ -48,18 +48,10 @@ export async function walkStream(ctx: PullContext, api: StreamApi): Promise<void
   });
 
   const channels = ctx.remembered(CHANNEL_FACT).map(([, ref]) => ref as ChannelRef);
-  ctx.expectChannels(channels.length);
-  const limit = pLimit(Math.max(1, ctx.concurrency));
-  await Promise.all(
-    channels.map((channel) =>
-      limit(async () => {
-        if (ctx.stop.aborted) return;
-        await pullMembers(ctx, api, channel, listSince);
-        if (ctx.stop.aborted) return;
-        await pullMessages(ctx, api, channel);
-      }),
-    ),
-  );
+  await ctx.eachChannel(channels, async (channel) => {
+    await pullMembers(ctx, api, channel, listSince);
+    await pullMessages(ctx, api, channel);
+  });
 }
 
 function refOf(c: StreamObject): ChannelRef | undefined {

@@ -5,7 +5,6 @@
  * resumes from its cursors (a next page URL); the services and conversations are remembered with their
  * pages, so a resumed or delta run knows them without listing again what an earlier run finished.
  */
-import pLimit from 'p-limit';
 import { InterruptedError } from '../../errors.js';
 import type { PullContext } from '../types.js';
 import { changedMs, paths, readListPage, timeMs, type ListKey, type ListPage, type TwilioItem } from './api.js';
@@ -33,23 +32,11 @@ export async function pullTwilio(ctx: PullContext): Promise<void> {
     .remembered(CONVERSATION)
     .map(([, value]) => value as Conversation)
     .filter((c) => services.includes(c.service));
-  ctx.expectChannels(conversations.length);
   const mediaBaseUrl = ctx.facts.mediaBaseUrl ?? DEFAULT_MEDIA_BASE_URL;
-  const limit = pLimit(ctx.concurrency);
-  const one = async (c: Conversation) => {
-    stopIfAsked(ctx);
+  await ctx.eachChannel(conversations, async (c) => {
     await pullParticipants(ctx, c);
     await pullMessages(ctx, c, mediaBaseUrl);
-  };
-  // The first failure ends the walk: nothing queued starts after it (the run reports that one error).
-  await Promise.all(
-    conversations.map((c) =>
-      limit(one, c).catch((err: unknown) => {
-        limit.clearQueue();
-        throw err;
-      }),
-    ),
-  );
+  });
 }
 
 /** A list page as the core's page: the next link is the cursor, a string (JSON). */
