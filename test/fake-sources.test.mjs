@@ -270,6 +270,8 @@ test('bodies: JSON and forms reach the route parsed', async (t) => {
   assert.deepEqual(await echo('a=1&b=x%20y&a=2', 'application/x-www-form-urlencoded'), {
     got: { a: ['1', '2'], b: 'x y' },
   });
+  // `curl -d '{...}'` sends JSON labelled as a form.
+  assert.deepEqual(await echo('{"a":1}', 'application/x-www-form-urlencoded'), { got: { a: 1 } });
   assert.equal((await fetch(`${server.url}/nowhere`, { headers: AUTH })).status, 404);
 });
 

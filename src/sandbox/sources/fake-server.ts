@@ -68,7 +68,8 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   if (raw.length === 0) return undefined;
   const text = raw.toString('utf8');
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
-  if (type === 'application/x-www-form-urlencoded') {
+  // `curl -d '{...}'` says form but sends JSON: a form never starts with a brace.
+  if (type === 'application/x-www-form-urlencoded' && !text.trimStart().startsWith('{')) {
     const out: Record<string, string | string[]> = {};
     for (const [key, value] of new URLSearchParams(text)) {
       const had = out[key];
