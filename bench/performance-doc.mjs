@@ -107,21 +107,24 @@ function noiseNote(results) {
 /** The pull section's lines, a row per source, from bench/pull-results.json (none: not measured yet). */
 function pullSection(pull) {
   const head = '## Pulling from live sources';
-  if (!pull) return `${head}\n\nNot measured yet: \`npm run bench -- --only pull\`.`;
-  const rows = pull.rows.map((r) => ({
-    ...r,
-    metric: cell(r.metric),
-    measured: cell(r.measured),
-    target: cell(r.target),
+  const measured = Object.values(pull?.sources ?? {});
+  if (measured.length === 0) return `${head}\n\nNot measured yet: \`npm run bench -- --only pull\`.`;
+  const rows = measured.map(({ row, startedAt, commit }) => ({
+    ...row,
+    metric: cell(`${row.metric} (${startedAt.slice(0, 10)}, ${commit ?? '?'})`),
+    measured: cell(row.measured),
+    target: cell(row.target),
   }));
   return [
     head,
     '',
-    `\`npm run bench -- --only pull\` (run ${pull.startedAt}, commit ${pull.code?.commit ?? '?'}): ` +
-      "each source's fake " +
-      `(\`sandbox --source\`) in its own process serves ${num(pull.messages)} messages in ${num(pull.channels)} ` +
-      `channels under a budget of R = ${num(pull.rate)} requests a minute, and \`pull\` reads them all with its ` +
-      "limiter at R: the share of R is its requests over the pull's whole wall time (listing included).",
+    "`npm run bench -- --only pull [--pull-sources slack,stream] [--pull-rate 6000]`: each source's fake " +
+      '(`sandbox --source`) in its own process serves the messages under a budget of R requests a minute, ' +
+      "and `pull` reads them all with its limiter at R. The share of R is the pull's requests over its " +
+      'whole wall time (start-up and listing included); a run replaces the rows of the sources it measured. ' +
+      'Slack and Stream ask a page of replies per thread (about 12 requests per 100 messages in the fakes), so a ' +
+      'million messages is some 120,000 requests, over 20 minutes at 6,000 a minute: their rows are at ' +
+      '`--scale 0.1` unless a run says otherwise.',
     '',
     formatTable(rows),
   ].join('\n');

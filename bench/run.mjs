@@ -376,10 +376,16 @@ if (only.has('media')) details.media = await measureMedia({ concurrency, log, ro
 if (only.has('pull')) {
   const sources = opts['pull-sources'].split(',').map((x) => x.trim());
   const pulled = await measurePull({ messages: main.messages, rate: Number(opts['pull-rate']), sources, log, row });
-  // Kept apart from results.json: a pull-only run must not replace the import's figures on the page.
-  const pullRows = rows.filter((r) => r.section === 'pull');
-  const pullResults = { startedAt: new Date(began).toISOString(), machine, code, ...pulled, rows: pullRows };
-  writeFileSync(PULL_RESULTS, `${JSON.stringify(pullResults, null, 2)}\n`);
+  // Kept apart from results.json (a pull-only run must not replace the import's figures on the page), a
+  // source's entry replaced only when it is measured again.
+  const kept = readPullResults()?.sources ?? {};
+  const startedAt = new Date(began).toISOString();
+  for (const [name, result] of Object.entries(pulled.sources)) {
+    const measured = rows.find((r) => r.section === 'pull' && r.metric.startsWith(`pull ${name}:`));
+    const { messages, rate, channels } = pulled;
+    kept[name] = { startedAt, commit: code.commit, messages, rate, channels, ...result, row: measured };
+  }
+  writeFileSync(PULL_RESULTS, `${JSON.stringify({ machine, sources: kept }, null, 2)}\n`);
 }
 
 if (opts.profile) {
