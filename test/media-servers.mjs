@@ -6,6 +6,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
+import { Agent } from 'undici';
+import { Bandwidth } from '../dist/media/bandwidth.js';
+import { HostRules } from '../dist/media/host-rules.js';
+import { systemClock } from '../dist/http/rate-limiter.js';
+import { DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
 import { tempDir, writeConfig, writeGeneratedExport } from './helpers.mjs';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 
@@ -142,4 +147,21 @@ export async function mediaWorkspace(baseUrl, bucket, messages, media) {
     },
   });
   return dir;
+}
+
+/** What the carrier gives a download, for a loopback host allowed by name. */
+export function downloadContext(t) {
+  const dispatcher = new Agent();
+  t.after(() => dispatcher.close());
+  return {
+    dispatcher,
+    policy: DEFAULT_RETRY_POLICY,
+    clock: systemClock,
+    rules: new HostRules({ '127.0.0.1': {} }),
+    allowPrivate: new Set(['127.0.0.1']),
+    bandwidth: new Bandwidth(0, systemClock),
+    maxFileBytes: 1_000_000,
+    signal: new AbortController().signal,
+    limiters: new Map(),
+  };
 }

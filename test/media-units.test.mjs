@@ -4,16 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import path from 'node:path';
-import { Agent } from 'undici';
-import { Bandwidth } from '../dist/media/bandwidth.js';
 import { downloadFile } from '../dist/media/download.js';
-import { systemClock } from '../dist/http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
 import { isPrivateAddress, checkHost } from '../dist/media/safe-address.js';
 import { expiringHostOf, HostRules } from '../dist/media/host-rules.js';
 import { MediaSources, EXPORT_PLACEHOLDER_BASE } from '../dist/media/media-sources.js';
 import { checkConfigLayer } from '../dist/config/schema.js';
 import { FIXTURES, runCli, tempDir, writeConfig } from './helpers.mjs';
+import { downloadContext } from './media-servers.mjs';
 
 test('media: private, loopback, link-local, CGNAT and unique-local addresses are refused', async () => {
   for (const ip of [
@@ -159,23 +157,6 @@ async function fileHost(t, answer) {
   t.after(() => new Promise((resolve) => server.close(resolve)));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return { url: `http://127.0.0.1:${port}/a.png`, arrivals };
-}
-
-/** What the carrier gives a download, for a loopback host allowed by name. */
-function downloadContext(t) {
-  const dispatcher = new Agent();
-  t.after(() => dispatcher.close());
-  return {
-    dispatcher,
-    policy: DEFAULT_RETRY_POLICY,
-    clock: systemClock,
-    rules: new HostRules({ '127.0.0.1': {} }),
-    allowPrivate: new Set(['127.0.0.1']),
-    bandwidth: new Bandwidth(0, systemClock),
-    maxFileBytes: 1_000_000,
-    signal: new AbortController().signal,
-    limiters: new Map(),
-  };
 }
 
 test('media: a download answered 429 with Retry-After: 1 is tried again no sooner than that', async (t) => {

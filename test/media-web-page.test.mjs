@@ -5,13 +5,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Agent } from 'undici';
-import { Bandwidth } from '../dist/media/bandwidth.js';
 import { downloadFile } from '../dist/media/download.js';
-import { HostRules } from '../dist/media/host-rules.js';
-import { systemClock } from '../dist/http/rate-limiter.js';
-import { DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
 import { tempDir } from './helpers.mjs';
+import { downloadContext } from './media-servers.mjs';
 
 const PAGE =
   '\n  <!-- sign in -->\n<!DOCTYPE html><html><head><title>Sign in | Slack</title></head><body>form</body></html>';
@@ -24,34 +20,18 @@ async function pageHost(t, type) {
   return `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
 }
 
-function context(t) {
-  const dispatcher = new Agent();
-  t.after(() => dispatcher.close());
-  return {
-    dispatcher,
-    policy: DEFAULT_RETRY_POLICY,
-    clock: systemClock,
-    rules: new HostRules({ '127.0.0.1': {} }),
-    allowPrivate: new Set(['127.0.0.1']),
-    bandwidth: new Bandwidth(0, systemClock),
-    maxFileBytes: 1_000_000,
-    signal: new AbortController().signal,
-    limiters: new Map(),
-  };
-}
-
 test('media: an HTML answer for an image is not stored, whether the server says HTML or lies', async (t) => {
   const dir = await tempDir();
   const png = { mimeType: 'image/png', extension: 'png', name: 'photo.png' };
   const honest = await pageHost(t, 'text/html; charset=utf-8');
-  const said = await downloadFile(`${honest}/files-pri/T1-F1/photo.png`, path.join(dir, 'a'), context(t), png);
+  const said = await downloadFile(`${honest}/files-pri/T1-F1/photo.png`, path.join(dir, 'a'), downloadContext(t), png);
   assert.equal(said.ok, false);
   assert.match(said.reason, /Slack answered with its sign-in page/);
   assert.match(said.reason, /files:read/);
   assert.match(said.reason, /the server said text\/html; the attachment is image\/png/);
 
   const lying = await pageHost(t, 'image/png');
-  const bytes = await downloadFile(`${lying}/other/photo.png`, path.join(dir, 'b'), context(t), png);
+  const bytes = await downloadFile(`${lying}/other/photo.png`, path.join(dir, 'b'), downloadContext(t), png);
   assert.equal(bytes.ok, false);
   assert.match(bytes.reason, /a web page came instead of the file \(its bytes are HTML/);
   assert.deepEqual(await readdir(dir), [], 'no temp file is left behind');
@@ -60,12 +40,14 @@ test('media: an HTML answer for an image is not stored, whether the server says 
 test('media: a web page the attachment says is a web page is carried', async (t) => {
   const dir = await tempDir();
   const host = await pageHost(t, 'text/html');
-  const page = await downloadFile(`${host}/saved/page.html`, path.join(dir, 'a'), context(t), {
+  const page = await downloadFile(`${host}/saved/page.html`, path.join(dir, 'a'), downloadContext(t), {
     mimeType: 'text/html',
     name: 'page.html',
   });
   assert.equal(page.ok, true, JSON.stringify(page));
   assert.equal(page.file.mimeType, 'text/html');
-  const byName = await downloadFile(`${host}/saved/notes.htm`, path.join(dir, 'b'), context(t), { name: 'notes.htm' });
+  const byName = await downloadFile(`${host}/saved/notes.htm`, path.join(dir, 'b'), downloadContext(t), {
+    name: 'notes.htm',
+  });
   assert.equal(byName.ok, true, JSON.stringify(byName));
 });
