@@ -123,8 +123,8 @@ function pullSection(pull) {
       "and `pull` reads them all with its limiter at R. The share of R is the pull's requests over its " +
       'whole wall time (start-up and listing included); a run replaces the rows of the sources it measured. ' +
       'Slack and Stream ask a page of replies per thread (about 12 requests per 100 messages in the fakes), so a ' +
-      'million messages is some 120,000 requests, over 20 minutes at 6,000 a minute: their rows are at ' +
-      '`--scale 0.1` unless a run says otherwise.',
+      'million messages is some 115,000 requests, about 20 minutes each at 6,000 a minute (the two ran at ' +
+      'once, against two fakes).',
     '',
     formatTable(rows),
   ].join('\n');
