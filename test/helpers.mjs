@@ -1,9 +1,11 @@
 // Shared test helpers: a real sandbox on a loopback port, real files, the built CLI as a child process.
 import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { main } from '../dist/cli/main.js';
 import { mulberry32, startSandbox } from '../dist/sandbox/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -56,19 +58,53 @@ export async function writeConfig(dir, config) {
 export function spawnCli(args, { cwd, env = {}, apiKey = API_KEY } = {}) {
   return spawn(process.execPath, [BIN, ...args], {
     cwd,
-    env: { ...process.env, CI: 'true', NO_COLOR: '1', MIGRATE_API_KEY: apiKey, ...env },
+    env: cliEnv(env, apiKey),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
+/** The environment every test run of the CLI gets: no colours, CI lines, the key from the environment. */
+function cliEnv(env, apiKey) {
+  const merged = { ...process.env, CI: 'true', NO_COLOR: '1', MIGRATE_API_KEY: apiKey, ...env };
+  // As for a child process, a variable given as undefined is unset.
+  for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
+  return merged;
+}
+
+/** A stream that keeps what is written to it, as text. */
+class TextSink extends Writable {
+  text = '';
+  /** @override */
+  _write(chunk, _encoding, done) {
+    this.text += chunk;
+    done();
+  }
+}
+
 /**
- * Runs the CLI to the end; resolves with exit code (or signal) and output.
+ * Runs the CLI in this process through its `main`, to the end; resolves with the exit code and output.
+ * `signal` stands for Ctrl+C (aborting it is one), `clock` for the run's clock.
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: Record<string, string | undefined>, apiKey?: string, signal?: AbortSignal,
+ *   clock?: unknown, columns?: number }} [options]
+ * @returns {Promise<{ code: number, signal: null, stdout: string, stderr: string }>}
+ */
+export async function runCli(args, { cwd = process.cwd(), env = {}, apiKey = API_KEY, signal, clock, columns } = {}) {
+  const stdout = new TextSink();
+  const stderr = new TextSink();
+  const io = { cwd, env: cliEnv(env, apiKey), stdout, stderr, signal, clock, columns };
+  const code = await main(args, io);
+  return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+}
+
+/**
+ * Runs the built CLI as a child process to the end: for what only a process shows (signals, the
+ * environment Node itself reads such as NODE_EXTRA_CA_CERTS, exit on its own).
  * @param {string[]} args
  * @param {Parameters<typeof spawnCli>[1]} [options]
  */
-export function runCli(args, options = {}) {
-  const child = spawnCli(args, options);
-  return collect(child);
+export function runCliProcess(args, options = {}) {
+  return collect(spawnCli(args, options));
 }
 
 export function collect(child) {

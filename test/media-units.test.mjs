@@ -89,7 +89,12 @@ test('media: the allow-list matches names and *.domains; a header only for its o
 });
 
 test('media: export files stay inside the export folder', () => {
-  const sources = new MediaSources(new HostRules({}), true, { baseUrl: EXPORT_PLACEHOLDER_BASE, folder: '/exp' });
+  const sources = new MediaSources(
+    new HostRules({}),
+    true,
+    { baseUrl: EXPORT_PLACEHOLDER_BASE, folder: '/exp' },
+    process.cwd(),
+  );
   const ok = sources.sourceOf(`${EXPORT_PLACEHOLDER_BASE}/photos/a%20b.jpg`, undefined);
   assert.equal(ok.file, path.resolve('/exp/photos/a b.jpg'));
   assert.equal(ok.placeholder, true);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { Server } from 'proxy-chain';
 import { proxyFor, proxySecrets, readProxySettings } from '../dist/http/proxy-env.js';
-import { fixtureWorkspace, runCli, sandbox } from './helpers.mjs';
+import { fixtureWorkspace, runCliProcess, sandbox } from './helpers.mjs';
 
 const USER = 'migrator';
 /** Characters that must be percent-encoded in a URL, so both forms are looked for in the output. */
@@ -82,7 +82,7 @@ test('an import goes through HTTP_PROXY (a tunnel counted by the proxy); NO_PROX
   t.after(() => sb.close());
   const { tunnels, url } = await startProxy(t);
   const dir = await fixtureWorkspace(sb.url);
-  const through = await runCli(['import', '--json'], { cwd: dir, env: proxyEnv({ HTTP_PROXY: url() }) });
+  const through = await runCliProcess(['import', '--json'], { cwd: dir, env: proxyEnv({ HTTP_PROXY: url() }) });
   assert.equal(through.code, 0, through.stderr);
   assert.equal(JSON.parse(through.stdout).status, 'completed');
   assert.ok(tunnels.length >= 1, 'no tunnel opened');
@@ -94,7 +94,7 @@ test('an import goes through HTTP_PROXY (a tunnel counted by the proxy); NO_PROX
 
   const opened = tunnels.length;
   const requests = sb.stats().requests;
-  const bypass = await runCli(['import', '--json', '--fresh'], {
+  const bypass = await runCliProcess(['import', '--json', '--fresh'], {
     cwd: dir,
     env: proxyEnv({ HTTP_PROXY: url(), NO_PROXY: 'localhost,127.0.0.1' }),
   });
@@ -110,14 +110,17 @@ test('HTTPS through the proxy: a CONNECT tunnel, the certificate still verified 
   const dir = await fixtureWorkspace(sb.url);
   const ca = path.join(dir, 'ca.pem');
   await writeFile(ca, sb.certificate);
-  const run = await runCli(['import', '--json'], {
+  const run = await runCliProcess(['import', '--json'], {
     cwd: dir,
     env: proxyEnv({ https_proxy: url(), NODE_EXTRA_CA_CERTS: ca }),
   });
   assert.equal(run.code, 0, run.stderr);
   assert.ok(tunnels.length >= 1);
   // Without the CA the tunnel opens, and the certificate is still refused, at once.
-  const refused = await runCli(['import', '--json', '--fresh'], { cwd: dir, env: proxyEnv({ https_proxy: url() }) });
+  const refused = await runCliProcess(['import', '--json', '--fresh'], {
+    cwd: dir,
+    env: proxyEnv({ https_proxy: url() }),
+  });
   assert.equal(refused.code, 1);
   const { message } = JSON.parse(refused.stdout).error;
   assert.match(message, /through the proxy http:\/\/127\.0\.0\.1:\d+ \(from https_proxy\) .*self-signed/);
@@ -128,7 +131,10 @@ test('a proxy that refuses the credentials or cannot be reached is named (never 
   t.after(() => sb.close());
   const { proxy, url } = await startProxy(t);
   const dir = await fixtureWorkspace(sb.url);
-  const wrong = await runCli(['import'], { cwd: dir, env: proxyEnv({ HTTP_PROXY: url(`${USER}:not-${ENCODED}@`) }) });
+  const wrong = await runCliProcess(['import'], {
+    cwd: dir,
+    env: proxyEnv({ HTTP_PROXY: url(`${USER}:not-${ENCODED}@`) }),
+  });
   assert.equal(wrong.code, 1);
   const proxyName = `the proxy http://127.0.0.1:${proxy.port} (from HTTP_PROXY)`;
   const escaped = proxyName.replace(/[().]/g, '\\$&');
@@ -142,7 +148,7 @@ test('a proxy that refuses the credentials or cannot be reached is named (never 
   const { port } = /** @type {import('node:net').AddressInfo} */ (closed.address());
   await new Promise((resolve) => closed.close(resolve));
   const env = proxyEnv({ HTTP_PROXY: `http://${USER}:${ENCODED}@127.0.0.1:${port}` });
-  const unreachable = await runCli(['import', '--retries', '0'], { cwd: dir, env });
+  const unreachable = await runCliProcess(['import', '--retries', '0'], { cwd: dir, env });
   assert.equal(unreachable.code, 1);
   const named = `cannot reach the proxy http://127\\.0\\.0\\.1:${port} \\(from HTTP_PROXY\\): ECONNREFUSED`;
   assert.match(unreachable.stderr, new RegExp(named));

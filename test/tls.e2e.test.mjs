@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { generate } from 'selfsigned';
 import { classifyTransport, DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
-import { fixtureWorkspace, runCli, sandbox, spawnCli } from './helpers.mjs';
+import { fixtureWorkspace, runCliProcess, sandbox, spawnCli } from './helpers.mjs';
 
 const DAY = 86_400_000;
 const LOOPBACK_NAMES = {
@@ -63,7 +63,7 @@ async function tlsSetup(t, tls) {
 /** Runs an import; NODE_EXTRA_CA_CERTS is only what the test gives (the machine's own is left out). */
 async function timedImport(dir, ca, args = []) {
   const started = Date.now();
-  const run = await runCli(['import', '--json', ...args], { cwd: dir, env: { NODE_EXTRA_CA_CERTS: ca } });
+  const run = await runCliProcess(['import', '--json', ...args], { cwd: dir, env: { NODE_EXTRA_CA_CERTS: ca } });
   return { ...run, elapsed: Date.now() - started, summary: run.stdout ? JSON.parse(run.stdout) : undefined };
 }
 
@@ -115,7 +115,7 @@ test('without the CA, a self-signed certificate stops the run at once, naming ho
   );
   assert.match(run.summary.error.hint, /NODE_EXTRA_CA_CERTS=\/path\/ca\.pem/);
   // The same words on a terminal, with the hint under the message.
-  const text = await runCli(['import'], { cwd: dir, env: { NODE_EXTRA_CA_CERTS: undefined } });
+  const text = await runCliProcess(['import'], { cwd: dir, env: { NODE_EXTRA_CA_CERTS: undefined } });
   assert.equal(text.code, 1);
   assert.match(text.stderr, new RegExp(`error: TLS: the certificate of ${host} is refused: it is self-signed`));
   assert.match(text.stderr, /\n {2}chat-migrate always verifies certificates\. .* NODE_EXTRA_CA_CERTS=\/path\/ca\.pem/);
@@ -128,7 +128,7 @@ test('an untrusted certificate ends verify, undo and import alike: the same code
   const requests = sb.stats().requests;
   for (const args of [['verify'], ['undo', '--yes'], ['import', '--fresh']]) {
     const started = Date.now();
-    const run = await runCli(args, { cwd: dir, env: { NODE_EXTRA_CA_CERTS: undefined } });
+    const run = await runCliProcess(args, { cwd: dir, env: { NODE_EXTRA_CA_CERTS: undefined } });
     const elapsed = Date.now() - started;
     assert.equal(run.code, 1, `${args[0]}: ${run.stderr}`);
     assert.match(

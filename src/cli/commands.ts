@@ -29,20 +29,26 @@ import { KNOWN_REGIONS } from '../config/keys.js';
 import { SOURCE_NAMES } from '../config/key-spec.js';
 import { addConfigOptions, CONFIG_FILE } from './options.js';
 import { runCommand } from './run-command.js';
+import type { CommandContext } from './context.js';
 
-type Action = (...args: never[]) => Promise<number>;
+type Action = (ctx: CommandContext, ...args: never[]) => Promise<number>;
+type Rest<F> = F extends (ctx: CommandContext, ...args: infer A) => Promise<number> ? A : never;
 
-/** `name` of the module `load` imports, called when the command runs; the module is not read before. */
-function later<K extends string, M extends { [P in K]: Action }>(
-  load: () => Promise<M>,
-  name: K,
-): (...args: Parameters<M[K]>) => Promise<void> {
-  return runCommand(async (...args: Parameters<M[K]>) => (await load())[name](...args));
+/** Binds the context of one command line to the command actions it registers. */
+function actions(ctx: CommandContext, outcome: { exitCode: number }) {
+  /** `name` of the module `load` imports, called when the command runs; the module is not read before. */
+  return function later<K extends string, M extends { [P in K]: Action }>(
+    load: () => Promise<M>,
+    name: K,
+  ): (...args: Rest<M[K]>) => Promise<void> {
+    return runCommand(ctx, outcome, async (...args: Rest<M[K]>) => (await load())[name](ctx, ...args));
+  };
 }
 
 const nonNegative = wholeNumber(0);
 
-export function registerCommands(program: Command): void {
+export function registerCommands(program: Command, ctx: CommandContext, outcome: { exitCode: number }): void {
+  const later = actions(ctx, outcome);
   addConfigOptions(program.command('import'), 'import')
     .description('import users, groups, members and messages; resumes from the checkpoint')
     .option('--fresh', 'ignore the checkpoint and start over')
@@ -61,7 +67,7 @@ export function registerCommands(program: Command): void {
     .description("show the checkpoint's progress per entity and file")
     .action(later(() => import('./status-command.js'), 'statusAction'));
 
-  registerSandboxCommand(program);
+  registerSandboxCommand(program, later);
 
   addConfigOptions(program.command('pull'), 'pull')
     .argument('<source>', `the live source: ${SOURCE_NAMES.join(', ')}`, oneOf(SOURCE_NAMES, 'The source'))
@@ -89,11 +95,7 @@ export function registerCommands(program: Command): void {
     .command('demo')
     .description('import the bundled fixtures/ into an embedded sandbox, with real progress output')
     .option('--json', 'print the summary as JSON')
-    .action(
-      runCommand(async (opts: { json?: boolean }) =>
-        (await import('./demo-command.js')).demoAction(Boolean(opts.json)),
-      ),
-    );
+    .action(later(() => import('./demo-command.js'), 'demoAction'));
 
   program
     .command('init')
@@ -149,7 +151,7 @@ export function registerCommands(program: Command): void {
     .action(later(() => import('./report-command.js'), 'reportAction'));
 }
 
-function registerSandboxCommand(program: Command): void {
+function registerSandboxCommand(program: Command, later: ReturnType<typeof actions>): void {
   program
     .command('sandbox')
     .description('run a local server of the import API (for trials, tests and the demo)')

@@ -9,10 +9,12 @@ import { printSummary } from './import-command.js';
 import { runInCommand } from './command-run.js';
 import { writeReport } from './report-command.js';
 import { formatVerifyText } from '../report/verify-report.js';
+import type { CommandContext } from './context.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-export async function demoAction(json: boolean): Promise<number> {
+export async function demoAction(ctx: CommandContext, opts: { json?: boolean }): Promise<number> {
+  const json = Boolean(opts.json);
   const [{ startSandbox }, { importInRun, importEnd }, { verifyOrRepair, verifyEnd }, { VERIFY_TERMS }] =
     await Promise.all([
       import('../sandbox/index.js'),
@@ -38,37 +40,39 @@ export async function demoAction(json: boolean): Promise<number> {
       },
       requireApiKey: true,
     });
-    if (!json) process.stderr.write(`Demo: importing ${FIXTURES} into a sandbox at ${sandbox.url}\n`);
+    if (!json) ctx.stderr.write(`Demo: importing ${FIXTURES} into a sandbox at ${sandbox.url}\n`);
     // Its own sandbox on loopback: a proxy of the environment could not reach it.
     const proxy = { noProxy: '' };
     const plans = await planSources(config.sources, baseDir);
     const spec = { command: 'demo', config, ledger: 'write', sourcesIdentity: config.sources, json, proxy } as const;
     const summary = await runInCommand(
+      ctx,
       { ...spec, fresh: true },
       (run) => importInRun(run, { plans, fresh: true, estimateTotals: true, proxy }),
       importEnd,
     );
-    await printSummary(summary, json);
+    await printSummary(ctx, summary, json);
     if (!json) {
       const held = sandbox.stats().perEntity;
       const line = Object.entries(held)
         .map(([k, v]) => `${v.stored} ${k}`)
         .join(', ');
-      process.stdout.write(`The sandbox now holds ${line}. Checkpoint and rejects file: ${work}\n`);
+      ctx.stdout.write(`The sandbox now holds ${line}. Checkpoint and rejects file: ${work}\n`);
     }
     // Then what a migration does next: read the service back and compare it with the export.
-    if (!json) process.stderr.write('\nVerify: reading the sandbox back and comparing it with the export\n');
+    if (!json) ctx.stderr.write('\nVerify: reading the sandbox back and comparing it with the export\n');
     const verified = await runInCommand(
+      ctx,
       { ...spec, command: 'verify', ledger: 'existing', terms: VERIFY_TERMS },
       async (run) =>
         verifyOrRepair(run, { plans: await planSources(config.sources, baseDir), sample: 0, repair: false }),
       verifyEnd,
     );
-    if (!json) process.stdout.write(formatVerifyText(verified));
+    if (!json) ctx.stdout.write(formatVerifyText(verified));
     const report = path.join(work, 'migration-report.html');
     await writeReport({ checkpoint: config.checkpoint, rejects: config.rejects }, report, 'html');
     // With --json, stdout holds the one summary document: the path goes to stderr.
-    (json ? process.stderr : process.stdout).write(`Migration report: ${report}\n`);
+    (json ? ctx.stderr : ctx.stdout).write(`Migration report: ${report}\n`);
     return summary.exitCode;
   } finally {
     await sandbox.close();

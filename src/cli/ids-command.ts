@@ -4,9 +4,10 @@ import type { IdRule } from '../config/keys.js';
 import { ExitCode } from '../errors.js';
 import { messageIdOf, serviceIdOf } from '../presets/shared/ids.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
+import type { CommandContext } from './context.js';
 
-export async function findAction(id: string, opts: CommonOptions): Promise<number> {
-  const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
+export async function findAction(ctx: CommandContext, id: string, opts: CommonOptions): Promise<number> {
+  const { config } = await loadCommandConfig(ctx, opts, false).catch(async (err) => {
     // Like status: a bare --checkpoint is enough, no target needed.
     if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint } as { checkpoint: string } };
     throw err;
@@ -14,14 +15,12 @@ export async function findAction(id: string, opts: CommonOptions): Promise<numbe
   const found = await findIdLines(config.checkpoint, id);
   if (opts.json) {
     const doc = { id, files: [idMapPathOf(config.checkpoint), idLogPathOf(config.checkpoint)], lines: found };
-    process.stdout.write(`${JSON.stringify(doc)}\n`);
+    ctx.stdout.write(`${JSON.stringify(doc)}\n`);
   } else if (found.length === 0) {
-    process.stderr.write(
-      `nothing about ${id} in ${idMapPathOf(config.checkpoint)} or ${idLogPathOf(config.checkpoint)}\n`,
-    );
+    ctx.stderr.write(`nothing about ${id} in ${idMapPathOf(config.checkpoint)} or ${idLogPathOf(config.checkpoint)}\n`);
   } else {
     // As grep -n prints: file, line, the line itself.
-    for (const f of found) process.stdout.write(`${f.file}:${f.line}: ${JSON.stringify(f.entry)}\n`);
+    for (const f of found) ctx.stdout.write(`${f.file}:${f.line}: ${JSON.stringify(f.entry)}\n`);
   }
   return found.length > 0 ? ExitCode.ok : ExitCode.fatal;
 }
@@ -31,16 +30,17 @@ export async function findAction(id: string, opts: CommonOptions): Promise<numbe
  * config's idRule. The same functions as the presets, so what it prints is what an import sends.
  */
 export async function ofAction(
+  ctx: CommandContext,
   sourceIds: string[],
   opts: CommonOptions & { kind: 'user' | 'group' | 'message' },
 ): Promise<number> {
-  const { config } = await loadCommandConfig(opts, false);
+  const { config } = await loadCommandConfig(ctx, opts, false);
   const rule = config.idRule as IdRule;
   const idOf = (sourceId: string) =>
     opts.kind === 'message' ? messageIdOf(rule, sourceId) : serviceIdOf(rule, sourceId);
   if (opts.json) {
     const ids = sourceIds.map((sourceId) => ({ sourceId, id: idOf(sourceId) }));
-    process.stdout.write(`${JSON.stringify({ kind: opts.kind, idRule: rule, ids })}\n`);
-  } else process.stdout.write(sourceIds.map((s) => `${idOf(s)}\n`).join(''));
+    ctx.stdout.write(`${JSON.stringify({ kind: opts.kind, idRule: rule, ids })}\n`);
+  } else ctx.stdout.write(sourceIds.map((s) => `${idOf(s)}\n`).join(''));
   return ExitCode.ok;
 }

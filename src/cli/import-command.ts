@@ -6,9 +6,9 @@ import { planRun, type RunPlan } from './plan-run.js';
 import { retentionNotice } from '../pipeline/retention.js';
 import { BEYOND_RETENTION } from '../entities/types.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
-import { redact } from './run-command.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
 import { validateAction } from './validate-command.js';
+import type { CommandContext } from './context.js';
 
 interface ImportOptions extends CommonOptions {
   fresh?: boolean;
@@ -22,22 +22,27 @@ interface ImportOptions extends CommonOptions {
 const STOPPING_NOTICE =
   'stopping: finishing the batches in flight, then saving the checkpoint.\n  Press Ctrl+C again to stop at once.';
 
-export async function importAction(opts: ImportOptions): Promise<number> {
+export async function importAction(ctx: CommandContext, opts: ImportOptions): Promise<number> {
   // A dry run is validate, whole: the same checks, media counts, run log and Ctrl+C.
-  if (opts.dryRun) return validateAction({ ...opts, maxErrors: undefined });
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, true, true);
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  if (opts.dryRun) return validateAction(ctx, { ...opts, maxErrors: undefined });
+  const { config, baseDir, warnings } = await loadCommandConfig(ctx, opts, true, true);
+  ctx.warn(warnings);
   const plan = await planRun(config, baseDir, { writeIdMap: true });
-  for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
+  ctx.warn(plan.warnings);
   try {
-    return await importPlan(opts, config, plan);
+    return await importPlan(ctx, opts, config, plan);
   } finally {
     // Once committed there is nothing to discard; before, the migration's id map stays as it was.
     await plan.idMap?.discard();
   }
 }
 
-async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunPlan): Promise<number> {
+async function importPlan(
+  ctx: CommandContext,
+  opts: ImportOptions,
+  config: MigrateConfig,
+  plan: RunPlan,
+): Promise<number> {
   const { plans, sourcesIdentity, idRule, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
   if (opts.strict) {
@@ -53,7 +58,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
     });
     if (result.errorCount > 0) {
       const { formatValidateText } = await import('../report/validate-report.js');
-      process.stderr.write(formatValidateText(result));
+      ctx.stderr.write(formatValidateText(result));
       const found = plural(result.errorCount, 'error');
       throw new ConfigError('STRICT_VALIDATION_FAILED', `--strict: validate found ${found}; nothing was sent`, {
         exitCode: ExitCode.rejected,
@@ -74,6 +79,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
     stepSummary: true,
   };
   const summary = await runInCommand(
+    ctx,
     spec,
     async (run) => {
       const summary = await importInRun(run, {
@@ -93,18 +99,18 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
     },
     importEnd,
   );
-  await printSummary(summary, Boolean(opts.json));
+  await printSummary(ctx, summary, Boolean(opts.json));
   return summary.exitCode;
 }
 
-export async function printSummary(summary: ImportSummary, json: boolean): Promise<void> {
+export async function printSummary(ctx: CommandContext, summary: ImportSummary, json: boolean): Promise<void> {
   if (json) {
-    process.stdout.write(redact(`${JSON.stringify(summary)}\n`));
+    ctx.stdout.write(ctx.redact(`${JSON.stringify(summary)}\n`));
     return;
   }
-  const stream = summary.status === 'failed' ? process.stderr : process.stdout;
+  const stream = summary.status === 'failed' ? ctx.stderr : ctx.stdout;
   // Wrapped to a terminal's width; a log keeps its lines whole.
   const width = stream.isTTY && stream.columns ? stream.columns - 1 : undefined;
   const { formatSummaryText } = await import('../report/summary.js');
-  stream.write(redact(formatSummaryText(summary, width)));
+  stream.write(ctx.redact(formatSummaryText(summary, width)));
 }

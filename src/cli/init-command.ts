@@ -5,6 +5,7 @@ import { ConfigError, ExitCode } from '../errors.js';
 import { inspectExport, type InitProposal } from '../pipeline/init/inspect-export.js';
 import { formatInitReport } from '../report/init-report.js';
 import { CONFIG_FILE } from './options.js';
+import type { CommandContext } from './context.js';
 
 interface InitOptions {
   force?: boolean;
@@ -17,10 +18,10 @@ interface InitOptions {
   config?: string;
 }
 
-export async function initAction(target: string, opts: InitOptions): Promise<number> {
-  const configFile = path.resolve(opts.config ?? CONFIG_FILE);
+export async function initAction(ctx: CommandContext, target: string, opts: InitOptions): Promise<number> {
+  const configFile = ctx.resolve(opts.config ?? CONFIG_FILE);
   const proposal = await inspectExport({
-    target: path.resolve(target),
+    target: ctx.resolve(target),
     configDir: path.dirname(configFile),
     picks: opts.pick ?? {},
     entities: opts.entity ?? {},
@@ -28,13 +29,19 @@ export async function initAction(target: string, opts: InitOptions): Promise<num
   // Said in one write at the end: output piped into `head` then ends cleanly, not mid-report.
   const out = [formatInitReport(proposal)];
   try {
-    return await settle(proposal, configFile, opts, out);
+    return await settle(ctx, proposal, configFile, opts, out);
   } finally {
-    process.stdout.write(out.join(''));
+    ctx.stdout.write(out.join(''));
   }
 }
 
-async function settle(proposal: InitProposal, configFile: string, opts: InitOptions, out: string[]): Promise<number> {
+async function settle(
+  ctx: CommandContext,
+  proposal: InitProposal,
+  configFile: string,
+  opts: InitOptions,
+  out: string[],
+): Promise<number> {
   if (proposal.kind === 'nothing') return ExitCode.rejected;
   const config = {
     ...(opts.appId === undefined ? {} : { appId: opts.appId }),
@@ -43,7 +50,7 @@ async function settle(proposal: InitProposal, configFile: string, opts: InitOpti
     ...proposal.config,
   };
   const text = `${JSON.stringify(config, null, 2)}\n`;
-  const shown = path.relative(process.cwd(), configFile) || configFile;
+  const shown = ctx.shown(configFile);
   const problems = proposal.kind === 'plain' ? proposal.problems : [];
   if (problems.length > 0) {
     out.push(`\nThe config would be:\n${text}`);

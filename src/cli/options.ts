@@ -1,3 +1,4 @@
+import type { CommandContext } from './context.js';
 import { type Command, Option } from 'commander';
 import { configFlagParser } from './arg-parsers.js';
 import {
@@ -11,7 +12,6 @@ import {
   type ValueOf,
 } from '../config/keys.js';
 import type { LoadedConfig } from '../config/load.js';
-import { registerSecret } from './run-command.js';
 
 /** The config file a command reads by default, and the one init writes. */
 export const CONFIG_FILE = '.migrate.config.json';
@@ -79,6 +79,7 @@ const SECRET_KEYS = CONFIG_KEY_NAMES.filter((key) => specOf(key).secret);
 
 /** Loads the merged config for a command's options; secrets are registered to be redacted wherever they came from. */
 export async function loadCommandConfig(
+  ctx: CommandContext,
   opts: CommonOptions,
   requireApiKey: boolean,
   readsExport = false,
@@ -86,8 +87,8 @@ export async function loadCommandConfig(
   const flags = configFlags(opts);
   for (const key of SECRET_KEYS) {
     const env = specOf(key).env;
-    registerSecret(flags[key] as string | undefined);
-    registerSecret(env === undefined ? undefined : process.env[env]);
+    ctx.registerSecret(flags[key] as string | undefined);
+    ctx.registerSecret(env === undefined ? undefined : ctx.env[env]);
   }
   // The loader (cosmiconfig, the schema's checks) is read by the commands that load a config, when they do.
   const [{ loadConfig }, { proxySecrets }] = await Promise.all([
@@ -95,26 +96,26 @@ export async function loadCommandConfig(
     import('../http/proxy-env.js'),
   ]);
   // A proxy URL's password reaches undici only; an error that echoed it would still be redacted.
-  for (const secret of proxySecrets(process.env)) registerSecret(secret);
+  for (const secret of proxySecrets(ctx.env)) ctx.registerSecret(secret);
   const { config: configFile } = opts;
   const loaded = await loadConfig({
-    cwd: process.cwd(),
+    cwd: ctx.cwd,
     configFile,
-    env: process.env,
+    env: ctx.env,
     flags,
     requireApiKey,
     readsExport,
   });
-  for (const key of SECRET_KEYS) registerSecret(loaded.config[key] as string | undefined);
+  for (const key of SECRET_KEYS) ctx.registerSecret(loaded.config[key] as string | undefined);
   // media: the hosts' header values and the AWS chain's keys reach undici and the SDK only.
   for (const auth of Object.values(loaded.config.media?.hosts ?? {})) {
-    if (auth.valueEnv) registerSecret(process.env[auth.valueEnv]);
+    if (auth.valueEnv) ctx.registerSecret(ctx.env[auth.valueEnv]);
     if (auth.basic === undefined) continue;
-    const [user, password] = [process.env[auth.basic.userEnv], process.env[auth.basic.passwordEnv]];
-    registerSecret(password);
-    if (user && password) registerSecret(Buffer.from(`${user}:${password}`).toString('base64'));
+    const [user, password] = [ctx.env[auth.basic.userEnv], ctx.env[auth.basic.passwordEnv]];
+    ctx.registerSecret(password);
+    if (user && password) ctx.registerSecret(Buffer.from(`${user}:${password}`).toString('base64'));
   }
   for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'])
-    registerSecret(process.env[name]);
+    ctx.registerSecret(ctx.env[name]);
   return loaded;
 }

@@ -6,7 +6,7 @@ import { formatDuration } from '../report/summary.js';
 import { plural } from '../report/words.js';
 import { runInCommand } from './command-run.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
-import { registerSecret } from './run-command.js';
+import type { CommandContext } from './context.js';
 
 interface PullFlags extends CommonOptions {
   out: string;
@@ -15,9 +15,10 @@ interface PullFlags extends CommonOptions {
   guild?: string;
 }
 
-export async function pullAction(source: SourceName, opts: PullFlags): Promise<number> {
-  const { config, warnings } = await loadCommandConfig(opts, false);
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+export async function pullAction(ctx: CommandContext, source: SourceName, opts: PullFlags): Promise<number> {
+  opts = { ...opts, out: ctx.resolve(opts.out) };
+  const { config, warnings } = await loadCommandConfig(ctx, opts, false);
+  ctx.warn(warnings);
   const { pullInRun, pullLockOf } = await import('../pipeline/pull/pull-session.js');
   const { PULL_TERMS } = await import('../report/figures.js');
   const since =
@@ -27,6 +28,7 @@ export async function pullAction(source: SourceName, opts: PullFlags): Promise<n
         ? ({ mode: 'auto' } as const)
         : ({ mode: 'time', timeMs: opts.since * 1000 } as const);
   const summary = await runInCommand(
+    ctx,
     {
       command: 'pull',
       config,
@@ -39,19 +41,25 @@ export async function pullAction(source: SourceName, opts: PullFlags): Promise<n
     },
     (run) =>
       pullInRun(run, {
-        ...pullSettings(config, source, opts.out, opts.guild),
+        ...pullSettings(ctx, config, source, opts.out, opts.guild),
         since,
         baseUrl: opts.baseUrl ?? config.sourceBaseUrl,
       }),
     (s) => ({ status: 'complete', fields: { folder: s.folder, kind: s.kind, pulled: totals(s) } }),
   );
-  if (opts.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-  else process.stdout.write(describe(summary));
+  if (opts.json) ctx.stdout.write(`${JSON.stringify(summary)}\n`);
+  else ctx.stdout.write(describe(summary));
   return ExitCode.ok;
 }
 
 /** What a pull takes from the config and the environment: `pull` and `sync` start theirs alike. */
-export function pullSettings(config: MigrateConfig, source: SourceName, out: string, guild?: string): PullOptions {
+export function pullSettings(
+  ctx: CommandContext,
+  config: MigrateConfig,
+  source: SourceName,
+  out: string,
+  guild?: string,
+): PullOptions {
   return {
     source,
     out,
@@ -60,9 +68,9 @@ export function pullSettings(config: MigrateConfig, source: SourceName, out: str
     requestsPerMinute: config.sourceRequestsPerMinute,
     concurrency: config.sourceConcurrency,
     guild,
-    env: process.env,
+    env: ctx.env,
     secrets: (values) => {
-      for (const value of values) registerSecret(value);
+      for (const value of values) ctx.registerSecret(value);
     },
   };
 }

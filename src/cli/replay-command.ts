@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { readCheckpoint } from '../checkpoint/store.js';
 import { ENTITIES } from '../entities/index.js';
 import { CheckpointError, ExitCode } from '../errors.js';
@@ -15,8 +14,8 @@ import { plural } from '../report/words.js';
 import { printSummary } from './import-command.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { planRun } from './plan-run.js';
-import { redact } from './run-command.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
+import type { CommandContext } from './context.js';
 
 interface ReplayOptions extends CommonOptions {
   dryRun?: boolean;
@@ -25,10 +24,14 @@ interface ReplayOptions extends CommonOptions {
 const STOPPING_NOTICE =
   'stopping: finishing the batches in flight, then saving the checkpoint.\n  Press Ctrl+C again to stop at once.';
 
-export async function replayAction(file: string | undefined, opts: ReplayOptions): Promise<number> {
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, !opts.dryRun, true);
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  if (file !== undefined) config.rejects = path.resolve(file);
+export async function replayAction(
+  ctx: CommandContext,
+  file: string | undefined,
+  opts: ReplayOptions,
+): Promise<number> {
+  const { config, baseDir, warnings } = await loadCommandConfig(ctx, opts, !opts.dryRun, true);
+  ctx.warn(warnings);
+  if (file !== undefined) config.rejects = ctx.resolve(file);
   const before = await readCheckpoint(config.checkpoint);
   if (!before) {
     throw new CheckpointError('REPLAY_NO_CHECKPOINT', `no checkpoint at ${config.checkpoint}: nothing to replay`, {
@@ -36,9 +39,9 @@ export async function replayAction(file: string | undefined, opts: ReplayOptions
     });
   }
   const openBefore = openSlotsOf(before);
-  const rejects = await readRejectsForReplay(config.rejects, openBefore);
+  const rejects = await readRejectsForReplay(config.rejects, openBefore, ctx.cwd);
   const plan = await planRun(config, baseDir, { writeIdMap: !opts.dryRun });
-  for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
+  ctx.warn(plan.warnings);
   const nowSec = Math.floor(Date.now() / 1000);
   if (opts.dryRun) {
     const openKeys = new Set(openBefore.map((s) => `${s.entity} ${s.file} ${s.ordinal}`));
@@ -55,7 +58,7 @@ export async function replayAction(file: string | undefined, opts: ReplayOptions
     const skipped = results.filter((r) => r.skipped !== undefined).length;
     const wouldSend = results.length - failing.length - skipped;
     const doc = { dryRun: true, open: openBefore.length, wouldSend, skipped, failing };
-    if (opts.json) process.stdout.write(redact(`${JSON.stringify(doc)}\n`));
+    if (opts.json) ctx.stdout.write(ctx.redact(`${JSON.stringify(doc)}\n`));
     else {
       const out = [
         `Replay, dry run (nothing sent): ${plural(openBefore.length, 'record')} open, ` +
@@ -67,7 +70,7 @@ export async function replayAction(file: string | undefined, opts: ReplayOptions
             `  ${item.file}:${item.line}: ${ENTITIES[item.entity].singular} ${id}: ${p!.message} [${p!.rule}]`,
         ),
       ];
-      process.stdout.write(redact(`${out.join('\n')}\n`));
+      ctx.stdout.write(ctx.redact(`${out.join('\n')}\n`));
     }
     return failing.length > 0 ? ExitCode.rejected : ExitCode.ok;
   }
@@ -85,6 +88,7 @@ export async function replayAction(file: string | undefined, opts: ReplayOptions
       stepSummary: true,
     };
     const summary = await runInCommand(
+      ctx,
       spec,
       (run) =>
         importInRun(run, {
@@ -97,10 +101,10 @@ export async function replayAction(file: string | undefined, opts: ReplayOptions
     );
     const after = openSlotsOf(await readCheckpoint(config.checkpoint));
     const replay = replayOutcome(openBefore, rejects.deleted, after, sent);
-    if (opts.json) await printSummary({ ...summary, replay } as typeof summary, true);
+    if (opts.json) await printSummary(ctx, { ...summary, replay } as typeof summary, true);
     else {
-      await printSummary(summary, false);
-      process.stdout.write(formatReplay(replay, config.rejects));
+      await printSummary(ctx, summary, false);
+      ctx.stdout.write(formatReplay(replay, config.rejects));
     }
     return summary.exitCode;
   } finally {

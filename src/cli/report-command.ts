@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { ExitCode } from '../errors.js';
 import { loadReportData, type ReportData, type ReportSources } from '../report/html/report-data.js';
 import { renderHtml } from '../report/html/render-html.js';
 import { renderMarkdown } from '../report/report-md.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
+import type { CommandContext } from './context.js';
 
 interface ReportOptions extends CommonOptions {
   out?: string;
@@ -19,22 +19,22 @@ export async function writeReport(sources: ReportSources, out: string, kind: 'ht
   return data;
 }
 
-export async function reportAction(opts: ReportOptions): Promise<number> {
+export async function reportAction(ctx: CommandContext, opts: ReportOptions): Promise<number> {
   // As status: a bare --checkpoint is enough, with no target configured.
-  const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
+  const { config } = await loadCommandConfig(ctx, opts, false).catch(async (err) => {
     if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint, rejects: undefined } };
     throw err;
   });
   if (opts.out === '-') {
     // Piped on (a CI step, a ticket): the report itself is the output, nothing else.
     const data = await loadReportData({ checkpoint: config.checkpoint, rejects: config.rejects });
-    process.stdout.write(opts.format === 'md' ? renderMarkdown(data) : renderHtml(data));
+    ctx.stdout.write(opts.format === 'md' ? renderMarkdown(data) : renderHtml(data));
     return ExitCode.ok;
   }
-  const out = path.resolve(opts.out ?? (opts.format === 'md' ? 'migration-report.md' : 'migration-report.html'));
+  const out = ctx.resolve(opts.out ?? (opts.format === 'md' ? 'migration-report.md' : 'migration-report.html'));
   const data = await writeReport({ checkpoint: config.checkpoint, rejects: config.rejects }, out, opts.format);
   if (opts.json)
-    process.stdout.write(`${JSON.stringify({ report: out, status: data.state, statusLine: data.statusLine })}\n`);
-  else process.stdout.write(`${data.statusLine}\nReport written to ${out}\n`);
+    ctx.stdout.write(`${JSON.stringify({ report: out, status: data.state, statusLine: data.statusLine })}\n`);
+  else ctx.stdout.write(`${data.statusLine}\nReport written to ${out}\n`);
   return ExitCode.ok;
 }

@@ -1,19 +1,7 @@
 import { Command } from 'commander';
 import { ConfigProblemsError } from '../config/problems.js';
 import { ExitCode, locatedMessage, MigrationError } from '../errors.js';
-
-/** Secrets that must never reach the terminal, even inside an error message from a dependency. */
-const secrets = new Set<string>();
-
-export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 4) secrets.add(value);
-}
-
-export function redact(text: string): string {
-  let out = text;
-  for (const s of secrets) out = out.split(s).join('***');
-  return out;
-}
+import type { CommandContext } from './context.js';
 
 /** The `error` of the one JSON document a `--json` run prints when it fails. */
 export interface JsonError {
@@ -26,8 +14,8 @@ export interface JsonError {
 }
 
 /** Prints `{"error": {...}}` on stdout: a `--json` run answers with one document, whatever went wrong. */
-export function printJsonError(error: JsonError, stdout: NodeJS.WritableStream = process.stdout): void {
-  stdout.write(redact(`${JSON.stringify({ error })}\n`));
+export function printJsonError(ctx: CommandContext, error: JsonError): void {
+  ctx.stdout.write(ctx.redact(`${JSON.stringify({ error })}\n`));
 }
 
 /**
@@ -35,7 +23,9 @@ export function printJsonError(error: JsonError, stdout: NodeJS.WritableStream =
  * (and hint), never a stack trace; anything else is a bug, reported as such with its message only
  * (set CHAT_MIGRATE_DEBUG=1 for the stack). With `json`, the same error is also one JSON document on stdout.
  */
-export function reportFatal(err: unknown, stderr: NodeJS.WritableStream, env: NodeJS.ProcessEnv, json = false): number {
+export function reportFatal(err: unknown, ctx: CommandContext, json = false): number {
+  const { stderr, env } = ctx;
+  const redact = (text: string) => ctx.redact(text);
   if (err instanceof MigrationError) {
     const message = locatedMessage(err);
     // The code goes on the first line; the lines after it (one per config problem) follow as they are.
@@ -46,7 +36,7 @@ export function reportFatal(err: unknown, stderr: NodeJS.WritableStream, env: No
       const several = err instanceof ConfigProblemsError && err.problems.length > 1;
       const problems = several ? err.problems.map((p) => p.message) : undefined;
       const { code, exitCode, hint } = err;
-      printJsonError({ code, message, exitCode, hint, problems });
+      printJsonError(ctx, { code, message, exitCode, hint, problems });
     }
     return err.exitCode;
   }
@@ -58,23 +48,23 @@ export function reportFatal(err: unknown, stderr: NodeJS.WritableStream, env: No
     ),
   );
   if (env.CHAT_MIGRATE_DEBUG && err instanceof Error && err.stack) stderr.write(redact(`${err.stack}\n`));
-  if (json) printJsonError({ code: 'UNEXPECTED', message, exitCode: ExitCode.fatal });
+  if (json) printJsonError(ctx, { code: 'UNEXPECTED', message, exitCode: ExitCode.fatal });
   return ExitCode.fatal;
 }
 
-/** Wraps a command's action: its resolved value is the exit code. */
+/** Wraps a command's action: its resolved value is the command's exit code, kept in `outcome`. */
 export function runCommand<A extends unknown[]>(
+  ctx: CommandContext,
+  outcome: { exitCode: number },
   action: (...args: A) => Promise<number>,
 ): (...args: A) => Promise<void> {
   return async (...args: A) => {
-    let code: number;
     try {
-      code = await action(...args);
+      outcome.exitCode = await action(...args);
     } catch (err) {
       // commander passes the command last: its --json decides whether the error is also printed as JSON.
       const command = args.findLast((a): a is Command => a instanceof Command);
-      code = reportFatal(err, process.stderr, process.env, Boolean(command?.opts().json));
+      outcome.exitCode = reportFatal(err, ctx, Boolean(command?.opts().json));
     }
-    process.exitCode = code;
   };
 }

@@ -2,9 +2,10 @@ import { ConfigError, ExitCode } from '../errors.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import type { SandboxOptions } from '../sandbox/index.js';
 import { type SandboxFlags, tlsOption, untilStopped, writeCertificate } from './sandbox-flags.js';
+import type { CommandContext } from './context.js';
 
-export async function sandboxAction(flags: SandboxFlags): Promise<number> {
-  if (flags.source !== undefined) return (await import('./sandbox-source.js')).fakeSourceAction(flags);
+export async function sandboxAction(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
+  if (flags.source !== undefined) return (await import('./sandbox-source.js')).fakeSourceAction(ctx, flags);
   const sizes = (['users', 'channels', 'messages'] as const).filter((key) => flags[key] !== undefined);
   if (sizes.length > 0) {
     const named = sizes.map((key) => `--${key}`).join(', ');
@@ -12,7 +13,7 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
       exitCode: ExitCode.usage,
     });
   }
-  const apiKey = flags.apiKey ?? process.env.MIGRATE_API_KEY ?? SANDBOX_DEFAULT_API_KEY;
+  const apiKey = flags.apiKey ?? ctx.env.MIGRATE_API_KEY ?? SANDBOX_DEFAULT_API_KEY;
   const options: SandboxOptions = {
     host: flags.host,
     port: flags.port,
@@ -34,7 +35,7 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
     seedUsers:
       flags.seedUsers === undefined
         ? undefined
-        : await (await import('./seed-users.js')).readSeedUsers(flags.seedUsers, process.cwd()),
+        : await (await import('./seed-users.js')).readSeedUsers(flags.seedUsers, ctx.cwd),
     faults: {
       fail500BeforeStore: flags.fail500Before,
       fail500AfterStore: flags.fail500After,
@@ -51,22 +52,22 @@ export async function sandboxAction(flags: SandboxFlags): Promise<number> {
   const { startSandbox } = await import('../sandbox/index.js');
   const sandbox = await startSandbox(options);
   // Listening for Ctrl+C before saying where it listens: a script that reads the line may stop it at once.
-  const stopped = untilStopped();
+  const stopped = untilStopped(ctx.signals);
   // A self-signed certificate is written where a client can be told to trust it.
   const ca = options.tls === 'self-signed' ? await writeCertificate(sandbox.certificate!) : undefined;
   if (flags.json) {
     const { url, port, faults } = sandbox;
-    process.stdout.write(`${JSON.stringify({ url, port, ca, faults, seededUsers: options.seedUsers?.length })}\n`);
+    ctx.stdout.write(`${JSON.stringify({ url, port, ca, faults, seededUsers: options.seedUsers?.length })}\n`);
   } else {
     const key = apiKey === SANDBOX_DEFAULT_API_KEY ? ` (apiKey "${SANDBOX_DEFAULT_API_KEY}")` : '';
-    process.stdout.write(
+    ctx.stdout.write(
       `sandbox listening on ${sandbox.url}${key}; stats at ${sandbox.url}/__sandbox/stats; Ctrl+C to stop\n`,
     );
-    if (ca) process.stdout.write(`its self-signed certificate is ${ca}: trust it with NODE_EXTRA_CA_CERTS=${ca}\n`);
+    if (ca) ctx.stdout.write(`its self-signed certificate is ${ca}: trust it with NODE_EXTRA_CA_CERTS=${ca}\n`);
     // A trial that meets 500s or lost records should see here that it asked for them.
-    if (sandbox.faults.length > 0) process.stdout.write(`injecting faults: ${sandbox.faults.join(', ')}\n`);
+    if (sandbox.faults.length > 0) ctx.stdout.write(`injecting faults: ${sandbox.faults.join(', ')}\n`);
     const seeded = options.seedUsers?.length;
-    if (seeded !== undefined) process.stdout.write(`seeded ${seeded} existing user(s) from ${flags.seedUsers}\n`);
+    if (seeded !== undefined) ctx.stdout.write(`seeded ${seeded} existing user(s) from ${flags.seedUsers}\n`);
   }
   await stopped;
   await sandbox.close();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { SandboxOptions } from '../sandbox/index.js';
+import type { SignalSource } from '../pipeline/run/signals.js';
 
 export interface SandboxFlags {
   port: number;
@@ -43,10 +44,15 @@ export interface SandboxFlags {
 }
 
 /** Resolves on Ctrl+C or SIGTERM: a server runs until then. */
-export function untilStopped(): Promise<void> {
+export function untilStopped(signals: SignalSource): Promise<void> {
   return new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    const stop = () => {
+      signals.off('SIGINT', stop);
+      signals.off('SIGTERM', stop);
+      resolve();
+    };
+    signals.on('SIGINT', stop);
+    signals.on('SIGTERM', stop);
   });
 }
 

@@ -6,6 +6,7 @@
 import { ConfigError, ExitCode } from '../errors.js';
 import type { FakeSourceName } from '../sandbox/sources/registry.js';
 import { type SandboxFlags, tlsOption, untilStopped, writeCertificate } from './sandbox-flags.js';
+import type { CommandContext } from './context.js';
 
 /** The import sandbox's flags that mean nothing to a fake source: refused rather than ignored. */
 const IMPORT_ONLY: ReadonlyArray<[keyof SandboxFlags, string]> = [
@@ -36,7 +37,7 @@ export const CONTROL_ROUTES = [
   'GET /__fake/media/<id>',
 ];
 
-export async function fakeSourceAction(flags: SandboxFlags): Promise<number> {
+export async function fakeSourceAction(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
   const refused = IMPORT_ONLY.filter(([key]) => flags[key] !== undefined).map(([, flag]) => flag);
   if (flags.keepRecords === false) refused.push('--no-keep-records');
   if (refused.length > 0) {
@@ -60,7 +61,7 @@ export async function fakeSourceAction(flags: SandboxFlags): Promise<number> {
     tls,
   });
   // Listening for Ctrl+C before saying where it listens: a script that reads the line may stop it at once.
-  const stopped = untilStopped();
+  const stopped = untilStopped(ctx.signals);
   const ca = tls === 'self-signed' ? await writeCertificate(fake.certificate!) : undefined;
   const world = {
     users: fake.world.users.length,
@@ -70,7 +71,7 @@ export async function fakeSourceAction(flags: SandboxFlags): Promise<number> {
   };
   if (flags.json) {
     const { url, port, source, env, faults } = fake;
-    process.stdout.write(`${JSON.stringify({ url, port, source, env, ca, faults, world })}\n`);
+    ctx.stdout.write(`${JSON.stringify({ url, port, source, env, ca, faults, world })}\n`);
   } else {
     const out = [
       `fake ${fake.source} listening on ${fake.url} (${world.users} users, ${world.channels} channels, ` +
@@ -85,7 +86,7 @@ export async function fakeSourceAction(flags: SandboxFlags): Promise<number> {
     ];
     if (ca) out.push(`its self-signed certificate is ${ca}: trust it with NODE_EXTRA_CA_CERTS=${ca}`);
     if (fake.faults.length > 0) out.push(`injecting faults: ${fake.faults.join(', ')}`);
-    process.stdout.write(`${out.join('\n')}\n`);
+    ctx.stdout.write(`${out.join('\n')}\n`);
   }
   await stopped;
   await fake.close();

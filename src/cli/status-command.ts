@@ -6,9 +6,10 @@ import { loadCommandConfig, type CommonOptions } from './options.js';
 import { plural } from '../report/words.js';
 import { ledgerView, type LedgerRow, type LedgerView } from '../checkpoint/ledger.js';
 import { blockedParentLine } from '../rules/index.js';
+import type { CommandContext } from './context.js';
 
-export async function statusAction(opts: CommonOptions): Promise<number> {
-  const { config } = await loadCommandConfig(opts, false).catch(async (err) => {
+export async function statusAction(ctx: CommandContext, opts: CommonOptions): Promise<number> {
+  const { config } = await loadCommandConfig(ctx, opts, false).catch(async (err) => {
     // status must work from a bare --checkpoint too, with no target configured.
     if (opts.checkpoint) return { config: { checkpoint: opts.checkpoint } as { checkpoint: string } };
     throw err;
@@ -18,7 +19,7 @@ export async function statusAction(opts: CommonOptions): Promise<number> {
     // The same words the report has for it, from the same place.
     const { state, statusLine } = ledgerView(undefined);
     const migration = { state, statusLine };
-    process.stdout.write(
+    ctx.stdout.write(
       opts.json
         ? `${JSON.stringify({ checkpoint: config.checkpoint, exists: false, migration })}\n`
         : `No checkpoint at ${config.checkpoint}: ${statusLine}\n`,
@@ -52,7 +53,7 @@ export async function statusAction(opts: CommonOptions): Promise<number> {
       openRejects,
       files,
     };
-    process.stdout.write(`${JSON.stringify({ ...doc, migration })}\n`);
+    ctx.stdout.write(`${JSON.stringify({ ...doc, migration })}\n`);
     return ExitCode.ok;
   }
   const out = [
@@ -77,7 +78,7 @@ export async function statusAction(opts: CommonOptions): Promise<number> {
   }
   out.push(...describeBlocked(view));
   out.push(...describeMedia(view));
-  process.stdout.write(`${out.join('\n')}\n`);
+  ctx.stdout.write(`${out.join('\n')}\n`);
   return ExitCode.ok;
 }
 

@@ -5,7 +5,7 @@ import { runInCommand } from './command-run.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { planRun, presetIdentity } from './plan-run.js';
 import { pullSettings } from './pull-command.js';
-import { redact } from './run-command.js';
+import type { CommandContext } from './context.js';
 
 interface SyncFlags extends CommonOptions {
   out: string;
@@ -20,13 +20,14 @@ interface SyncFlags extends CommonOptions {
  * from = the folder) and a verify, round after round; `--final`: one last round and a full verify,
  * the cutover (docs/cutover.md).
  */
-export async function syncAction(source: SourceName, opts: SyncFlags): Promise<number> {
+export async function syncAction(ctx: CommandContext, source: SourceName, opts: SyncFlags): Promise<number> {
   const { config, baseDir, warnings } = await loadCommandConfig(
+    ctx,
     { ...opts, preset: source, from: opts.out },
     true,
     true,
   );
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  ctx.warn(warnings);
   keepWasmCompileSmall();
   const [{ syncInRun, syncEnd }, { pullLockOf }] = await Promise.all([
     import('../pipeline/sync/sync-session.js'),
@@ -34,6 +35,7 @@ export async function syncAction(source: SourceName, opts: SyncFlags): Promise<n
   ]);
   const final = Boolean(opts.final);
   const summary = await runInCommand(
+    ctx,
     {
       command: final ? 'sync --final' : 'sync',
       config,
@@ -51,17 +53,17 @@ export async function syncAction(source: SourceName, opts: SyncFlags): Promise<n
         final,
         intervalMs: config.syncIntervalSeconds * 1000,
         maxRounds: opts.rounds,
-        pull: pullSettings(config, source, config.from!, opts.guild),
+        pull: pullSettings(ctx, config, source, config.from!, opts.guild),
         plan: async () => {
           const plan = await planRun(config, baseDir, { writeIdMap: true });
-          for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
+          ctx.warn(plan.warnings);
           return plan;
         },
       }),
     syncEnd,
   );
-  if (opts.json) process.stdout.write(redact(`${JSON.stringify(summary)}\n`));
-  else process.stdout.write(redact(describe(summary)));
+  if (opts.json) ctx.stdout.write(ctx.redact(`${JSON.stringify(summary)}\n`));
+  else ctx.stdout.write(ctx.redact(describe(summary)));
   return summary.exitCode;
 }
 

@@ -2,11 +2,11 @@ import { ConfigError, ExitCode } from '../errors.js';
 import type { PreparedUndo } from '../pipeline/undo/undo-session.js';
 import { plural } from '../report/words.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
-import { redact } from './run-command.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { DEFAULT_REST_REQUESTS_PER_MINUTE } from '../config/keys.js';
 import { formatDuration } from '../report/summary.js';
+import type { CommandContext } from './context.js';
 
 interface UndoOptions extends CommonOptions {
   yes?: boolean;
@@ -37,19 +37,19 @@ function describe(prepared: PreparedUndo, config: MigrateConfig): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function undoAction(opts: UndoOptions): Promise<number> {
-  const { config, warnings } = await loadCommandConfig(opts, !opts.dryRun);
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+export async function undoAction(ctx: CommandContext, opts: UndoOptions): Promise<number> {
+  const { config, warnings } = await loadCommandConfig(ctx, opts, !opts.dryRun);
+  ctx.warn(warnings);
   const { prepareUndo, undoInRun, undoEnd } = await import('../pipeline/undo/undo-session.js');
   const prepared = await prepareUndo(config);
   const host = new URL(config.baseUrl).host;
-  const out = opts.json ? process.stderr : process.stdout;
-  out.write(redact(describe(prepared, config)));
+  const out = opts.json ? ctx.stderr : ctx.stdout;
+  out.write(ctx.redact(describe(prepared, config)));
   const { counts } = prepared.plan;
   if (opts.dryRun) {
     const estimate = undoDuration(prepared, config);
     const doc = { dryRun: true, appId: config.appId, host, counts, requests: prepared.plan.steps.length, estimate };
-    if (opts.json) process.stdout.write(`${JSON.stringify(doc)}\n`);
+    if (opts.json) ctx.stdout.write(`${JSON.stringify(doc)}\n`);
     return ExitCode.ok;
   }
   if (!opts.yes) {
@@ -68,10 +68,10 @@ export async function undoAction(opts: UndoOptions): Promise<number> {
     stoppingNotice: 'stopping: saving the undo progress',
     stepSummary: true,
   };
-  const outcome = await runInCommand(spec, (run) => undoInRun(run, prepared), undoEnd);
+  const outcome = await runInCommand(ctx, spec, (run) => undoInRun(run, prepared), undoEnd);
   const { state, setAside } = outcome;
   const refused = state.refused.length;
-  if (opts.json) process.stdout.write(redact(`${JSON.stringify({ ...state, setAside })}\n`));
+  if (opts.json) ctx.stdout.write(ctx.redact(`${JSON.stringify({ ...state, setAside })}\n`));
   else {
     const d = state.deleted;
     const lines = [
@@ -82,7 +82,7 @@ export async function undoAction(opts: UndoOptions): Promise<number> {
         ? '  the checkpoint is kept: run undo again once the refusals are dealt with'
         : `  set aside (the next import starts over): ${setAside.join(', ') || 'nothing'}`,
     ];
-    process.stdout.write(redact(`${lines.join('\n')}\n`));
+    ctx.stdout.write(ctx.redact(`${lines.join('\n')}\n`));
   }
   return refused > 0 ? ExitCode.rejected : ExitCode.ok;
 }

@@ -3,6 +3,7 @@ import { planRun } from './plan-run.js';
 import { retentionNotice } from '../pipeline/retention.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
+import type { CommandContext } from './context.js';
 
 export interface ValidateOptions extends CommonOptions {
   maxErrors?: number;
@@ -10,11 +11,11 @@ export interface ValidateOptions extends CommonOptions {
 }
 
 /** validate, and `import --dry-run`, which is the same run. */
-export async function validateAction(opts: ValidateOptions): Promise<number> {
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, false, true);
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+export async function validateAction(ctx: CommandContext, opts: ValidateOptions): Promise<number> {
+  const { config, baseDir, warnings } = await loadCommandConfig(ctx, opts, false, true);
+  ctx.warn(warnings);
   const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
-  for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
+  ctx.warn(planWarnings);
   const [{ runValidate }, { formatValidateJson, formatValidateText }] = await Promise.all([
     import('../pipeline/validate/run-validate.js'),
     import('../report/validate-report.js'),
@@ -22,6 +23,7 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
   const spec: CommandRunSpec = { command: 'validate', config, ledger: 'none', json: opts.json };
   const nowSec = Math.floor(Date.now() / 1000);
   const outcome = await runInCommand(
+    ctx,
     spec,
     async (run) => {
       const result = await runValidate({
@@ -37,8 +39,8 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
       });
       // The text report names them; beside --json's document, a person still reads the warning on stderr.
       const notice = opts.json ? retentionNotice(result.beyondRetention, config.retentionDays, nowSec) : undefined;
-      if (notice) process.stderr.write(`warning: ${notice}\n`);
-      process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
+      if (notice) ctx.stderr.write(`warning: ${notice}\n`);
+      ctx.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
       const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention } = result;
       const ended = { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention };
       run.log.event('validate-end', ended);

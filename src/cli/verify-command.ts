@@ -3,8 +3,8 @@ import { ExitCode } from '../errors.js';
 import { keepWasmCompileSmall } from './heap-budget.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { planRun } from './plan-run.js';
-import { redact } from './run-command.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
+import type { CommandContext } from './context.js';
 
 interface VerifyOptions extends CommonOptions {
   entities?: Set<EntityName>;
@@ -13,9 +13,9 @@ interface VerifyOptions extends CommonOptions {
   repair?: boolean;
 }
 
-export async function verifyAction(opts: VerifyOptions): Promise<number> {
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, true, true);
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+export async function verifyAction(ctx: CommandContext, opts: VerifyOptions): Promise<number> {
+  const { config, baseDir, warnings } = await loadCommandConfig(ctx, opts, true, true);
+  ctx.warn(warnings);
   const { plans, idRule } = await planRun(config, baseDir);
   // The HTTP stack loads only here, as import's does.
   keepWasmCompileSmall();
@@ -37,6 +37,7 @@ export async function verifyAction(opts: VerifyOptions): Promise<number> {
   };
   const { entities, since } = opts;
   const result = await runInCommand(
+    ctx,
     spec,
     (run) => verifyOrRepair(run, { plans, entities, sample: opts.sample ?? 0, sinceSec: since, repair }),
     verifyEnd,
@@ -49,10 +50,10 @@ export async function verifyAction(opts: VerifyOptions): Promise<number> {
   const data = await readCheckpoint(config.checkpoint);
   const view = data && ledgerView(data);
   const migration = view && { state: view.state, statusLine: view.statusLine };
-  if (opts.json) process.stdout.write(redact(formatVerifyJson(migration ? { ...result, migration } : result)));
+  if (opts.json) ctx.stdout.write(ctx.redact(formatVerifyJson(migration ? { ...result, migration } : result)));
   else
-    process.stdout.write(
-      redact(`${formatVerifyText(result)}${migration ? `Migration: ${migration.statusLine}\n` : ''}`),
+    ctx.stdout.write(
+      ctx.redact(`${formatVerifyText(result)}${migration ? `Migration: ${migration.statusLine}\n` : ''}`),
     );
   return result.ok ? ExitCode.ok : ExitCode.rejected;
 }

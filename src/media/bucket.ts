@@ -27,12 +27,10 @@ export class Bucket {
 
   /** Opens the client and checks the bucket can be reached, so a wrong name stops the run before it sends. */
   static async open(config: MediaConfig, env: NodeJS.ProcessEnv): Promise<Bucket> {
-    // The SDK warns on Node < 22 at its first client; the tool pins a version that runs on 20, so the
-    // warning is not the user's to act on and is kept out of the output.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     const sdk = await import('@aws-sdk/client-s3');
     const client = new sdk.S3Client({
       region: config.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
+      ...credentialsOf(env),
       ...(config.endpoint ? { endpoint: config.endpoint } : {}),
       forcePathStyle: config.forcePathStyle,
     });
@@ -95,4 +93,24 @@ export class Bucket {
   close(): void {
     this.client.destroy();
   }
+}
+
+/**
+ * The run's own keys, or its profile, where its environment names them; otherwise the SDK's default
+ * chain (instance roles, SSO...). The SDK alone would read the process's environment, not the run's.
+ */
+function credentialsOf(env: NodeJS.ProcessEnv): { credentials?: AwsCredentials; profile?: string } {
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN } = env;
+  if (accessKeyId && secretAccessKey) {
+    return {
+      credentials: { accessKeyId, secretAccessKey, ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}) },
+    };
+  }
+  return env.AWS_PROFILE ? { profile: env.AWS_PROFILE } : {};
+}
+
+interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
 }

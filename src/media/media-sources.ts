@@ -43,6 +43,7 @@ export class MediaSources {
     private readonly rules: HostRules,
     private readonly exportFiles: boolean,
     private readonly exportFolder: ExportFolder | undefined,
+    private readonly cwd: string,
   ) {}
 
   /** The media source of an attachment URL as read from `inputPath` (its file, when on disk), or undefined. */
@@ -100,6 +101,6 @@ export class MediaSources {
     const file = path.resolve(root, rel.replace(/\\/g, '/'));
     if (file !== root && !file.startsWith(`${root}${path.sep}`))
       return { source: file, placeholder, display: rel, refused: 'the path climbs out of the export folder' };
-    return { source: file, file, root, placeholder, display: path.relative(process.cwd(), file) || file };
+    return { source: file, file, root, placeholder, display: path.relative(this.cwd, file) || file };
   }
 }

@@ -4,12 +4,15 @@ import { colourWanted, type Reporter } from './reporter.js';
 
 export type ReporterMode = 'tty' | 'lines' | 'quiet';
 
+/** Where progress is drawn: a terminal says it is one, and its width. */
+export type ReporterStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
 /**
  * TTY bars when a person watches; plain lines in CI or a pipe (no spinners, no escape codes), and on a
  * terminal that reports no size (`script`, some CI and editor ptys): there ora's spinner, unable to
  * count its lines, wrote clearing codes without end (a bare spinner: 5.3 MB in half a second).
  */
-export function chooseReporterMode(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): ReporterMode {
+export function chooseReporterMode(stream: ReporterStream, env: NodeJS.ProcessEnv): ReporterMode {
   const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0';
   return stream.isTTY && !ci && (stream.columns ?? 0) > 0 ? 'tty' : 'lines';
 }
@@ -17,12 +20,14 @@ export function chooseReporterMode(stream: NodeJS.WriteStream, env: NodeJS.Proce
 /** The terminal UI packages load only when a terminal shows them: validate and CI runs start faster. */
 export async function createReporter(
   mode: ReporterMode,
-  stream: NodeJS.WriteStream,
-  env: NodeJS.ProcessEnv = process.env,
+  stream: ReporterStream,
+  env: NodeJS.ProcessEnv,
   /** The words of a phase's outcome (figures.ts): import's, or verify's. */
   terms: OutcomeTerms = OUTCOME_TERMS,
 ): Promise<Reporter> {
-  if (mode === 'tty') return new (await import('./tty-reporter.js')).TtyReporter(stream, colourWanted(env), terms);
+  // Only a terminal is drawn on with bars, and a terminal is the process's own stream.
+  const terminal = stream as NodeJS.WriteStream;
+  if (mode === 'tty') return new (await import('./tty-reporter.js')).TtyReporter(terminal, colourWanted(env), terms);
   if (mode === 'lines') return new LineReporter(stream, Date.now, terms);
   return { phaseStarted() {}, progress() {}, phaseFinished() {}, retrying() {}, warning() {}, info() {}, close() {} };
 }

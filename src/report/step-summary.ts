@@ -8,10 +8,7 @@ import { renderMarkdown } from './report-md.js';
  * `verify` the same way. Returns a problem in words when the file cannot be written (never throws:
  * a CI page must not fail a migration).
  */
-export async function appendStepSummary(
-  sources: ReportSources,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<string | undefined> {
+export async function appendStepSummary(sources: ReportSources, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const file = env.GITHUB_STEP_SUMMARY;
   if (!file) return undefined;
   try {

@@ -114,8 +114,9 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     try {
       const { plans, exportFolder, sinceSec } = options;
       const { stop, hardStop } = run;
-      const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop };
-      media = await startMediaPass(mediaOptions, options.proxy ?? readProxySettings(process.env), events);
+      const { env, cwd } = run;
+      const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop, env, cwd };
+      media = await startMediaPass(mediaOptions, options.proxy ?? readProxySettings(env), events);
       await runImport(
         {
           plans: options.plans,

@@ -35,6 +35,8 @@ export interface OpenMediaOptions {
   config: MediaConfig;
   checkpoint: string;
   exportFolder?: ExportFolder;
+  /** Where a file's path is shown from. */
+  cwd: string;
   env: NodeJS.ProcessEnv;
   proxy: ProxySettings;
   timeoutMs: number;
@@ -81,7 +83,7 @@ export class MediaSession {
           tail = tail.then(() => sink.write(`${JSON.stringify(line)}\n`)).catch(() => undefined);
         },
       });
-      const sources = new MediaSources(rules, config.exportFiles, options.exportFolder);
+      const sources = new MediaSources(rules, config.exportFiles, options.exportFolder, options.cwd);
       const publicBaseUrl = config.publicBaseUrl.replace(/\/+$/, '');
       const run: MediaRun = { carrier, sources, publicBaseUrl, unlisted: {} };
       return new MediaSession(run, map, problems, problemsPath, failures);

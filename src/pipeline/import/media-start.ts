@@ -29,6 +29,9 @@ export interface MediaStartOptions {
   retentionCutoffSec?: number;
   stop: AbortSignal;
   hardStop: AbortSignal;
+  env: NodeJS.ProcessEnv;
+  /** Where a file's path is shown from. */
+  cwd: string;
 }
 
 export async function startMediaPass(
@@ -44,7 +47,8 @@ export async function startMediaPass(
     config: media,
     checkpoint: config.checkpoint,
     exportFolder: options.exportFolder,
-    env: process.env,
+    env: options.env,
+    cwd: options.cwd,
     proxy,
     timeoutMs: config.timeoutMs,
     hardStop: options.hardStop,

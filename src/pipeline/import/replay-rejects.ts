@@ -46,13 +46,17 @@ export function openSlotsOf(data: CheckpointData | undefined): OpenSlot[] {
  * or `record` (input that never parsed into a record) cannot be sent; their file's open slots are
  * then never taken as deleted either.
  */
-export async function readRejectsForReplay(rejectsPath: string, open: readonly OpenSlot[]): Promise<RejectsForReplay> {
+export async function readRejectsForReplay(
+  rejectsPath: string,
+  open: readonly OpenSlot[],
+  cwd: string,
+): Promise<RejectsForReplay> {
   const byKey = new Map<string, ReplayItem>();
   const listed = new Set<string>();
   const unmatchedFiles = new Set<string>();
   const regular = (await stat(rejectsPath).catch(() => undefined))?.isFile() ?? false;
   if (regular) {
-    const display = path.relative(process.cwd(), rejectsPath) || rejectsPath;
+    const display = path.relative(cwd, rejectsPath) || rejectsPath;
     const file = { path: rejectsPath, display, format: 'ndjson' as const, gzip: false };
     for await (const item of readSourceFile(file)) {
       if (item.kind === 'problem') {

@@ -13,7 +13,8 @@ import type { RunCounts, RunEvents } from '../events.js';
 import { openRunLog, type RunLog } from '../run-log.js';
 import { loggedEvents, sampleRun, TrafficStats, type RunSampler } from '../run-samples.js';
 import { RunClients } from './run-clients.js';
-import { installStopSignals } from './signals.js';
+import { readProxySettings } from '../../http/proxy-env.js';
+import { installStopSignals, type SignalSource } from './signals.js';
 
 export interface RunSpec {
   /** The run log's name for the run, and the ledger's for its traffic. */
@@ -38,6 +39,13 @@ export interface RunSpec {
   start?: Record<string, unknown>;
   /** Lock files besides the ledger's, held for the whole run (a pull's output folder). */
   locks?: readonly string[];
+  /** The environment the run reads (proxies, media credentials) and the directory paths are shown from. */
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Where Ctrl+C and SIGTERM come from: the process's, or a caller's own. */
+  signals: SignalSource;
+  /** Called at a third signal: the process exits at once. */
+  exit?: (code: number) => void;
 }
 
 /** How a run ended, for its last run log line. */
@@ -53,6 +61,8 @@ export interface Run {
   readonly events: RunEvents;
   readonly warnings: string[];
   readonly log: RunLog;
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
   /** Soft stop (first Ctrl+C): take nothing new. */
   readonly stop: AbortSignal;
   /** Hard stop: abort what is in flight. */
@@ -114,11 +124,15 @@ export async function withRun<T>(
     },
   };
   if (log.problem) events.warning(log.problem);
-  const signals = installStopSignals(() => {
-    log.interrupted(String(signals.stop.reason ?? 'stop'));
-    if (spec.stoppingNotice) spec.events.info(spec.stoppingNotice);
-  });
-  const clients = new RunClients(config, signals, spec.proxy);
+  const signals = installStopSignals(
+    spec.signals,
+    () => {
+      log.interrupted(String(signals.stop.reason ?? 'stop'));
+      if (spec.stoppingNotice) spec.events.info(spec.stoppingNotice);
+    },
+    { exit: spec.exit },
+  );
+  const clients = new RunClients(config, signals, spec.proxy ?? readProxySettings(spec.env));
   const sending = new Map<string, Traffic>();
   const noted: Record<string, unknown> = {};
   let lastTick = Date.now();
@@ -134,6 +148,8 @@ export async function withRun<T>(
     events,
     warnings,
     log,
+    env: spec.env,
+    cwd: spec.cwd,
     stop: signals.stop,
     hardStop: signals.hardStop,
     ledger,

@@ -20,7 +20,17 @@ export interface StopSignals {
   dispose(): void;
 }
 
-export function installStopSignals(onFirst: () => void, graceMs = STOP_GRACE_MS): StopSignals {
+/** What sends the signals: the process, or an emitter of an in-process caller. */
+export interface SignalSource {
+  on(event: 'SIGINT' | 'SIGTERM', listener: (signal: NodeJS.Signals) => void): unknown;
+  off(event: 'SIGINT' | 'SIGTERM', listener: (signal: NodeJS.Signals) => void): unknown;
+}
+
+export function installStopSignals(
+  source: SignalSource,
+  onFirst: () => void,
+  { graceMs = STOP_GRACE_MS, exit = () => {} }: { graceMs?: number; exit?: (code: number) => void } = {},
+): StopSignals {
   const soft = new AbortController();
   const hard = new AbortController();
   // Every request in flight listens to the hard stop: more than the default 10 is expected, not a leak.
@@ -38,18 +48,18 @@ export function installStopSignals(onFirst: () => void, graceMs = STOP_GRACE_MS)
     } else if (count === 2) {
       hard.abort();
     } else {
-      process.exit(130);
+      exit(130);
     }
   };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
+  source.on('SIGINT', handler);
+  source.on('SIGTERM', handler);
   return {
     stop: soft.signal,
     hardStop: hard.signal,
     dispose() {
       if (timer) clearTimeout(timer);
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
+      source.off('SIGINT', handler);
+      source.off('SIGTERM', handler);
     },
   };
 }

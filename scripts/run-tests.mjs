@@ -1,0 +1,54 @@
+// Runs a tier of the tests (`fast`, the default, or `slow`) with node's runner, each file in its own
+// process, two at once; then lists the ten slowest files, so a slow newcomer is seen (a report only).
+import { readdirSync } from 'node:fs';
+import { finished } from 'node:stream/promises';
+import path from 'node:path';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../test/', import.meta.url));
+/** The folders of each tier; `slow` holds the long property runs, the packed package and the browser. */
+const TIERS = { fast: ['unit', 'commands', 'process', 'fakes'], slow: ['slow'] };
+
+const tier = process.argv[2] ?? 'fast';
+const only = process.argv.slice(3);
+if (!(tier in TIERS)) {
+  console.error(`usage: node scripts/run-tests.mjs [${Object.keys(TIERS).join('|')}] [file...]`);
+  process.exit(2);
+}
+
+/** The test files under a folder, depth first, in name order. */
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.test.mjs'))
+    .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name))
+    .sort();
+}
+
+const files =
+  only.length > 0 ? only.map((f) => path.resolve(f)) : TIERS[tier].flatMap((d) => testFiles(path.join(ROOT, d)));
+const perFile = new Map();
+const tally = { passed: 0, failed: 0, skipped: 0 };
+const started = performance.now();
+const stream = run({ files, concurrency: 2, timeout: 300_000 });
+stream.on('test:pass', (data) => count(data, data.skip ? 'skipped' : 'passed'));
+stream.on('test:fail', (data) => count(data, 'failed'));
+const report = stream.compose(new spec());
+report.pipe(process.stdout, { end: false });
+await finished(report);
+
+function count(data, outcome) {
+  if (data.details?.type !== 'suite') tally[outcome]++;
+  if (data.nesting !== 0 || !data.file) return;
+  perFile.set(data.file, (perFile.get(data.file) ?? 0) + (data.details?.duration_ms ?? 0));
+}
+
+const wall = (performance.now() - started) / 1000;
+const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
+console.log(`\nThe ten slowest test files of ${files.length} (${tier} tier, ${wall.toFixed(1)} s in all):`);
+for (const [file, ms] of slowest)
+  console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${path.relative(ROOT, file)}`);
+console.log(`${tier}: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
+// A file that fails to load counts as a failed test too.
+process.exitCode = tally.failed > 0 ? 1 : 0;
