@@ -2,7 +2,7 @@
  * Every command's name, arguments, description and options: what `--help` shows and commander parses.
  * Light on purpose (commander, the config table and the flag parsers): a command's own module, and the
  * pipeline it imports, loads only when that command runs, so `--version`, `--help` and each command
- * start without reading the others (test/startup.test.mjs).
+ * start without reading the others (test/process/startup.e2e.test.mjs).
  *
  * The contract with the command files (`<name>-command.ts`): each exports its action, named here, which
  * takes what commander passes an action (positional arguments, then the options object, then the

@@ -1,6 +1,6 @@
 /**
  * The two texts written from the key table: docs/configuration.md and .migrate.config.example.json.
- * test/config-table.test.mjs fails when the committed files differ from what these return.
+ * test/commands/config-table.test.mjs fails when the committed files differ from what these return.
  */
 import { ENTITY_ORDER } from '../entities/types.js';
 import {

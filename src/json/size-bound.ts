@@ -5,22 +5,25 @@
  * it only decides when to measure, never what the limit is.
  */
 
-let watchedKey: string | undefined;
-let sawWatchedKey = false;
-
-/** The bound; with `watchKey`, also notes whether an object key of that name is inside (`boundSawKey`). */
-export function jsonBytesBound(v: unknown, watchKey?: string): number {
-  watchedKey = watchKey;
-  sawWatchedKey = false;
-  return bound(v);
+/** The bound of `v`. */
+export function jsonBytesBound(v: unknown): number {
+  return bound(v, { key: undefined, saw: false });
 }
 
-/** Whether the last jsonBytesBound walk met its `watchKey`. */
-export function boundSawKey(): boolean {
-  return sawWatchedKey;
+/** The bound, and whether an object key named `key` is anywhere inside. */
+export function jsonBytesBoundWatching(v: unknown, key: string): { bytes: number; sawKey: boolean } {
+  const watch = { key, saw: false };
+  const bytes = bound(v, watch);
+  return { bytes, sawKey: watch.saw };
 }
 
-function bound(v: unknown): number {
+/** What one walk looks for besides the size: the key it was asked to watch, and whether it met it. */
+interface Watch {
+  key: string | undefined;
+  saw: boolean;
+}
+
+function bound(v: unknown, watch: Watch): number {
   switch (typeof v) {
     case 'string':
       return v.length * 6 + 2;
@@ -34,12 +37,12 @@ function bound(v: unknown): number {
       let n = 2;
       if (Array.isArray(v)) {
         // undefined, a function or a symbol (0 here) is written as null in an array.
-        for (let i = 0; i < v.length; i++) n += (bound(v[i]) || 4) + 1;
+        for (let i = 0; i < v.length; i++) n += (bound(v[i], watch) || 4) + 1;
         return n;
       }
       for (const key in v) {
-        if (key === watchedKey) sawWatchedKey = true;
-        n += key.length * 6 + 4 + bound((v as Record<string, unknown>)[key]);
+        if (key === watch.key) watch.saw = true;
+        n += key.length * 6 + 4 + bound((v as Record<string, unknown>)[key], watch);
       }
       return n;
     }

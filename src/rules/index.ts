@@ -25,15 +25,12 @@ export { IdBloomFilter } from './id-bloom.js';
 export { IdIndex, ID_CASE_COLLISION, ID_DUPLICATE, ID_NEW } from './id-index.js';
 export type { IdAddResult } from './id-index.js';
 
-/** The array the rules fill; handed out (and replaced) only when a record has problems. */
-let scratch: Problem[] = [];
-
 /**
  * Per-record rules (pass 1). Pure; `nowSec` is the current time in UNIX seconds. A record without
- * problems gets a shared, frozen empty array: most records have none, and an array each is garbage.
+ * problems gets a shared, frozen empty array, so what the caller keeps is never an array each.
  */
 export function validateRecord(record: MappedRecord, nowSec: number): Problem[] {
-  const out = scratch;
+  const out: Problem[] = [];
   try {
     validateByEntity(record, nowSec, out);
   } catch (err) {
@@ -43,9 +40,7 @@ export function validateRecord(record: MappedRecord, nowSec: number): Problem[] 
     if (!(err instanceof RangeError)) throw err;
     return [problem('value.too-deep', undefined, 'a value is nested too deeply to serialise as JSON')];
   }
-  if (out.length === 0) return NO_PROBLEMS;
-  scratch = [];
-  return out;
+  return out.length === 0 ? NO_PROBLEMS : out;
 }
 
 function validateByEntity(record: MappedRecord, nowSec: number, out: Problem[]): void {

@@ -14,7 +14,7 @@ import {
   mapperFlagged,
   typeName,
 } from './values.js';
-import { boundSawKey, jsonBytesBound } from '../json/size-bound.js';
+import { jsonBytesBoundWatching } from '../json/size-bound.js';
 
 // Comparisons, not Set lookups: a few short-string tests cost less than hashing the value per record.
 const isReceiverType = (v: unknown): boolean => v === 'user' || v === 'group';
@@ -67,8 +67,8 @@ export function validateMessage(record: MappedRecord, nowSec: number, out: Probl
     if (!isObject(data)) {
       out.push(problem('data.not-object', 'data', `data must be a JSON object; got ${typeName(data)}`));
     } else {
-      dataBound = jsonBytesBound(data, 'formFields');
-      const hasForms = boundSawKey();
+      const { bytes, sawKey: hasForms } = jsonBytesBoundWatching(data, 'formFields');
+      dataBound = bytes;
       // Serialised only when it could matter: near the size limit, or to find forms.
       const dataJson = dataBound > MESSAGE_LIMITS.dataBytes || hasForms ? JSON.stringify(data) : undefined;
       checkData(out, record, data, dataJson, hasForms, category, p.type);

@@ -3,7 +3,6 @@ import type { MappedRecord } from '../../entities/types.js';
 
 /** Scratch space the bodies are encoded into; a body larger than this gets a scratch of its own. */
 const SCRATCH_BYTES = 256 * 1024;
-let scratch: Buffer | undefined;
 
 /**
  * The request body, UTF-8 encoded: a map keyed by id, as the contract says. Each payload is
@@ -15,7 +14,22 @@ let scratch: Buffer | undefined;
  * collection was copied or promoted. Encoded into a scratch buffer and copied out, the body costs one
  * off-heap allocation of its exact size.
  */
-export function serialiseBatch(entity: EntityDef, records: readonly MappedRecord[]): Buffer {
+export class BatchBodies {
+  /** One sender's scratch: nothing is shared between runs, or between senders of one run. */
+  private scratch: Buffer | undefined;
+
+  serialise(entity: EntityDef, records: readonly MappedRecord[]): Buffer {
+    return serialiseBatch(entity, records, (bound) =>
+      bound <= SCRATCH_BYTES ? (this.scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : Buffer.allocUnsafe(bound),
+    );
+  }
+}
+
+function serialiseBatch(
+  entity: EntityDef,
+  records: readonly MappedRecord[],
+  scratchOf: (bound: number) => Buffer,
+): Buffer {
   const parts = new Array<string>(records.length * 2);
   // UTF-8 needs at most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units).
   let bound = entity.name.length + 6 + records.length * 2;
@@ -26,7 +40,7 @@ export function serialiseBatch(entity: EntityDef, records: readonly MappedRecord
     parts[2 * i + 1] = value;
     bound += 3 * (key.length + value.length);
   }
-  const buffer = bound <= SCRATCH_BYTES ? (scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : Buffer.allocUnsafe(bound);
+  const buffer = scratchOf(bound);
   let at = buffer.write(`{"${entity.name}":{`, 0, 'latin1');
   for (let i = 0; i < parts.length; i += 2) {
     if (i > 0) buffer[at++] = 0x2c; // ,

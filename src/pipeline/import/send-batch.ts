@@ -4,7 +4,7 @@ import { RemoteError } from '../../errors.js';
 import type { ImportClient, ImportResponse } from '../../http/import-client.js';
 import { parseRecordResults, parseRequestError, type RecordResult } from '../../http/parse-results.js';
 import type { Clock, RateLimiter } from '../../http/rate-limiter.js';
-import { serialiseBatch } from './batch-body.js';
+import { BatchBodies } from './batch-body.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
 import { type AnswerKind, retryingRequest, type TryLoop, type Verdict } from '../../http/retrying-request.js';
 import type { RunEvents } from '../events.js';
@@ -90,6 +90,7 @@ export class BatchSender {
   private poisonInARow = 0;
   /** 200 answers so far: a record is judged poison only while other requests succeed. */
   private okCount = 0;
+  private readonly bodies = new BatchBodies();
 
   constructor(private readonly options: BatchSenderOptions) {}
 
@@ -115,11 +116,11 @@ export class BatchSender {
     // Serialised once per set of records: a retry of the same records re-sends the same bytes.
     let body: Buffer;
     try {
-      body = serialiseBatch(entity, pending);
+      body = this.bodies.serialise(entity, pending);
     } catch {
       pending = this.dropUnserialisable(records, outcome);
       if (pending.length === 0) return;
-      body = serialiseBatch(entity, pending);
+      body = this.bodies.serialise(entity, pending);
     }
     let sends = 0;
     let serverErrors = 0;
@@ -133,7 +134,7 @@ export class BatchSender {
         const ids = pending.map((r) => r.id);
         pending = this.settle(entity, pending, parseRecordResults(answer.text, ids, entity.idField), outcome, resent);
         if (pending.length === 0) return { done: undefined };
-        body = serialiseBatch(entity, pending);
+        body = this.bodies.serialise(entity, pending);
         // Records the answer did not mention: send them again, already-exists makes it safe.
         const some = `${pending.length} ${pending.length === 1 ? 'record' : 'records'}`;
         return { retry: `the service answered without a result for ${some}`, reason: `no result for ${some}` };
