@@ -6,7 +6,8 @@ import { createMapper } from '../../../dist/pipeline/map/map.js';
 import { toUnixSeconds } from '../../../dist/entities/timestamps.js';
 import { ENTITIES } from '../../../dist/entities/index.js';
 
-/** @type {(value: Record<string, unknown>, extra?: object) => import('../../../dist/entities/types.js').SourceRecord} */
+/** @typedef {import('../../../dist/entities/types.js').SourceRecord} SourceRecord */
+/** @type {(value: Record<string, unknown>, extra?: object) => SourceRecord} */
 const record = (value, extra = {}) => ({ kind: 'record', value, file: 'x.csv', line: 7, ordinal: 3, ...extra });
 const mapOne = (entity, value, options = {}, extra = {}) =>
   createMapper({ entity: ENTITIES[entity], ...options })(record(value, extra));

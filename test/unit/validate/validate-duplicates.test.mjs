@@ -2,6 +2,7 @@
 // reading that confirms the suspects. A false positive cannot be forced with the real 16 MB filter,
 // so the tests shrink it to one 128-byte block (`bloomBytes`), where almost every id is a suspect.
 // Build first: npx tsc -p tsconfig.json
+/** @typedef {import('../../../dist/entities/types.js').Problem} Problem */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -79,7 +80,7 @@ test('ExportIndex bloom mode: check marks later muids as suspects instead of rep
 
   // The second reading, in the same order, says what each suspect is, naming the first place.
   assert.equal(index.recheckMessageId(message('m1', 1)), undefined);
-  /** @type {(r: import('../../../dist/entities/types.js').MappedRecord) => import('../../../dist/entities/types.js').Problem} */
+  /** @type {(r: import('../../../dist/entities/types.js').MappedRecord) => Problem} */
   const recheck = (r) => /** @type {any} */ (index.recheckMessageId(r));
   const dup = recheck(message('m1', 2, {}, 'again'));
   assert.deepEqual([dup.rule, dup.field, dup.severity], ['id.duplicate', 'muid', 'error']);
