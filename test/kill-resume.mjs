@@ -14,7 +14,6 @@ import {
   waitFor,
   writeConfig,
   writeGeneratedExport,
-  writeManyFilesExport,
 } from './helpers.mjs';
 
 export const CONCURRENCY = 4;
