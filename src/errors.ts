@@ -1,5 +1,5 @@
 /**
- * Typed errors. Every fatal condition the tool can meet is one of these; `src/cli/run-command.ts`
+ * Typed errors. Every fatal condition the tool can meet is one of these; `src/cli/fatal-error.ts`
  * is the one place that turns them into a message (never a stack trace) and an exit code.
  */
 

@@ -28,7 +28,7 @@ import {
 import { KNOWN_REGIONS } from '../config/keys.js';
 import { SOURCE_NAMES } from '../config/key-spec.js';
 import { addConfigOptions, CONFIG_FILE } from './options.js';
-import { runCommand } from './run-command.js';
+import { runCommand } from './fatal-error.js';
 import type { CommandContext } from './context.js';
 
 type Action = (ctx: CommandContext, ...args: never[]) => Promise<number>;

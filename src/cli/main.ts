@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ExitCode } from '../errors.js';
 import { registerCommands } from './commands.js';
 import { type CliIo, CommandContext } from './context.js';
-import { printJsonError } from './run-command.js';
+import { printJsonError } from './fatal-error.js';
 
 export type { CliIo } from './context.js';
 

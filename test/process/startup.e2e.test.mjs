@@ -52,7 +52,7 @@ async function loadedBy(args, cwd) {
  */
 const MAX_MODULES = 18;
 const FLAG_MODULES = new RegExp(
-  '^(cli/(main|context|commands|options|arg-parsers|run-command)|config/[\\w-]+|entities/(types|timestamps)|errors|' +
+  '^(cli/(main|context|commands|options|arg-parsers|fatal-error)|config/[\\w-]+|entities/(types|timestamps)|errors|' +
     'sandbox/default-key)\\.js$',
 );
 
