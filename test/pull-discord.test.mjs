@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { startFake as startSourceFake } from './fakes/helpers.mjs';
+import { pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
 import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
 /** @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
@@ -83,6 +83,19 @@ test('pull, import, verify: every message of the fake once, members as users', a
   assert.equal(summary.entities.users.read, (await fake.describe()).users);
   const v = await runCli(['verify', '--preset', 'discord', '--from', 'out'], { cwd: dir });
   assert.equal(v.code, 0, `verify\n${v.stdout}\n${v.stderr}`);
+});
+
+test('pull discord stopped mid-way resumes: its snowflake pages from the journal, none asked twice', async (t) => {
+  const fake = await startFake(t, { world: { users: 8, channels: 6, messages: 3000 } });
+  const dir = await tempDir('cm-pull-discord-');
+  const pull = (out) => runCli(pullArgs(fake, out, ['--source-concurrency', '1']), { cwd: dir, env: fake.env });
+  const { extra } = await pullStoppedThenResumed(fake, pull);
+  // The refused page, and one whose answer came as the run stopped. (Each run asks who it is and which
+  // server first: three requests that are no pages.)
+  assert.ok(extra(/\/channels\/\d+\/messages$|\/threads\/|\/members$/) <= 2, 'pages asked again');
+  const ids = messageIds(await channelFiles(path.join(dir, 'out')));
+  assert.equal(ids.length, fake.stats().messages, 'every message once');
+  assert.equal(new Set(ids).size, ids.length, 'none written twice');
 });
 
 test('posted messages, then pull --since auto and import: exactly the new ones, one page a channel', async (t) => {

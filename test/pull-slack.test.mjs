@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startFake as startSourceFake } from './fakes/helpers.mjs';
+import { pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
 import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
 
@@ -125,6 +125,21 @@ test('pull slack, import, verify: every record once; a delta brings exactly the 
   const history = byPath(after, 'conversations.history') - byPath(before, 'conversations.history');
   assert.ok(history <= conversations, `${history} history pages for ${conversations} conversations`);
   assert.equal(byPath(after, 'conversations.replies'), byPath(before, 'conversations.replies'), 'no thread re-read');
+});
+
+test('pull slack stopped mid-way resumes: its lists and threads from the journal, no page asked twice', async (t) => {
+  const fake = await startFake(t, { users: 8, channels: 4, messages: 2400, seed: 3 });
+  const dir = await tempDir('cm-pull-slack-resume-');
+  const pull = (out) => runCli(pullArgs(fake, out, ['--source-concurrency', '1']), { cwd: dir, env: fake.env });
+  const { extra } = await pullStoppedThenResumed(fake, pull);
+  const lists = extra(/^\/(users\.list|conversations\.list|conversations\.members)$/);
+  assert.equal(lists, 0, 'lists done before the stop are not read again');
+  // The refused page, and one whose answer came as the run stopped. (A thread's replies are read again
+  // when its history page was not done.)
+  assert.ok(extra(/^\/conversations\.history$/) <= 2, 'history pages asked again');
+  const files = await messagesIn(path.join(dir, 'out'));
+  assertNothingTwice(files);
+  assert.equal(total(files), await worldMessages(fake));
 });
 
 test('pull slack with a wrong token stops at once, names SLACK_TOKEN and never prints the token', async (t) => {

@@ -7,7 +7,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { toVendorId } from '../dist/presets/index.js';
-import { manualClock, startFake as startSourceFake } from './fakes/helpers.mjs';
+import { manualClock, pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
 import { readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
 import { byId, plan, readPlans } from './presets-helpers.mjs';
@@ -174,6 +174,23 @@ test('pull stream, import, verify: every record once; a delta reads a page a cha
   assert.equal(second.entities.messages.rejected, 0);
   const again = await runCli(['verify', '--preset', 'stream', '--from', 'out'], { cwd: dir });
   assert.equal(again.code, 0, `verify after the delta\n${again.stderr}\n${again.stdout}`);
+});
+
+test('pull stream stopped mid-way resumes: search, queries and threads from the journal, none twice', async (t) => {
+  const fake = await startFake(t, { world: { users: 12, channels: 6, messages: 2400, seed: 9 } });
+  const dir = await tempDir('cm-pull-stream-resume-');
+  const pull = (out) => runCli(pullArgs(fake, out, ['--source-concurrency', '1']), { cwd: dir, env: fake.env });
+  const { extra } = await pullStoppedThenResumed(fake, pull);
+  // Pages of lists and channel messages (a thread's replies are read again when its page was not done):
+  // the refused one, and one whose answer came as the run stopped.
+  const pages = extra(/^\/(users|channels|members|search)$|^\/channels\/[^/]+\/[^/]+\/query$/);
+  assert.ok(pages <= 2, `${pages} pages asked again`);
+  const lines = await linesIn(path.join(dir, 'out'));
+  assert.equal(messagesOnce(lines).length, fake.stats().messages, 'every message once');
+  for (const type of ['user', 'channel', 'member']) {
+    const keys = lines.filter((l) => l.type === type).map((l) => `${l.data.cid}|${l.data.id ?? l.data.user_id}`);
+    assert.equal(new Set(keys).size, keys.length, `a ${type} written twice`);
+  }
 });
 
 test("pull stream through a 429 storm: Stream's rate headers are followed, nothing lost", async (t) => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { manualClock, startFake as startSourceFake } from './fakes/helpers.mjs';
+import { manualClock, pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
 import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, sha256, startBucket } from './media-servers.mjs';
 
@@ -122,6 +122,22 @@ test('pull twilio, import, verify: every record once; --since auto sends exactly
   assert.equal(again.code, 0, again.stderr);
   assert.equal(total(messageRequests(await fake.stats())) - total(messageRequests(quiet)), conversations);
   assert.match(again.stdout, /0 files/);
+});
+
+test('pull twilio stopped mid-way resumes: its page tokens from the journal, no page asked twice', async (t) => {
+  const fake = await startFake(t, { world: { users: 20, channels: 6, messages: 3000 } });
+  const root = await tempDir('cm-pull-twilio-resume-');
+  const pull = (out) =>
+    runCli(['pull', 'twilio', '--out', out, '--base-url', fake.url, '--source-concurrency', '1'], {
+      cwd: root,
+      env: fake.env,
+    });
+  const { extra } = await pullStoppedThenResumed(fake, pull);
+  // The refused page, and one whose answer came as the run stopped.
+  assert.ok(extra(/\/(Messages|Participants|Users|Conversations)$/) <= 2, 'pages asked again');
+  const sids = (await pulledItems(path.join(root, 'out'))).messages.map((m) => m.sid);
+  assert.equal(new Set(sids).size, sids.length, 'no message written twice');
+  assert.equal(sids.length, await worldMessages(fake));
 });
 
 test('pull twilio with a wrong secret: stops at once naming the variables, the secret printed nowhere', async (t) => {

@@ -374,3 +374,14 @@ test("signed media links live as long as the test says, on the fake's clock", as
   assert.equal(expired.status, 403);
   assert.match(await expired.text(), /Request has expired/);
 });
+
+test('refuseAfter: the credential refused after n requests, as if revoked; undefined lifts it', async (t) => {
+  const server = await fake(t);
+  const get = async () => (await fetch(`${server.url}/channels`, { headers: AUTH })).status;
+  assert.equal(await get(), 200);
+  server.refuseAfter(2);
+  assert.deepEqual([await get(), await get(), await get()], [200, 200, 401]);
+  server.refuseAfter(undefined);
+  assert.equal(await get(), 200);
+  assert.equal(server.stats().unauthorized, 1);
+});

@@ -47,3 +47,30 @@ export function manualClock(startMs = Date.now()) {
     },
   };
 }
+
+/**
+ * A source's resume, in-process: `pull(out)` (which runs one pull into `out` and resolves with the CLI's
+ * result) into `clean` whole, then into `out` stopped half-way by a refused credential (as a revoked
+ * token would), then into `out` again, resumed. Resolves with `extra(pattern)`: the requests to the paths
+ * matching `pattern` that the stopped and the resumed pull made beyond those of the whole one. A SIGKILL's
+ * own part, a torn write: test/process/pull.e2e.test.mjs.
+ * @param {Pick<import('./dist/index.js').FakeServerHandle, 'stats' | 'refuseAfter'>} fake
+ * @param {(out: string) => Promise<{ code: number, stdout: string, stderr: string }>} pull
+ */
+export async function pullStoppedThenResumed(fake, pull) {
+  const count = (byPath, pattern) => Object.entries(byPath).reduce((n, [p, c]) => (pattern.test(p) ? n + c : n), 0);
+  const clean = await pull('clean');
+  assert.equal(clean.code, 0, clean.stderr);
+  const whole = fake.stats();
+  fake.refuseAfter(Math.floor(whole.requests / 2));
+  const stopped = await pull('out');
+  assert.equal(stopped.code, 1, `stopped by the refusal\n${stopped.stderr}`);
+  fake.refuseAfter(undefined);
+  const resumed = await pull('out');
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr, /resuming the pull/);
+  const end = fake.stats();
+  /** @param {RegExp} pattern */
+  const extra = (pattern) => count(end.byPath, pattern) - 2 * count(whole.byPath, pattern);
+  return { extra };
+}

@@ -49,6 +49,12 @@ export interface FakeServerHandle {
   /** The faults injected, one phrase each (`spurious 429 5%`). */
   faults: string[];
   stats(): FakeStats;
+  /**
+   * Refuses the credentials after `requests` more source requests, as a revoked token would, so a test
+   * stops a pull mid-way without killing a process (the pull stops at a refusal and resumes later);
+   * undefined answers them again.
+   */
+  refuseAfter(requests: number | undefined): void;
   close(): Promise<void>;
 }
 
@@ -118,6 +124,8 @@ class FakeServer {
   private readonly server: Server;
   private readonly now: () => number;
   private counters = emptyCounters();
+  /** Source requests past this count are refused (refuseAfter). */
+  private refusedPast = Number.POSITIVE_INFINITY;
   /** Distinct paths in `byPath`, without `(other paths)`. */
   private paths = 0;
   private closing?: Promise<void>;
@@ -176,6 +184,9 @@ class FakeServer {
           certificate: this.tls?.cert,
           faults: describeFaults(this.faults),
           stats: () => this.stats(),
+          refuseAfter: (requests) => {
+            this.refusedPast = requests === undefined ? Number.POSITIVE_INFINITY : this.counters.requests + requests;
+          },
           close: () => this.close(),
         });
       });
@@ -207,7 +218,7 @@ class FakeServer {
       if (control) return this.reply(res, control);
     }
     const c = this.counters;
-    c.requests++;
+    const serial = ++c.requests;
     // Bounded: a source whose paths name each message must not grow the stats with a million keys.
     const seen = c.byPath[url.pathname];
     if (seen !== undefined) c.byPath[url.pathname] = seen + 1;
@@ -218,7 +229,7 @@ class FakeServer {
     if (!(await this.delays.wait(this.plan.jitter(this.options.latencyMs ?? 0)))) return;
     const request: FakeRequest = { method, url, headers: req.headers, body };
     const { source } = this.options;
-    if (!source.authorized(request, this.context)) {
+    if (serial > this.refusedPast || !source.authorized(request, this.context)) {
       c.unauthorized++;
       return this.reply(res, source.unauthorized());
     }
