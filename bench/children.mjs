@@ -1,6 +1,6 @@
 // Child processes of the bench: every measured program runs in its own process (so its peak RSS is
 // its own), started with report-rss.mjs preloaded, and timed from spawn to exit.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +78,7 @@ export async function startSandboxChild({ requestsPerMinute, latencyMs, nodeFlag
   const args = ['--json', ...keep, '--api-key', SANDBOX_KEY];
   if (requestsPerMinute) args.push('--requests-per-minute', String(requestsPerMinute));
   if (latencyMs) args.push('--latency-ms', String(latencyMs));
-  const child = await startListening(args, nodeFlags, 'sandbox');
+  const child = await startListening([BIN, 'sandbox', '--port', '0', ...args], nodeFlags, 'sandbox');
   return {
     url: child.first.url,
     /** @returns {Promise<import('../dist/sandbox/types.js').SandboxStats>} */
@@ -91,11 +91,15 @@ export async function startSandboxChild({ requestsPerMinute, latencyMs, nodeFlag
 }
 
 /**
- * Starts `chat-migrate sandbox --source <name>` (a live source's fake) in its own process; resolves with
- * the line it prints (`url`, `env`...), `stats()` and `stop()`.
+ * Starts a live source's fake (test/fakes/, built here first) in its own process; resolves with the line
+ * it prints (`url`, `env`...), `stats()` and `stop()`.
+ * @param {string} source
+ * @param {Omit<import('../test/fakes/dist/index.js').FakeServerOptions, 'source'>} [options]
  */
-export async function startFakeChild(source, args = []) {
-  const child = await startListening(['--source', source, '--json', ...args], [], `fake ${source}`);
+export async function startFakeChild(source, options = {}) {
+  buildFakes();
+  const script = path.join(BENCH, 'fake-child.mjs');
+  const child = await startListening([script, source, JSON.stringify(options)], [], `fake ${source}`);
   return {
     ...child.first,
     async stats() {
@@ -105,19 +109,26 @@ export async function startFakeChild(source, args = []) {
   };
 }
 
-/** `chat-migrate sandbox --port 0 ...args` in its own process, once it printed its first line (JSON). */
+let fakesBuilt = false;
+/** The fakes are TypeScript beside the tests, built against dist/ (their own small tsconfig). */
+function buildFakes() {
+  if (fakesBuilt) return;
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'test/fakes'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  fakesBuilt = true;
+}
+
+/** `node ...args` (a script and its arguments) in its own process, once it printed its first line (JSON). */
 async function startListening(args, nodeFlags, what) {
   mkdirSync(RUN_DIR, { recursive: true });
   const rssFile = path.join(RUN_DIR, `rss-sandbox-${process.pid}-${++serial}.json`);
-  const child = spawn(
-    process.execPath,
-    [...nodeFlags, '--import', REPORT_RSS, BIN, 'sandbox', '--port', '0', ...args],
-    {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', BENCH_RSS_FILE: rssFile },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...nodeFlags, '--import', REPORT_RSS, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', BENCH_RSS_FILE: rssFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
   const closed = new Promise((resolve) => child.on('close', resolve));

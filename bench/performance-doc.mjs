@@ -119,7 +119,8 @@ function pullSection(pull) {
     head,
     '',
     "`npm run bench -- --only pull [--pull-sources slack,stream] [--pull-rate 6000]`: each source's fake " +
-      '(`sandbox --source`) in its own process serves the messages under a budget of R requests a minute, ' +
+      '(a test double from `test/fakes/`) in its own process serves the messages under a budget of R ' +
+      'requests a minute, ' +
       "and `pull` reads them all with its limiter at R. The share of R is the pull's requests over its " +
       'whole wall time (start-up and listing included); a run replaces the rows of the sources it measured. ' +
       'Slack and Stream ask a page of replies per thread (about 12 requests per 100 messages in the fakes), so a ' +

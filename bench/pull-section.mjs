@@ -21,16 +21,7 @@ export async function measurePull({ messages, rate, log, row, sources = PULL_SOU
   const channels = Math.max(20, Math.round(messages / 5000));
   const users = Math.max(50, Math.round(messages / 1000));
   for (const source of sources) {
-    const fake = await startFakeChild(source, [
-      '--messages',
-      String(messages),
-      '--channels',
-      String(channels),
-      '--users',
-      String(users),
-      '--requests-per-minute',
-      String(rate),
-    ]);
+    const fake = await startFakeChild(source, { world: { messages, channels, users }, requestsPerMinute: rate });
     try {
       const dir = path.join(RUN_DIR, `pull-${source}`);
       rmSync(dir, { recursive: true, force: true });

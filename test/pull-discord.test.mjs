@@ -1,16 +1,18 @@
-// `pull discord` end to end, every part a real process: the fake Discord (`sandbox --source discord`),
-// the pull, then `import --preset discord` and `verify` against the ordinary sandbox. What must hold:
-// every message once, a SIGKILL costs at most the pages in flight, a delta sends exactly what is new,
-// 429s are waited out, and a refused token is named by its variable and never printed.
+// `pull discord` against the fake Discord (in this process), then `import --preset discord` and `verify`
+// against the ordinary sandbox: what is Discord's own. Every message once through its snowflake paging
+// and threads, a delta after its cutoff's snowflake sends exactly what is new, its 429 (a bucket and a
+// JSON body) waited out, its intents, and a refused bot token named and never printed. The pull core's
+// SIGKILL: test/process/pull.e2e.test.mjs.
 import assert from 'node:assert/strict';
-import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
+import { pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
-async function startFake(t, args = []) {
-  const fake = await startSourceFake(t, 'discord', args);
+/** @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
+async function startFake(t, options = {}) {
+  const fake = await startSourceFake(t, 'discord', options);
   return { ...fake, base: `${fake.url}/api/v10` };
 }
 
@@ -53,7 +55,7 @@ const importOut = async (dir) => {
   return JSON.parse(r.stdout);
 };
 
-const SIZES = ['--users', '8', '--channels', '6', '--messages', '900'];
+const SIZES = { world: { users: 8, channels: 6, messages: 900 } };
 
 test('pull, import, verify: every message of the fake once, members as users', async (t) => {
   const fake = await startFake(t, SIZES);
@@ -78,37 +80,22 @@ test('pull, import, verify: every message of the fake once, members as users', a
   assert.equal(m.imported + m.skipped, records, 'every record stored or skipped with a reason');
   assert.equal(Object.keys(box.records().messages).length, m.imported);
   // The member list makes users of everyone, also those who never wrote.
-  assert.equal(summary.entities.users.read, (await fake.world()).users);
+  assert.equal(summary.entities.users.read, (await fake.describe()).users);
   const v = await runCli(['verify', '--preset', 'discord', '--from', 'out'], { cwd: dir });
   assert.equal(v.code, 0, `verify\n${v.stdout}\n${v.stderr}`);
 });
 
-test('SIGKILL mid-pull, then the same command: no page twice but those in flight, nothing written twice', async (t) => {
-  const fake = await startFake(t, [...SIZES, '--messages', '3000', '--latency-ms', '30']);
+test('pull discord stopped mid-way resumes: its snowflake pages from the journal, none asked twice', async (t) => {
+  const fake = await startFake(t, { world: { users: 8, channels: 6, messages: 3000 } });
   const dir = await tempDir('cm-pull-discord-');
-  const child = spawnCli(pullArgs(fake, 'out', ['--json']), { cwd: dir, env: fake.env });
-  const done = collect(child);
-  await waitFor(async () => messageRequests(await fake.stats()) >= 8, {
-    what: 'some message pages',
-    timeoutMs: 60_000,
-  });
-  child.kill('SIGKILL');
-  await done;
-  const before = messageRequests(await fake.stats());
-  const r = await pull(fake, dir);
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /resuming the pull/);
-  const total = (await fake.stats()).messages;
+  const pull = (out) => runCli(pullArgs(fake, out, ['--source-concurrency', '1']), { cwd: dir, env: fake.env });
+  const { extra } = await pullStoppedThenResumed(fake, pull);
+  // The refused page, and one whose answer came as the run stopped. (Each run asks who it is and which
+  // server first: three requests that are no pages.)
+  assert.ok(extra(/\/channels\/\d+\/messages$|\/threads\/|\/members$/) <= 2, 'pages asked again');
   const ids = messageIds(await channelFiles(path.join(dir, 'out')));
-  assert.equal(ids.length, total, 'every message once');
+  assert.equal(ids.length, fake.stats().messages, 'every message once');
   assert.equal(new Set(ids).size, ids.length, 'none written twice');
-  // A page is 100 messages after a snowflake: a channel of n messages takes floor(n / 100) + 1 pages.
-  const world = await fake.world();
-  const pages = world.channels.reduce((n, c) => n + Math.floor(c.messages / 100) + 1, 0);
-  const after = messageRequests(await fake.stats());
-  assert.ok(before < pages, `killed before the end (${before} of ${pages})`);
-  // The pull's default concurrency: at most that many pages were in flight when it died.
-  assert.ok(after <= pages + 4, `${after} message requests for ${pages} pages`);
 });
 
 test('posted messages, then pull --since auto and import: exactly the new ones, one page a channel', async (t) => {
@@ -117,7 +104,7 @@ test('posted messages, then pull --since auto and import: exactly the new ones, 
   assert.equal((await pull(fake, dir)).code, 0);
   const first = await importOut(dir);
   // The control routes take the world's ids: a newcomer joins two channels and writes in them.
-  const world = await fake.world();
+  const world = await fake.describe();
   const channels = world.channels.map((c) => c.id);
   const newcomer = await fake.post('users', { name: 'Newcomer' });
   // One who joins and never writes: a user only through the member list.
@@ -154,7 +141,7 @@ test('posted messages, then pull --since auto and import: exactly the new ones, 
 });
 
 test('a 429 storm is waited out: every message once', async (t) => {
-  const fake = await startFake(t, [...SIZES, '--spurious-429', '0.3']);
+  const fake = await startFake(t, { ...SIZES, faults: { spurious429: 0.3 }, retryAfterMs: 0 });
   const dir = await tempDir('cm-pull-discord-');
   const r = await pull(fake, dir);
   assert.equal(r.code, 0, r.stderr);
@@ -177,7 +164,7 @@ test('without the Server Members intent: said once, and users come from the mess
   const authors = new Set(files.flatMap((f) => f.doc.messages.map((m) => m.author.id)));
   const summary = await importOut(dir);
   assert.equal(summary.entities.users.read, authors.size);
-  assert.ok(authors.size < (await fake.world()).users, 'the lurker is not among them');
+  assert.ok(authors.size < (await fake.describe()).users, 'the lurker is not among them');
 });
 
 /** Every file under a folder, as text. */

@@ -1,17 +1,18 @@
-// `pull sendbird` end to end, every part a separate process: the fake of Sendbird's Platform API
-// (`sandbox --source sendbird`), the pull, then `import --preset sendbird` into the sandbox and `verify`.
+// `pull sendbird` against the fake of Sendbird's Platform API (in this process), then `import --preset
+// sendbird` into the sandbox and `verify`. Sendbird carries the pull core's behaviours once: a delta, a 429
+// storm, refused credentials (a pull killed with SIGKILL: test/process/pull.e2e.test.mjs).
 // Build first: npm run build
 import assert from 'node:assert/strict';
-import { startFake as startSourceFake } from './fake-helpers.mjs';
-import { once } from 'node:events';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
+import { startFake as startSourceFake } from './fakes/helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
-const startFake = (t, args = []) => startSourceFake(t, 'sendbird', [...args]);
+/** @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
+const startFake = (t, options = {}) => startSourceFake(t, 'sendbird', options);
 
-/** `pull sendbird` as a child process against the fake; `--json` summary parsed when it exits 0. */
+/** `pull sendbird` against the fake; `--json` summary parsed when it exits 0. */
 async function pull(fake, cwd, args = [], env = fake.env) {
   const run = await runCli(['pull', 'sendbird', '--out', 'pulled', '--base-url', fake.url, '--json', ...args], {
     cwd,
@@ -66,14 +67,14 @@ const messagesRequests = (stats) =>
     .reduce((n, [, c]) => n + c, 0);
 
 test('pull, import, verify: every record once; a --since auto after new posts adds just those', async (t) => {
-  const fake = await startFake(t, ['--users', '40', '--channels', '8', '--messages', '2500', '--seed', '7']);
+  const fake = await startFake(t, { world: { users: 40, channels: 8, messages: 2500, seed: 7 } });
   const dir = await tempDir('cm-pull-sb-');
   const first = await pull(fake, dir);
   assert.equal(first.code, 0, first.stderr);
   const out = path.join(dir, 'pulled');
   const pulled = await pulledRecords(out);
-  const world = await fake.world();
-  const stats = await fake.stats();
+  const world = await fake.describe();
+  const stats = fake.stats();
   assert.equal(pulled.messages.length, stats.messages, 'every message of the fake, in the files');
   assert.equal(new Set(pulled.messages).size, pulled.messages.length, 'no message written twice');
   assert.equal(new Set(pulled.users.map((u) => u.user_id)).size, pulled.users.length, 'no user twice');
@@ -134,38 +135,10 @@ test('pull, import, verify: every record once; a --since auto after new posts ad
   assert.ok(![first, delta].some((r) => `${r.stdout}${r.stderr}`.includes(token)));
 });
 
-test('a pull killed with SIGKILL resumes: only pages in flight fetched twice, nothing written twice', async (t) => {
-  const fake = await startFake(t, ['--channels', '6', '--messages', '6000', '--seed', '3', '--latency-ms', '15']);
-  const clean = await tempDir('cm-pull-sb-');
-  const s0 = await fake.stats();
-  assert.equal((await pull(fake, clean, ['--source-concurrency', '2'])).code, 0);
-  const s1 = await fake.stats();
-  const needed = s1.requests - s0.requests;
-
-  const dir = await tempDir('cm-pull-sb-');
-  const child = spawnCli(['pull', 'sendbird', '--out', 'pulled', '--base-url', fake.url, '--source-concurrency', '2'], {
-    cwd: dir,
-    env: fake.env,
-  });
-  const closed = once(child, 'close');
-  await waitFor(async () => (await fake.stats()).requests - s1.requests >= needed / 2, { what: 'half the pages' });
-  child.kill('SIGKILL');
-  await closed;
-  const resumed = await pull(fake, dir, ['--source-concurrency', '2']);
-  assert.equal(resumed.code, 0, resumed.stderr);
-  assert.equal(resumed.summary.resumed, true);
-  const s2 = await fake.stats();
-  const spent = s2.requests - s1.requests;
-  assert.ok(spent >= needed, `${spent} requests for ${needed} pages`);
-  assert.ok(spent <= needed + 2, `${spent - needed} pages fetched twice; 2 channels were in flight`);
-  const pulled = await pulledRecords(path.join(dir, 'pulled'));
-  assert.equal(pulled.messages.length, s2.messages, 'every message once');
-  assert.equal(new Set(pulled.messages).size, pulled.messages.length, 'nothing written twice');
-});
-
 test('a 429 storm: the pull waits out Sendbird X-RateLimit-RetryAfter and still writes everything once', async (t) => {
-  // The fault dice are seeded: the same requests meet the same 429s on every run.
-  const fake = await startFake(t, ['--channels', '4', '--messages', '900', '--spurious-429', '0.25', '--seed', '5']);
+  // The fault dice are seeded: the same requests meet the same 429s on every run. Each asks no wait.
+  const world = { channels: 4, messages: 900, seed: 5 };
+  const fake = await startFake(t, { world, faults: { spurious429: 0.25 }, retryAfterMs: 0 });
   const dir = await tempDir('cm-pull-sb-');
   const run = await pull(fake, dir, ['--source-requests-per-minute', '6000']);
   assert.equal(run.code, 0, run.stderr);
@@ -178,7 +151,7 @@ test('a 429 storm: the pull waits out Sendbird X-RateLimit-RetryAfter and still 
 });
 
 test('a wrong token stops at once naming SENDBIRD_API_TOKEN, and is never printed or written', async (t) => {
-  const fake = await startFake(t, ['--channels', '2', '--messages', '50']);
+  const fake = await startFake(t, { world: { channels: 2, messages: 50 } });
   const dir = await tempDir('cm-pull-sb-');
   const wrong = 'sb-wrong-token-5c1e0a9f77d24b3e8a61';
   const run = await pull(fake, dir, [], { ...fake.env, SENDBIRD_API_TOKEN: wrong });

@@ -1,19 +1,20 @@
-// `pull slack` end to end, every part a separate process: the Slack fake (`sandbox --source slack`),
-// the pull, then `import --preset slack` into the import sandbox and `verify`. Every record once; a
-// SIGKILL mid-pull resumed with no page fetched twice but the one in flight; new messages taken by
-// `--since auto` and sent by the next import; a 429 storm; a wrong token never printed; files behind
-// the sign-in page never stored as the file.
-import { startFake as startSourceFake } from './fake-helpers.mjs';
+// `pull slack` against the Slack fake (in this process), then `import --preset slack` into the import
+// sandbox and `verify`: what is Slack's own. Every record once through its cursors, newest-first history
+// and threads; new messages taken by `--since auto` (`oldest`) and sent by the next import; its refusal
+// (HTTP 200, `ok: false`) naming SLACK_TOKEN; files behind the sign-in page never stored as the file.
+// The pull core's SIGKILL and 429 storm: test/process/pull.e2e.test.mjs and test/pull-sendbird.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { collect, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
+import { pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
 
 const FAST = ['--source-requests-per-minute', '60000'];
 
-const startFake = (t, args = []) => startSourceFake(t, 'slack', [...args]);
+/** @param {import('./fakes/dist/index.js').FakeWorldOptions} world */
+const startFake = (t, world) => startSourceFake(t, 'slack', { world });
 
 /** `pull slack` into `out` (relative to `cwd`), against the fake. */
 function pullArgs(fake, out, extra = []) {
@@ -64,7 +65,7 @@ async function importInto(dir, from, extra = []) {
 const byPath = (stats, method) => stats.byPath?.[`/${method}`] ?? 0;
 
 test('pull slack, import, verify: every record once; a delta brings exactly the new messages', async (t) => {
-  const fake = await startFake(t, ['--users', '12', '--channels', '6', '--messages', '900', '--seed', '7']);
+  const fake = await startFake(t, { users: 12, channels: 6, messages: 900, seed: 7 });
   const dir = await tempDir('cm-pull-slack-');
   const env = fake.env;
   const pulled = await runCli(pullArgs(fake, 'out'), { cwd: dir, env });
@@ -93,7 +94,7 @@ test('pull slack, import, verify: every record once; a delta brings exactly the 
 
   // A newcomer joins two channels and writes three messages there, one a reply in a new thread: the
   // next delta and import take exactly these, and the channels listed again are no duplicates.
-  const world = await fake.world();
+  const world = await fake.describe();
   const [a, b] = world.channels.filter((c) => c.kind === 'public' || c.kind === 'private');
   const newcomer = await fake.post('/__fake/users', { name: 'nora.newcomer' });
   for (const c of [a, b]) await fake.post('/__fake/members', { channelId: c.id, userId: newcomer.id });
@@ -120,63 +121,29 @@ test('pull slack, import, verify: every record once; a delta brings exactly the 
   const idle = await runCli(pullArgs(fake, 'out', ['--since', 'auto']), { cwd: dir, env });
   assert.equal(idle.code, 0, idle.stderr);
   const after = await fake.stats();
-  const conversations = (await fake.world()).channels.length;
+  const conversations = (await fake.describe()).channels.length;
   const history = byPath(after, 'conversations.history') - byPath(before, 'conversations.history');
   assert.ok(history <= conversations, `${history} history pages for ${conversations} conversations`);
   assert.equal(byPath(after, 'conversations.replies'), byPath(before, 'conversations.replies'), 'no thread re-read');
 });
 
-test('pull slack killed with SIGKILL resumes: no page fetched twice but the one in flight', async (t) => {
-  const fake = await startFake(t, ['--users', '8', '--channels', '4', '--messages', '2400', '--seed', '3']);
-  const dir = await tempDir('cm-pull-slack-kill-');
-  const env = fake.env;
-  const one = ['--source-concurrency', '1'];
-  // A clean pull first: the count of requests a whole pull makes.
-  const start = await fake.stats();
-  assert.equal((await runCli(pullArgs(fake, 'clean', one), { cwd: dir, env })).code, 0);
-  const clean = await fake.stats();
-
-  const child = spawnCli([...pullArgs(fake, 'out', one), '--source-requests-per-minute', '300'], { cwd: dir, env });
-  const ended = collect(child);
-  const journal = path.join(dir, 'out', '.chat-migrate-pull.ndjson');
-  const messagePages = async () =>
-    (await readFile(journal, 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('"messages:')).length;
-  await waitFor(async () => (await messagePages()) >= 3, { timeoutMs: 60_000, what: '3 message pages journalled' });
-  child.kill('SIGKILL');
-  assert.equal((await ended).signal, 'SIGKILL');
-  const resumed = await runCli(pullArgs(fake, 'out', one), { cwd: dir, env });
-  assert.equal(resumed.code, 0, resumed.stderr);
-  assert.match(resumed.stderr, /resuming the pull/);
-  const end = await fake.stats();
-
-  const cleanCount = (m) => byPath(clean, m) - byPath(start, m);
-  const killedCount = (m) => byPath(end, m) - byPath(clean, m);
-  for (const method of ['users.list', 'conversations.list', 'conversations.members'])
-    assert.equal(killedCount(method), cleanCount(method), `${method}: lists done before the kill are not read again`);
-  const extra = killedCount('conversations.history') - cleanCount('conversations.history');
-  assert.ok(extra >= 0 && extra <= 1, `${extra} history pages fetched again (only the one in flight may be)`);
+test('pull slack stopped mid-way resumes: its lists and threads from the journal, no page asked twice', async (t) => {
+  const fake = await startFake(t, { users: 8, channels: 4, messages: 2400, seed: 3 });
+  const dir = await tempDir('cm-pull-slack-resume-');
+  const pull = (out) => runCli(pullArgs(fake, out, ['--source-concurrency', '1']), { cwd: dir, env: fake.env });
+  const { extra } = await pullStoppedThenResumed(fake, pull);
+  const lists = extra(/^\/(users\.list|conversations\.list|conversations\.members)$/);
+  assert.equal(lists, 0, 'lists done before the stop are not read again');
+  // The refused page, and one whose answer came as the run stopped. (A thread's replies are read again
+  // when its history page was not done.)
+  assert.ok(extra(/^\/conversations\.history$/) <= 2, 'history pages asked again');
   const files = await messagesIn(path.join(dir, 'out'));
   assertNothingTwice(files);
   assert.equal(total(files), await worldMessages(fake));
 });
 
-test('pull slack through a 429 storm: Retry-After followed, everything pulled', async (t) => {
-  const fake = await startFake(t, ['--users', '3', '--channels', '2', '--messages', '60', '--spurious-429', '0.3']);
-  const dir = await tempDir('cm-pull-slack-429-');
-  const r = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env });
-  assert.equal(r.code, 0, r.stderr);
-  const stats = await fake.stats();
-  assert.ok(stats.faults.spurious429 > 0, 'the fake answered 429s');
-  const seen = /\((\d+) retr(?:y|ies), (\d+) 429s?\)/.exec(r.stdout);
-  assert.ok(seen, r.stdout);
-  assert.equal(Number(seen[2]), stats.faults.spurious429, 'each 429 was seen and tried again');
-  const files = await messagesIn(path.join(dir, 'out'));
-  assertNothingTwice(files);
-  assert.equal(total(files), stats.messages);
-});
-
 test('pull slack with a wrong token stops at once, names SLACK_TOKEN and never prints the token', async (t) => {
-  const fake = await startFake(t, ['--users', '3', '--channels', '2', '--messages', '20']);
+  const fake = await startFake(t, { users: 3, channels: 2, messages: 20 });
   const dir = await tempDir('cm-pull-slack-auth-');
   const wrong = 'xoxb-0000wrong-token-5d1e9c8b7a6f4e3d';
   const r = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: { SLACK_TOKEN: wrong } });
@@ -203,7 +170,7 @@ async function everyFileText(dir) {
 }
 
 test('slack files: without the token the sign-in page is not stored; with it the files are carried', async (t) => {
-  const fake = await startFake(t, ['--users', '4', '--channels', '2', '--messages', '120', '--seed', '5']);
+  const fake = await startFake(t, { users: 4, channels: 2, messages: 120, seed: 5 });
   const dir = await tempDir('cm-pull-slack-media-');
   assert.equal((await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env })).code, 0);
   const files = (await messagesIn(path.join(dir, 'out'))).flatMap((f) => f.messages.flatMap((m) => m.files ?? []));

@@ -1,19 +1,21 @@
-// `pull stream` (issue 27): Stream Chat's server API into the channel export v2 layout, against the
-// fake (`sandbox --source stream`) and the import sandbox, every part a separate process; and the
-// stream preset reading the v2 layout the pull writes (a `!members-` pair is user-to-user).
+// `pull stream`: Stream Chat's server API into the channel export v2 layout, against its fake (in this
+// process) and the import sandbox: Stream's paging (search for deltas, threads), its server token, its
+// rate headers and its CDN links that expire; and the stream preset reading the v2 layout the pull writes
+// (a `!members-` pair is user-to-user).
 import assert from 'node:assert/strict';
-import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { toVendorId } from '../dist/presets/index.js';
-import { collect, readNdjson, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
+import { manualClock, pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
+import { readNdjson, runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
 import { byId, plan, readPlans } from './presets-helpers.mjs';
 
 const FAST = ['--source-requests-per-minute', '60000'];
 
-const startFake = (t, args = [], env = {}) => startSourceFake(t, 'stream', [...args], env);
+/** @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
+const startFake = (t, options = {}) => startSourceFake(t, 'stream', options);
 
 const pullArgs = (fake, out, extra = []) => ['pull', 'stream', '--out', out, '--base-url', fake.url, ...FAST, ...extra];
 
@@ -41,8 +43,6 @@ function messagesOnce(lines) {
 /** Requests to the fake whose path matches, from its stats. */
 const requestsTo = (stats, pattern) =>
   Object.entries(stats.byPath).reduce((n, [p, count]) => (pattern.test(p) ? n + count : n), 0);
-/** Pages of lists and channel messages (not thread replies): what a resumed pull must not ask twice. */
-const PAGES = /^\/(users|channels|members|search)$|^\/channels\/[^/]+\/[^/]+\/query$/;
 
 async function importFrom(dir, from, extra = [], env = {}) {
   const r = await runCli(['import', '--preset', 'stream', '--from', from, '--json', ...extra], { cwd: dir, env });
@@ -107,11 +107,11 @@ test('the preset reads a v2 export: a two-member !members- channel from member l
 });
 
 test('pull stream, import, verify: every record once; a delta reads a page a channel and sends the new', async (t) => {
-  const fake = await startFake(t, ['--users', '15', '--channels', '8', '--messages', '1500', '--seed', '5']);
+  const fake = await startFake(t, { world: { users: 15, channels: 8, messages: 1500, seed: 5 } });
   const dir = await tempDir('cm-pull-stream-');
   const pulled = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env });
   assert.equal(pulled.code, 0, pulled.stderr);
-  const world = await fake.world();
+  const world = await fake.describe();
   let lines = await linesIn(path.join(dir, 'out'));
   assert.equal(messagesOnce(lines).length, world.messages, 'every message of the fake, replies included');
   assert.equal(lines.filter((l) => l.type === 'user').length, world.users);
@@ -176,46 +176,26 @@ test('pull stream, import, verify: every record once; a delta reads a page a cha
   assert.equal(again.code, 0, `verify after the delta\n${again.stderr}\n${again.stdout}`);
 });
 
-test('pull stream killed with SIGKILL resumes: no page asked twice but the one in flight', async (t) => {
-  const fake = await startFake(t, ['--users', '12', '--channels', '6', '--messages', '2400', '--seed', '9']);
-  // A whole pull first, for the number of pages a pull asks.
-  const dir = await tempDir('cm-pull-stream-kill-');
-  const clean = await runCli(pullArgs(fake, 'clean'), { cwd: dir, env: fake.env });
-  assert.equal(clean.code, 0, clean.stderr);
-  const whole = requestsTo(await fake.stats(), PAGES);
-
-  // One channel at a time, slowly: killed with pages done and pages to go.
-  const slow = ['--source-requests-per-minute', '600', '--source-concurrency', '1'];
-  const start = requestsTo(await fake.stats(), PAGES);
-  const child = spawnCli(['pull', 'stream', '--out', 'out', '--base-url', fake.url, ...slow], {
-    cwd: dir,
-    env: fake.env,
-  });
-  const ended = collect(child);
-  await waitFor(async () => requestsTo(await fake.stats(), PAGES) - start >= whole / 2, {
-    timeoutMs: 60_000,
-    what: 'half the pages asked',
-  });
-  child.kill('SIGKILL');
-  await ended;
-  const resumed = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env });
-  assert.equal(resumed.code, 0, resumed.stderr);
-  assert.match(resumed.stderr + resumed.stdout, /resum/i);
-  const asked = requestsTo(await fake.stats(), PAGES) - start;
-  assert.ok(asked <= whole + 1, `${asked} pages asked over both runs, ${whole} in a whole pull`);
-
+test('pull stream stopped mid-way resumes: search, queries and threads from the journal, none twice', async (t) => {
+  const fake = await startFake(t, { world: { users: 12, channels: 6, messages: 2400, seed: 9 } });
+  const dir = await tempDir('cm-pull-stream-resume-');
+  const pull = (out) => runCli(pullArgs(fake, out, ['--source-concurrency', '1']), { cwd: dir, env: fake.env });
+  const { extra } = await pullStoppedThenResumed(fake, pull);
+  // Pages of lists and channel messages (a thread's replies are read again when its page was not done):
+  // the refused one, and one whose answer came as the run stopped.
+  const pages = extra(/^\/(users|channels|members|search)$|^\/channels\/[^/]+\/[^/]+\/query$/);
+  assert.ok(pages <= 2, `${pages} pages asked again`);
   const lines = await linesIn(path.join(dir, 'out'));
-  assert.equal(messagesOnce(lines).length, (await fake.world()).messages, 'every message once');
+  assert.equal(messagesOnce(lines).length, fake.stats().messages, 'every message once');
   for (const type of ['user', 'channel', 'member']) {
     const keys = lines.filter((l) => l.type === type).map((l) => `${l.data.cid}|${l.data.id ?? l.data.user_id}`);
     assert.equal(new Set(keys).size, keys.length, `a ${type} written twice`);
   }
-  const partial = (await readdir(path.join(dir, 'out'), { recursive: true })).filter((f) => f.endsWith('.partial'));
-  assert.deepEqual(partial, [], 'every file renamed into place');
 });
 
 test("pull stream through a 429 storm: Stream's rate headers are followed, nothing lost", async (t) => {
-  const fake = await startFake(t, ['--users', '10', '--channels', '5', '--messages', '600', '--spurious-429', '0.3']);
+  const world = { users: 10, channels: 5, messages: 600 };
+  const fake = await startFake(t, { world, faults: { spurious429: 0.3 }, retryAfterMs: 0 });
   const dir = await tempDir('cm-pull-stream-429-');
   const r = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env });
   assert.equal(r.code, 0, r.stderr);
@@ -228,7 +208,7 @@ test("pull stream through a 429 storm: Stream's rate headers are followed, nothi
 });
 
 test('pull stream with a wrong secret: exit 1 naming the variables, secret and token written nowhere', async (t) => {
-  const fake = await startFake(t, ['--users', '5', '--channels', '2', '--messages', '40']);
+  const fake = await startFake(t, { world: { users: 5, channels: 2, messages: 40 } });
   const dir = await tempDir('cm-pull-stream-auth-');
   const secret = 'wrong-secret-8c7b6a5f4e3d2c1b0a9f';
   const env = { ...fake.env, STREAM_API_SECRET: secret };
@@ -255,9 +235,11 @@ test('pull stream with a wrong secret: exit 1 naming the variables, secret and t
 });
 
 test('import carries Stream attachments after their CDN links expired: fresh links asked of Stream', async (t) => {
-  // The fake's links live 4 s: by the import the pulled ones have expired; fresh ones outlive the import.
-  const ttl = { CHAT_MIGRATE_FAKE_STREAM_LINK_TTL_MS: '4000' };
-  const fake = await startFake(t, ['--users', '6', '--channels', '3', '--messages', '400', '--seed', '3'], ttl);
+  // The fake's links live a minute of its clock, which the test moves on past the pulled links' expiry;
+  // it stands still after, so the fresh links outlive the import.
+  const clock = manualClock();
+  const world = { users: 6, channels: 3, messages: 400, seed: 3 };
+  const fake = await startFake(t, { world, now: clock.now, linkTtlMs: 60_000 });
   const bucket = await startBucket();
   t.after(() => bucket.close());
   const box = await sandbox();
@@ -273,7 +255,7 @@ test('import carries Stream attachments after their CDN links expired: fresh lin
     links.every((u) => /[?&]Expires=\d+/.test(u) && /#stream-message=/.test(u)),
     links[0],
   );
-  await new Promise((r) => setTimeout(r, 4100));
+  clock.advance(61_000);
   const expired = await fetch(links[0].split('#')[0]);
   assert.equal(expired.status, 403, 'the pulled link has expired');
 

@@ -1,17 +1,18 @@
-// pull twilio against its fake (`chat-migrate sandbox --source twilio`, a child process), then import and
-// verify against the ordinary sandbox: every record once; a pull killed with SIGKILL resumes without
-// fetching a page twice but the ones in flight; `--since auto` sends exactly what is new; a 429 storm;
-// a refused secret named and never printed; media carried from the Media Content Service after the
-// temporary links expired.
+// pull twilio against its fake (in this process), then import and verify against the ordinary sandbox:
+// what is Twilio's own. Every record once through its pages (a base URL with its /v1); `--since auto`
+// sends exactly what is new; a refused secret (HTTP Basic) named and never printed; media carried from
+// the Media Content Service after the temporary links expired. The pull core's SIGKILL and 429 storm:
+// test/process/pull.e2e.test.mjs and test/pull-sendbird.test.mjs.
 import assert from 'node:assert/strict';
-import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
+import { manualClock, pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, sha256, startBucket } from './media-servers.mjs';
 
-const startFake = (t, args = []) => startSourceFake(t, 'twilio', [...args]);
+/** @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
+const startFake = (t, options = {}) => startSourceFake(t, 'twilio', options);
 
 /** Runs `pull twilio` to its end against the fake, in `out`'s parent (where its run log goes). */
 function pull(fake, out, args = [], env = fake.env) {
@@ -39,11 +40,9 @@ async function pulledItems(out) {
 const messageRequests = (stats) => Object.entries(stats.byPath).filter(([p]) => p.endsWith('/Messages'));
 const total = (pairs) => pairs.reduce((n, [, c]) => n + c, 0);
 
-/** The world's messages per channel: `/__fake/world` answers counts per channel. */
+/** The world's messages, as `/__fake/world` counts them. */
 async function worldMessages(fake) {
-  const world = await fake.world();
-  const channels = world.channels ?? world;
-  return Object.values(channels).reduce((n, c) => n + (typeof c === 'number' ? c : c.messages), 0);
+  return (await fake.describe()).messages;
 }
 
 /** `import --json` of `out` with the twilio preset into `box`; the summary. */
@@ -55,9 +54,11 @@ async function importPull(box, dir, out, extra = {}, env = {}) {
 }
 
 test('pull twilio, import, verify: every record once; --since auto sends exactly the new ones', async (t) => {
-  const fake = await startFake(t, ['--users', '30', '--channels', '12', '--messages', '1500', '--seed', '7']);
+  const fake = await startFake(t, { world: { users: 30, channels: 12, messages: 1500, seed: 7 } });
   const out = path.join(await tempDir('cm-pull-twilio-'), 'pulled');
-  const first = await pull(fake, out);
+  // The base URL as Twilio's pages write it, with its version.
+  const v1 = { ...fake, url: `${fake.url}/v1` };
+  const first = await pull(v1, out);
   assert.equal(first.code, 0, first.stderr);
   const items = await pulledItems(out);
   const sids = items.messages.map((m) => m.sid);
@@ -97,7 +98,7 @@ test('pull twilio, import, verify: every record once; --since auto sends exactly
   for (const text of ['late one', 'late two', 'late three'])
     await fake.post('/__fake/messages', { channelId: channel, senderId: sender, text });
   const before = await fake.stats();
-  const delta = await pull(fake, out, ['--since', 'auto']);
+  const delta = await pull(v1, out, ['--since', 'auto']);
   assert.equal(delta.code, 0, delta.stderr);
   const after = await fake.stats();
   const conversations = items.conversations.length;
@@ -117,71 +118,30 @@ test('pull twilio, import, verify: every record once; --since auto sends exactly
 
   // Nothing new: one page a conversation again, and no file written.
   const quiet = await fake.stats();
-  const again = await pull(fake, out, ['--since', 'auto']);
+  const again = await pull(v1, out, ['--since', 'auto']);
   assert.equal(again.code, 0, again.stderr);
   assert.equal(total(messageRequests(await fake.stats())) - total(messageRequests(quiet)), conversations);
   assert.match(again.stdout, /0 files/);
 });
 
-test('pull twilio killed with SIGKILL resumes: no page twice but those in flight, nothing written twice', async (t) => {
-  const fake = await startFake(t, ['--users', '20', '--channels', '6', '--messages', '3000', '--latency-ms', '40']);
-  const out = path.join(await tempDir('cm-pull-twilio-kill-'), 'pulled');
-  const child = spawnCli(['pull', 'twilio', '--out', out, '--base-url', fake.url], {
-    env: fake.env,
-    cwd: path.dirname(out),
-  });
-  await waitFor(async () => total(messageRequests(await fake.stats())) >= 8, {
-    what: 'some messages pages',
-    everyMs: 50,
-  });
-  child.kill('SIGKILL');
-  await new Promise((resolve) => child.on('exit', resolve));
-  const killedAt = await fake.stats();
-  const resumed = await pull(fake, out);
-  assert.equal(resumed.code, 0, resumed.stderr);
-  assert.match(resumed.stderr + resumed.stdout, /resum/i);
-  const stats = await fake.stats();
-  const items = await pulledItems(out);
-  const sids = items.messages.map((m) => m.sid);
+test('pull twilio stopped mid-way resumes: its page tokens from the journal, no page asked twice', async (t) => {
+  const fake = await startFake(t, { world: { users: 20, channels: 6, messages: 3000 } });
+  const root = await tempDir('cm-pull-twilio-resume-');
+  const pull = (out) =>
+    runCli(['pull', 'twilio', '--out', out, '--base-url', fake.url, '--source-concurrency', '1'], {
+      cwd: root,
+      env: fake.env,
+    });
+  const { extra } = await pullStoppedThenResumed(fake, pull);
+  // The refused page, and one whose answer came as the run stopped.
+  assert.ok(extra(/\/(Messages|Participants|Users|Conversations)$/) <= 2, 'pages asked again');
+  const sids = (await pulledItems(path.join(root, 'out'))).messages.map((m) => m.sid);
   assert.equal(new Set(sids).size, sids.length, 'no message written twice');
-  assert.equal(sids.length, await worldMessages(fake));
-  // Pages a conversation needs: 100 messages a page (the API's most), one for an empty conversation.
-  const perConversation = new Map();
-  for (const m of items.messages)
-    perConversation.set(m.conversation_sid, (perConversation.get(m.conversation_sid) ?? 0) + 1);
-  const concurrency = 4;
-  let extra = 0;
-  for (const [p, count] of messageRequests(stats)) {
-    const sid = p.split('/').at(-2);
-    const needed = Math.max(1, Math.ceil((perConversation.get(sid) ?? 0) / 100));
-    assert.ok(count <= needed + 1, `${p}: ${count} requests for ${needed} pages`);
-    extra += count - needed;
-  }
-  assert.ok(extra <= concurrency, `pages fetched twice: ${extra}, at most those in flight`);
-  for (const list of ['/Users', '/Conversations']) {
-    const [, count] = Object.entries(stats.byPath).find(([p]) => p.endsWith(list));
-    assert.ok(count <= 2, `${list}: ${count}`);
-  }
-  assert.ok(killedAt.requests < stats.requests);
-});
-
-test('pull twilio through a 429 storm (base URL with /v1): every message once, the 429s counted', async (t) => {
-  const fake = await startFake(t, ['--users', '10', '--channels', '5', '--messages', '800', '--spurious-429', '0.3']);
-  const out = path.join(await tempDir('cm-pull-twilio-429-'), 'pulled');
-  // The base URL as Twilio's pages write it, with its version.
-  const r = await pull({ ...fake, url: `${fake.url}/v1` }, out, ['--json']);
-  assert.equal(r.code, 0, r.stderr);
-  const stats = await fake.stats();
-  assert.ok(stats.faults.spurious429 > 0, 'the fake answered 429s');
-  const summary = JSON.parse(r.stdout.trim().split('\n').at(-1));
-  assert.equal(summary.rateLimited, stats.faults.spurious429, 'each 429 counted once');
-  const sids = (await pulledItems(out)).messages.map((m) => m.sid);
-  assert.equal(new Set(sids).size, sids.length);
   assert.equal(sids.length, await worldMessages(fake));
 });
 
 test('pull twilio with a wrong secret: stops at once naming the variables, the secret printed nowhere', async (t) => {
-  const fake = await startFake(t, ['--users', '5', '--channels', '2', '--messages', '50']);
+  const fake = await startFake(t, { world: { users: 5, channels: 2, messages: 50 } });
   const root = await tempDir('cm-pull-twilio-auth-');
   const out = path.join(root, 'pulled');
   const WRONG = 'wrong_secret_5a1f9e3c7b2d';
@@ -215,7 +175,10 @@ test('pull twilio with a wrong secret: stops at once naming the variables, the s
 });
 
 test('pull twilio, import with media: carried from the MCS after the temporary links expired', async (t) => {
-  const fake = await startFake(t, ['--users', '8', '--channels', '3', '--messages', '300', '--seed', '3']);
+  // The temporary links live a minute of the fake's clock, which the test moves on instead of sleeping.
+  const clock = manualClock();
+  const world = { users: 8, channels: 3, messages: 300, seed: 3 };
+  const fake = await startFake(t, { world, now: clock.now, linkTtlMs: 60_000 });
   const out = path.join(await tempDir('cm-pull-twilio-media-'), 'pulled');
   const r = await pull(fake, out);
   assert.equal(r.code, 0, r.stderr);
@@ -229,11 +192,8 @@ test('pull twilio, import with media: carried from the MCS after the temporary l
   ).json();
   const temporary = resource.links.content_direct_temporary;
   assert.equal((await fetch(temporary)).status, 200, 'fresh, the temporary link works');
-  await waitFor(async () => (await fetch(temporary)).status === 403, {
-    what: 'the link to expire',
-    timeoutMs: 15_000,
-    everyMs: 500,
-  });
+  clock.advance(61_000);
+  assert.equal((await fetch(temporary)).status, 403, 'expired, it does not');
 
   const bucket = await startBucket();
   t.after(() => bucket.close());

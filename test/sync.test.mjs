@@ -1,14 +1,14 @@
-// `sync` and `sync --final` as separate processes: the Sendbird fake (`sandbox --source sendbird`) as
-// the live source, the import sandbox as the service. Messages posted while sync runs arrive once; a
-// sync killed with SIGKILL and started again loses and doubles nothing; the cutover exits 3 while the
-// service lacks a record and 0 once it is across; the report draws the timeline.
+// `sync` and `sync --final` as separate processes: the Sendbird fake (in this process) as the live
+// source, the import sandbox as the service. Messages posted while sync runs arrive once; a sync killed
+// with SIGKILL and started again loses and doubles nothing; the cutover exits 3 while the service lacks
+// a record and 0 once it is across; the report draws the timeline.
 // Build first: npm run build
-import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { lagAfter } from '../dist/pipeline/sync/sync-lag.js';
+import { startFake as startSourceFake } from './fakes/helpers.mjs';
 import { spawn } from 'node:child_process';
 import {
   API_KEY,
@@ -24,9 +24,10 @@ import {
   writeConfig,
 } from './helpers.mjs';
 
-const WORLD = ['--users', '6', '--channels', '3', '--messages', '60', '--seed', '11'];
+const WORLD = { users: 6, channels: 3, messages: 60, seed: 11 };
 
-const startFake = (t, args = []) => startSourceFake(t, 'sendbird', [...WORLD, ...args]);
+/** @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source' | 'world'>} [options] */
+const startFake = (t, options = {}) => startSourceFake(t, 'sendbird', { world: WORLD, ...options });
 
 /** A folder whose config points at the import sandbox, with the state in `state/`. */
 async function workspace(sb) {
@@ -150,7 +151,7 @@ test('messages posted to the source while sync runs all reach the service, once'
 test('a sync killed with SIGKILL and started again loses and doubles nothing', async (t) => {
   const sb = await sandbox({ latencyMs: 30 });
   t.after(() => sb.close());
-  const fake = await startFake(t, ['--latency-ms', '20']);
+  const fake = await startFake(t, { latencyMs: 20 });
   const dir = await workspace(sb);
   const child = syncCli(dir, fake, ['--batch-size', '5', '--concurrency', '1']);
   const done = collect(child);

@@ -191,13 +191,5 @@ function registerSandboxCommand(program: Command, later: ReturnType<typeof actio
     .option('--lose-share <p>', 'fault: answer success for this share of records without storing them', probability)
     .option('--lose-pattern <regex>', 'fault: answer success for records whose id matches, without storing them')
     .option('--seed-users <file>', "users the app already has (CSV/JSON/NDJSON, uid or a user map's to)")
-    .option(
-      '--source <name>',
-      `serve a fake of this live source instead (${SOURCE_NAMES.join(', ')}; docs/sandbox.md)`,
-      oneOf(SOURCE_NAMES, 'The source'),
-    )
-    .option('--users <n>', 'with --source: users in the generated world (default 50)', wholeNumber(1))
-    .option('--channels <n>', 'with --source: channels (default 20, at most 4096)', wholeNumber(0, 4096))
-    .option('--messages <n>', 'with --source: messages in all, made on demand (default 3000)', nonNegative)
     .action(later(() => import('./sandbox-command.js'), 'sandboxAction'));
 }

@@ -1,18 +1,10 @@
-import { ConfigError, ExitCode } from '../errors.js';
+import { ExitCode } from '../errors.js';
 import { SANDBOX_DEFAULT_API_KEY } from '../sandbox/default-key.js';
 import type { SandboxOptions } from '../sandbox/index.js';
 import { type SandboxFlags, tlsOption, untilStopped, writeCertificate } from './sandbox-flags.js';
 import type { CommandContext } from './context.js';
 
 export async function sandboxAction(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
-  if (flags.source !== undefined) return (await import('./sandbox-source.js')).fakeSourceAction(ctx, flags);
-  const sizes = (['users', 'channels', 'messages'] as const).filter((key) => flags[key] !== undefined);
-  if (sizes.length > 0) {
-    const named = sizes.map((key) => `--${key}`).join(', ');
-    throw new ConfigError('SANDBOX_OPTIONS', `sandbox: ${named} size the world of a fake source: add --source <name>`, {
-      exitCode: ExitCode.usage,
-    });
-  }
   const apiKey = flags.apiKey ?? ctx.env.MIGRATE_API_KEY ?? SANDBOX_DEFAULT_API_KEY;
   const options: SandboxOptions = {
     host: flags.host,

@@ -1,4 +1,4 @@
-/** The sandbox command's flags and what both of its servers (the import API's, a live source's fake) share. */
+/** The sandbox command's flags, and its TLS, certificate and stop helpers. */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,11 +36,6 @@ export interface SandboxFlags {
   loseShare?: number;
   losePattern?: string;
   seedUsers?: string;
-  /** One of SOURCE_NAMES: commander checked it. */
-  source?: string;
-  users?: number;
-  channels?: number;
-  messages?: number;
 }
 
 /** Resolves on Ctrl+C or SIGTERM: a server runs until then. */

@@ -8,7 +8,7 @@ export const PULL_KEYS = {
     commands: ['pull', 'sync'],
     flag: '--source-base-url <url>',
     shownDefault: "the source's own API host",
-    help: "the live source's API base URL: a regional endpoint, a proxy, or a local fake (pull --base-url)",
+    help: "the live source's API base URL: a regional endpoint, a proxy, or any server you run (pull --base-url)",
     doc: "The source's credentials are sent to this origin only; a next-page link to another origin is refused.",
   },
   sourceRequestsPerMinute: {

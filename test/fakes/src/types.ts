@@ -1,8 +1,10 @@
 /**
- * The fakes of the live sources (`chat-migrate sandbox --source <name>`): one generated world of users,
- * channels, members and messages (fake-world.ts), served by one HTTP server (fake-server.ts) with the
- * sandbox's faults, a per-minute budget and a control route; each source renders the world in its own
- * API's paths, paging and shapes (`<name>.ts`, a FakeSource).
+ * The fakes of the live sources, test doubles that the package never ships: one generated world of
+ * users, channels, members and messages (fake-world.ts), served by one HTTP server (fake-server.ts) with
+ * the sandbox's faults, a per-minute budget and a control route; each source renders the world in its
+ * own API's paths, paging and shapes (`<name>.ts`, a FakeSource). A FakeSource holds no state: what a
+ * fake keeps (its token, indexes over the world) lives in its server's world (`memo`), so any number
+ * of fakes run in one process.
  */
 
 export interface FakeUser {
@@ -92,6 +94,11 @@ export interface FakeWorld {
   addMember(channelId: string, userId: string): FakeMember;
   /** The bytes of an attachment, made from its id. */
   media(id: string): { bytes: Buffer; contentType: string } | undefined;
+  /**
+   * A source's own value over this world under `key`, made on first use (its token, its ids, its thread
+   * index): one world per server, so each fake keeps its own and none is shared through a module.
+   */
+  memo<T>(key: string, make: () => T): T;
 }
 
 /** One request as a source's routes see it: the body parsed (JSON or a form), the query in `url`. */
@@ -110,25 +117,36 @@ export interface FakeReply {
   body?: unknown;
 }
 
+/** What one fake server gives its source besides the request: its world, origin, clock and state. */
+export interface FakeContext {
+  readonly world: FakeWorld;
+  /** Where the server listens (`http://127.0.0.1:<port>`): the origin of the absolute links it writes. */
+  readonly origin: string;
+  /** The server's clock: when links expire, what rate headers say. A test moves it instead of sleeping. */
+  now(): number;
+  /** How long a signed media link lives, when the test set it; each source has its own default. */
+  readonly linkTtlMs?: number;
+}
+
 export interface FakeSource {
   readonly name: string;
   /** How the world's ids look for this source. */
   readonly idStyle: 'slug' | 'slack' | 'snowflake' | 'twilio' | 'uuid';
-  /** The environment a client sets to reach the fake (printed at start): `SENDBIRD_API_TOKEN=...`. */
-  credentials(origin: string): Record<string, string>;
+  /** The environment a client sets to reach the fake: `SENDBIRD_API_TOKEN=...`. */
+  credentials(ctx: FakeContext): Record<string, string>;
   /** Whether the request carries the credentials; the server answers 401 in `unauthorized`'s shape if not. */
-  authorized(request: FakeRequest): boolean;
+  authorized(request: FakeRequest, ctx: FakeContext): boolean;
   unauthorized(): FakeReply;
   /**
    * The source's 429, with its own headers (Retry-After, X-RateLimit-*...): beyond the budget, or a
-   * spurious one (`--spurious-429`, then `retryAfterMs` is 1000 and `limitPerMinute` 0 when no budget is set).
+   * spurious one (then `retryAfterMs` is the server's option, and `limitPerMinute` 0 when no budget is set).
    */
-  rateLimited(retryAfterMs: number, limitPerMinute: number): FakeReply;
+  rateLimited(retryAfterMs: number, limitPerMinute: number, ctx: FakeContext): FakeReply;
   /**
    * Headers every answer carries about the budget (X-RateLimit-Remaining...), if the source sends them;
-   * asked only while a budget is set (`--requests-per-minute`). The reply's own headers win over them.
+   * asked only while a budget is set (`requestsPerMinute`). The reply's own headers win over them.
    */
-  rateHeaders?(remaining: number, limitPerMinute: number, resetAtMs: number): Record<string, string>;
+  rateHeaders?(remaining: number, limitPerMinute: number, resetAtMs: number, ctx: FakeContext): Record<string, string>;
   /** The answer to a request, or undefined for the server's 404. */
-  route(request: FakeRequest, world: FakeWorld): FakeReply | undefined | Promise<FakeReply | undefined>;
+  route(request: FakeRequest, ctx: FakeContext): FakeReply | undefined | Promise<FakeReply | undefined>;
 }

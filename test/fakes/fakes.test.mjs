@@ -1,11 +1,12 @@
 // The fakes of the live sources: the generated world (deterministic, lazy, searchable), the fake server
-// (credentials, budget, faults, control routes) with a trivial source, and `sandbox --source` as a child.
+// (credentials, budget, faults, control routes) with a trivial source, and fakes in one process that
+// share nothing, whose waits and link lifetimes the test sets.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GeneratedWorld } from '../dist/sandbox/sources/fake-world.js';
-import { startFakeServer } from '../dist/sandbox/sources/fake-server.js';
-import { ECHO_TOKEN, echoSource } from './fake-echo-source.mjs';
-import { collect, runCli, spawnCli, waitForOutput } from './helpers.mjs';
+import { streamServerToken } from '../../dist/http/stream-token.js';
+import { GeneratedWorld, startFake } from './dist/index.js';
+import { ECHO_TOKEN, echoSource } from './echo-source.mjs';
+import { manualClock } from './helpers.mjs';
 
 const AUTH = { authorization: `Bearer ${ECHO_TOKEN}` };
 
@@ -20,7 +21,7 @@ function messagesOf(world, channelId) {
 }
 
 async function fake(t, options = {}) {
-  const server = await startFakeServer({ source: echoSource, port: 0, ...options });
+  const server = await startFake(echoSource, { port: 0, ...options });
   t.after(() => server.close());
   return server;
 }
@@ -303,46 +304,7 @@ test("a route sees the URL on the client's origin, to build absolute next links 
   assert.equal(new URL(odd.href).host, `localhost:${server.port}`, 'a path like //host stays on this origin');
 });
 
-test('sandbox --source: a child process prints its JSON line and serves the world it was asked for', async () => {
-  const args = ['sandbox', '--source', 'sendbird', '--port', '0', '--json', '--users', '7', '--channels', '5'];
-  const child = spawnCli([...args, '--messages', '120', '--seed', '4']);
-  const done = collect(child);
-  try {
-    const [line] = await waitForOutput(child, /^\{.*\}\n/, { stream: 'stdout' });
-    const printed = JSON.parse(line);
-    assert.deepEqual(Object.keys(printed).slice(0, 4), ['url', 'port', 'source', 'env']);
-    assert.equal(printed.source, 'sendbird');
-    assert.equal(printed.url, `http://127.0.0.1:${printed.port}`);
-    const world = await getJson(`${printed.url}/__fake/world`);
-    assert.equal(world.users, 7);
-    assert.equal(world.channels.length, 5);
-    assert.equal(world.messages, 120);
-    const expected = new GeneratedWorld({ users: 7, channels: 5, messages: 120, seed: 4 });
-    assert.deepEqual(
-      world.channels.map((c) => c.messages),
-      expected.channels.map((c) => expected.messageCount(c.id)),
-      'the child made the world the seed makes',
-    );
-  } finally {
-    child.kill('SIGTERM');
-  }
-  const { code } = await done;
-  assert.equal(code, 0);
-});
-
-test('sandbox --source: a bad name, import-only flags and sizes without a source are usage errors', async () => {
-  const bad = await runCli(['sandbox', '--source', 'icq', '--port', '0']);
-  assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--source <name>.*icq.*sendbird, stream, twilio, slack, discord/);
-  const importOnly = await runCli(['sandbox', '--source', 'slack', '--port', '0', '--poison', 'x']);
-  assert.equal(importOnly.code, 2);
-  assert.match(importOnly.stderr, /--poison is for the import sandbox only/);
-  const noSource = await runCli(['sandbox', '--port', '0', '--messages', '10']);
-  assert.equal(noSource.code, 2);
-  assert.match(noSource.stderr, /--messages .*--source/);
-});
-
-test('--tls: the fake serves HTTPS with the certificate its handle gives', async (t) => {
+test('tls: the fake serves HTTPS with the certificate its handle gives', async (t) => {
   const server = await fake(t, { tls: 'self-signed' });
   assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
   const { request } = await import('node:https');
@@ -357,19 +319,69 @@ test('--tls: the fake serves HTTPS with the certificate its handle gives', async
   assert.equal(status, 200);
 });
 
-test('sandbox --source without --json says where it listens, what to set and the control routes', async () => {
-  const child = spawnCli(['sandbox', '--source', 'twilio', '--port', '0', '--spurious-429', '0.1']);
-  const done = collect(child);
-  try {
-    const [text] = await waitForOutput(child, /^fake[\s\S]*injecting faults: [^\n]*\n/, { stream: 'stdout' });
-    assert.match(text, /^fake twilio listening on http:\/\/127\.0\.0\.1:\d+ \(50 users, 20 channels, 3000 messages/);
-    assert.match(text, /\nset: /);
-    assert.match(text, /chat-migrate pull twilio --base-url http:\/\/127\.0\.0\.1:\d+ --out <dir>/);
-    assert.match(text, /POST \/__fake\/messages \{"channelId","senderId","text"\}/);
-    assert.match(text, /injecting faults: spurious 429 10%/);
-  } finally {
-    child.kill('SIGINT');
+test('two fakes of one source in one process share nothing: each its token, origin and world', async (t) => {
+  const [a, b] = await Promise.all([startFake('slack'), startFake('slack', { world: { seed: 2 } })]);
+  t.after(() => Promise.all([a.close(), b.close()]));
+  assert.notEqual(a.env.SLACK_TOKEN, b.env.SLACK_TOKEN);
+  /** @returns {Promise<any>} */
+  const call = (fake, method, token, params = '') =>
+    getJson(`${fake.url}/${method}?${params}`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal((await call(b, 'users.list', a.env.SLACK_TOKEN)).error, 'invalid_auth', "a's token is not b's");
+  for (const fake of [a, b]) {
+    const { channels } = await call(fake, 'conversations.list', fake.env.SLACK_TOKEN, 'types=public_channel');
+    const { messages } = await call(fake, 'conversations.history', fake.env.SLACK_TOKEN, `channel=${channels[0].id}`);
+    const file = messages.flatMap((m) => m.files ?? [])[0];
+    assert.ok(file.url_private.startsWith(`${fake.url}/files-pri/`), 'its files on its own origin');
   }
-  const ended = await done;
-  assert.equal(ended.code, 0, `${ended.signal} ${ended.stderr}`);
+  assert.notDeepEqual(a.world.channels, b.world.channels);
+});
+
+test("a spurious 429 asks for the wait the test set, in the source's own header", async (t) => {
+  const echo = await fake(t, { faults: { spurious429: 1 }, retryAfterMs: 0 });
+  const res = await fetch(`${echo.url}/channels`, { headers: AUTH });
+  assert.equal(res.status, 429);
+  assert.equal(res.headers.get('retry-after-ms'), '0');
+  const slack = await startFake('slack', { faults: { spurious429: 1 }, retryAfterMs: 0 });
+  t.after(() => slack.close());
+  const limited = await fetch(`${slack.url}/users.list`, {
+    headers: { authorization: `Bearer ${slack.env.SLACK_TOKEN}` },
+  });
+  assert.equal(limited.status, 429);
+  assert.equal(limited.headers.get('retry-after'), '0', 'not rounded up to a second');
+});
+
+test("signed media links live as long as the test says, on the fake's clock", async (t) => {
+  const clock = manualClock();
+  const stream = await startFake('stream', { now: clock.now, linkTtlMs: 60_000 });
+  t.after(() => stream.close());
+  const { world } = stream;
+  const withFile = world.channels
+    .flatMap((c) => Array.from({ length: world.messageCount(c.id) }, (_, i) => world.messageAt(c.id, i)))
+    .find((m) => m.attachments.length > 0);
+  const auth = {
+    authorization: streamServerToken(stream.env.STREAM_API_SECRET),
+    'stream-auth-type': 'jwt',
+  };
+  const asked = `${stream.url}/messages/${withFile.id}?api_key=${stream.env.STREAM_API_KEY}`;
+  const { message } = await getJson(asked, { headers: auth });
+  const link = message.attachments[0].asset_url ?? message.attachments[0].image_url;
+  assert.match(link, new RegExp(`[?&]Expires=${Math.floor((clock.now() + 60_000) / 1000)}&`));
+  assert.equal((await fetch(link)).status, 200);
+  clock.advance(59_000);
+  assert.equal((await fetch(link)).status, 200, 'alive until its time');
+  clock.advance(2000);
+  const expired = await fetch(link);
+  assert.equal(expired.status, 403);
+  assert.match(await expired.text(), /Request has expired/);
+});
+
+test('refuseAfter: the credential refused after n requests, as if revoked; undefined lifts it', async (t) => {
+  const server = await fake(t);
+  const get = async () => (await fetch(`${server.url}/channels`, { headers: AUTH })).status;
+  assert.equal(await get(), 200);
+  server.refuseAfter(2);
+  assert.deepEqual([await get(), await get(), await get()], [200, 200, 401]);
+  server.refuseAfter(undefined);
+  assert.equal(await get(), 200);
+  assert.equal(server.stats().unauthorized, 1);
 });

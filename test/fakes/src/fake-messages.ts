@@ -3,7 +3,7 @@
  * formula of its index (strictly increasing in a channel, so a time or an id is a binary search away),
  * and everything else is drawn from a stream seeded by (seed, channel, index).
  */
-import { mulberry32 } from '../fault-plan.js';
+import { mulberry32 } from '../../../dist/sandbox/fault-plan.js';
 import { ATTACHMENT_KINDS, EMOJI, WORDS } from './fake-words.js';
 import type { FakeAttachment, FakeChannel, FakeMessage } from './types.js';
 

@@ -4,7 +4,7 @@
  * Each message's time is a closed formula of its index (strictly increasing in a channel), so finding
  * a time or an id is a binary search; messages added through the control route are kept in a list.
  */
-import { mulberry32 } from '../fault-plan.js';
+import { mulberry32 } from '../../../dist/sandbox/fault-plan.js';
 import { type ChannelPlan, fileBytes, MAX_FAKE_CHANNELS, MessageMaker, messageId, planOf } from './fake-messages.js';
 import { idWidth, makeChannels, makeUsers, slug } from './fake-people.js';
 import { ATTACHMENT_KINDS } from './fake-words.js';
@@ -59,6 +59,7 @@ export class GeneratedWorld implements FakeWorld {
   private readonly byUser = new Map<string, FakeUser>();
   private readonly names = new Map<string, FakeUser>();
   private readonly maker: MessageMaker;
+  private readonly memos = new Map<string, unknown>();
 
   constructor(options: FakeWorldOptions = {}) {
     const d = FAKE_WORLD_DEFAULTS;
@@ -204,6 +205,11 @@ export class GeneratedWorld implements FakeWorld {
     const member: FakeMember = { userId, joinedAtMs: this.clock(), role: 'member' };
     channel.members.push(member);
     return member;
+  }
+
+  memo<T>(key: string, make: () => T): T {
+    if (!this.memos.has(key)) this.memos.set(key, make());
+    return this.memos.get(key) as T;
   }
 
   media(id: string): { bytes: Buffer; contentType: string } | undefined {

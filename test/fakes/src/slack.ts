@@ -1,5 +1,5 @@
 /**
- * The fake of Slack's Web API (`sandbox --source slack`): `/<method>` as under
+ * The fake of Slack's Web API (a test double): `/<method>` as under
  * `https://slack.com/api/`, the token as `Authorization: Bearer`, HTTP 200 with `ok: false` for its
  * refusals, `response_metadata.next_cursor` paging, history newest first, 429 with `Retry-After` in
  * seconds. Files are served at `/files-pri/<team>-<file id>/<name>` with the token; without it, as
@@ -16,20 +16,11 @@ import {
   TEAM,
   Threads,
 } from './slack-render.js';
-import type { FakeReply, FakeRequest, FakeSource, FakeWorld } from './types.js';
+import type { FakeContext, FakeReply, FakeRequest, FakeSource, FakeWorld } from './types.js';
 
 /** One token per fake, so a leak in a test's output is the token, not a constant found by chance. */
-const TOKEN = `xoxb-${randomBytes(6).toString('hex')}-${randomBytes(12).toString('hex')}`;
-
-const threadsOf = new WeakMap<FakeWorld, Threads>();
-const idsOf = new WeakMap<FakeWorld, SlackIds>();
-
-/**
- * The fake's own origin, for the files' URLs and the sign-in redirect: the server names it when it
- * asks for the credentials (the request's URL is parsed against a placeholder origin).
- */
-let served: string | undefined;
-const originOf = (request: FakeRequest): string => served ?? `http://${request.headers.host ?? '127.0.0.1'}`;
+const tokenOf = (world: FakeWorld): string =>
+  world.memo('slack:token', () => `xoxb-${randomBytes(6).toString('hex')}-${randomBytes(12).toString('hex')}`);
 
 type Params = Record<string, string>;
 /** What a method renders with: the world's threads, its ids in Slack's form, the fake's origin. */
@@ -156,23 +147,20 @@ function replies(p: Params, world: FakeWorld, at: Render): FakeReply {
 
 const meta = (next: string | undefined) => ({ response_metadata: { next_cursor: next ?? '' } });
 
-function renderWith(world: FakeWorld, origin: string): Render {
-  let threads = threadsOf.get(world);
-  if (threads === undefined) threadsOf.set(world, (threads = new Threads(world)));
-  let ids = idsOf.get(world);
-  if (ids === undefined) idsOf.set(world, (ids = new SlackIds(world)));
-  return { threads, ids, origin };
+function renderWith({ world, origin }: FakeContext): Render {
+  const threads = world.memo('slack:threads', () => new Threads(world));
+  return { threads, ids: world.memo('slack:ids', () => new SlackIds(world)), origin };
 }
 
 const FILE_PATH = new RegExp(`^/files-pri/${TEAM}-([^/]+)/`);
 
 /** A file with the token; without it, the redirect to the sign-in page Slack gives a browser. */
-function file(request: FakeRequest, world: FakeWorld): FakeReply | undefined {
+function file(request: FakeRequest, { world, origin }: FakeContext): FakeReply | undefined {
   const id = FILE_PATH.exec(request.url.pathname)?.[1];
   if (id === undefined) return undefined;
-  if (request.headers.authorization !== `Bearer ${TOKEN}`) {
+  if (request.headers.authorization !== `Bearer ${tokenOf(world)}`) {
     const redir = encodeURIComponent(request.url.pathname);
-    return { status: 302, headers: { location: `${originOf(request)}/?redir=${redir}` } };
+    return { status: 302, headers: { location: `${origin}/?redir=${redir}` } };
   }
   const media = world.media(decodeURIComponent(id));
   if (media === undefined) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'file not found' };
@@ -197,25 +185,23 @@ const isBrowserPath = (pathname: string) => pathname === '/' || pathname.startsW
 export const fake: FakeSource = {
   name: 'slack',
   idStyle: 'slack',
-  credentials: (origin) => {
-    served = origin.replace(/\/+$/, '');
-    return { SLACK_TOKEN: TOKEN };
-  },
+  credentials: ({ world }) => ({ SLACK_TOKEN: tokenOf(world) }),
   // The file host and the sign-in page answer without the token (the route decides); methods do not.
-  authorized: (request) => isBrowserPath(request.url.pathname) || request.headers.authorization === `Bearer ${TOKEN}`,
+  authorized: (request, { world }) =>
+    isBrowserPath(request.url.pathname) || request.headers.authorization === `Bearer ${tokenOf(world)}`,
   unauthorized: () => refuse('invalid_auth'),
   rateLimited: (retryAfterMs) => ({
     status: 429,
-    headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+    headers: { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) },
     body: { ok: false, error: 'ratelimited' },
   }),
-  route(request, world) {
+  route(request, ctx) {
     const { pathname } = request.url;
     if (pathname === '/' && request.url.searchParams.has('redir'))
       return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: SIGN_IN_PAGE };
-    if (pathname.startsWith('/files-pri/')) return file(request, world);
+    if (pathname.startsWith('/files-pri/')) return file(request, ctx);
     const method = METHODS[pathname.slice(1)];
     if (method === undefined) return pathname.includes('.') ? refuse('unknown_method') : undefined;
-    return method(paramsOf(request), world, renderWith(world, originOf(request)));
+    return method(paramsOf(request), ctx.world, renderWith(ctx));
   },
 };

@@ -2,7 +2,7 @@
  * The eager part of the fake world: users, channels and members, drawn in order from one seeded
  * stream (their number is small next to the messages', which fake-world.ts makes on demand).
  */
-import { mulberry32 } from '../fault-plan.js';
+import { mulberry32 } from '../../../dist/sandbox/fault-plan.js';
 import type { FakeChannel, FakeMember, FakeUser } from './types.js';
 import { FIRST_NAMES, LAST_NAMES, TOPICS } from './fake-words.js';
 

@@ -1,5 +1,5 @@
 /**
- * The fake of Stream Chat's server-side API (`chat-migrate sandbox --source stream`): the routes
+ * The fake of Stream Chat's server-side API (a test double): the routes
  * `pull stream` reads (Query Users, Query Channels, Query Members, the channel query's messages, a
  * thread's replies, Search, one message) with Stream's page limits, its server-token check (`api_key`
  * in the query, an HS256 JWT over `{"server": true}` in `Authorization`), its 429 with X-RateLimit-*
@@ -12,12 +12,6 @@ import type { FakeReply, FakeRequest, FakeSource } from './types.js';
 
 const API_KEY = 'fakestreamkey7q2w';
 const API_SECRET = 'fake-stream-secret-5d1c9e8a7b6f4e3d2c1b0a99';
-
-/**
- * The fake's own origin (told to `credentials` when it starts listening), where its CDN links point:
- * a request's URL is parsed against a placeholder, so it does not say. One fake serves one process.
- */
-let served: string | undefined;
 
 const header = (request: FakeRequest, name: string): string | undefined => {
   const v = request.headers[name];
@@ -57,10 +51,7 @@ export function streamError(status: number, code: number, message: string): Fake
 export const fake: FakeSource = {
   name: 'stream',
   idStyle: 'slug',
-  credentials(origin) {
-    served = origin;
-    return { STREAM_API_KEY: API_KEY, STREAM_API_SECRET: API_SECRET };
-  },
+  credentials: () => ({ STREAM_API_KEY: API_KEY, STREAM_API_SECRET: API_SECRET }),
   authorized(request) {
     // The CDN's links carry their own signature, checked where the bytes are served.
     if (request.url.pathname.startsWith(CDN_PATH)) return true;
@@ -72,11 +63,11 @@ export const fake: FakeSource = {
   },
   unauthorized: () =>
     streamError(401, 5, 'JWTAuth error: signature is not valid. Make sure the token is created using the secret'),
-  rateLimited(retryAfterMs, limitPerMinute) {
+  rateLimited(retryAfterMs, limitPerMinute, ctx) {
     const reply = streamError(429, 9, 'Too many requests, check response headers for more information.');
     reply.headers = {
       'x-ratelimit-remaining': '0',
-      'x-ratelimit-reset': String(Math.ceil((Date.now() + retryAfterMs) / 1000)),
+      'x-ratelimit-reset': String(Math.ceil((ctx.now() + retryAfterMs) / 1000)),
     };
     // A spurious 429 of a fake with no budget has no limit to state.
     if (limitPerMinute > 0) reply.headers['x-ratelimit-limit'] = String(limitPerMinute);
@@ -87,8 +78,5 @@ export const fake: FakeSource = {
     'x-ratelimit-remaining': String(Math.max(0, remaining)),
     'x-ratelimit-reset': String(Math.ceil(resetAtMs / 1000)),
   }),
-  route(request, world) {
-    const origin = served ?? `http://${header(request, 'host') ?? '127.0.0.1'}`;
-    return streamRoutes(request, world, { secret: API_SECRET, origin });
-  },
+  route: (request, ctx) => streamRoutes(request, ctx, API_SECRET),
 };

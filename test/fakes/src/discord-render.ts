@@ -70,11 +70,8 @@ class DiscordIds {
   }
 }
 
-const idsOfWorld = new WeakMap<FakeWorld, DiscordIds>();
 export function idsOf(world: FakeWorld): DiscordIds {
-  let ids = idsOfWorld.get(world);
-  if (ids === undefined) idsOfWorld.set(world, (ids = new DiscordIds(world)));
-  return ids;
+  return world.memo('discord:ids', () => new DiscordIds(world));
 }
 
 export function renderUser(world: FakeWorld, u: FakeUser): Record<string, unknown> {

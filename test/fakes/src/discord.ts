@@ -1,5 +1,5 @@
 /**
- * The fake of Discord's API v10 for `pull discord` (`chat-migrate sandbox --source discord`): the
+ * The fake of Discord's API v10 for `pull discord` (a test double): the
  * routes the pull reads, with Discord's paging (`after`/`before` snowflakes, archived threads by
  * archive time, members by user id), its `Authorization: Bot <token>` check, and its 429 (`Retry-After`,
  * `X-RateLimit-*` with a bucket, a body `{"retry_after", "global"}`). Paths may carry `/api/v10`.
@@ -43,7 +43,7 @@ export const fake: FakeSource = {
     return token === TOKEN || token === NO_CONTENT || token === NO_MEMBERS;
   },
   unauthorized: () => ({ status: 401, body: { message: '401: Unauthorized', code: 0 } }),
-  rateLimited(retryAfterMs, limitPerMinute) {
+  rateLimited(retryAfterMs, limitPerMinute, ctx) {
     const seconds = retryAfterMs / 1000;
     return {
       status: 429,
@@ -51,7 +51,7 @@ export const fake: FakeSource = {
         'retry-after': String(Math.ceil(seconds)),
         'x-ratelimit-limit': String(limitPerMinute),
         'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': String((Date.now() + retryAfterMs) / 1000),
+        'x-ratelimit-reset': String((ctx.now() + retryAfterMs) / 1000),
         'x-ratelimit-reset-after': seconds.toFixed(3),
         'x-ratelimit-bucket': 'fake-bucket',
         'x-ratelimit-scope': 'user',
@@ -59,16 +59,16 @@ export const fake: FakeSource = {
       body: { message: 'You are being rate limited.', retry_after: Number(seconds.toFixed(3)), global: false },
     };
   },
-  rateHeaders(remaining, limitPerMinute, resetAtMs) {
+  rateHeaders(remaining, limitPerMinute, resetAtMs, ctx) {
     return {
       'x-ratelimit-bucket': 'fake-bucket',
       'x-ratelimit-limit': String(limitPerMinute),
       'x-ratelimit-remaining': String(remaining),
       'x-ratelimit-reset': (resetAtMs / 1000).toFixed(3),
-      'x-ratelimit-reset-after': (Math.max(0, resetAtMs - Date.now()) / 1000).toFixed(3),
+      'x-ratelimit-reset-after': (Math.max(0, resetAtMs - ctx.now()) / 1000).toFixed(3),
     };
   },
-  route(r, world) {
+  route(r, { world }) {
     if (r.method !== 'GET') return undefined;
     const path = r.url.pathname.replace(/^\/api\/v10(?=\/)/, '').replace(/\/+$/, '');
     const token = tokenOf(r);

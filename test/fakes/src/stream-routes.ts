@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import {
   CDN_PATH,
   channelIdentity,
+  DEFAULT_LINK_TTL_MS,
   linkSignature,
   renderChannel,
   renderMember,
@@ -15,7 +16,7 @@ import {
   renderUser,
 } from './stream-render.js';
 import { ThreadIndex } from './stream-threads.js';
-import type { FakeChannel, FakeReply, FakeRequest, FakeWorld } from './types.js';
+import type { FakeChannel, FakeContext, FakeReply, FakeRequest, FakeWorld } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,14 +26,12 @@ interface WorldState {
   byCid: Map<string, FakeChannel>;
 }
 
-const states = new WeakMap<FakeWorld, WorldState>();
-
 function stateOf(world: FakeWorld): WorldState {
-  let s = states.get(world);
+  const held = world.memo('stream:state', () => ({ state: undefined as WorldState | undefined }));
+  let s = held.state;
   if (s === undefined || s.byCid.size !== world.channels.length) {
     const byCid = new Map(world.channels.map((c) => [channelIdentity(c).cid, c] as const));
-    s = { threads: s?.threads ?? new ThreadIndex(world), byCid };
-    states.set(world, s);
+    s = held.state = { threads: s?.threads ?? new ThreadIndex(world), byCid };
   }
   return s;
 }
@@ -57,17 +56,19 @@ function payloadOf(request: FakeRequest): Json | undefined {
   }
 }
 
-export function streamRoutes(request: FakeRequest, world: FakeWorld, keys: { secret: string; origin: string }) {
+export function streamRoutes(request: FakeRequest, ctx: FakeContext, secret: string) {
+  const { world } = ctx;
   const path = request.url.pathname;
   const state = stateOf(world);
-  const sign = { origin: keys.origin, secret: keys.secret, nowMs: Date.now() };
+  const nowMs = ctx.now();
+  const sign = { origin: ctx.origin, secret, nowMs, ttlMs: ctx.linkTtlMs ?? DEFAULT_LINK_TTL_MS };
   const message = (channel: FakeChannel, index: number) => {
     const m = world.messageAt(channel.id, index);
     const cid = channelIdentity(channel).cid;
     return renderMessage(m, cid, state.threads.replyCount(channel.id, m.id), world, sign);
   };
 
-  if (request.method === 'GET' && path.startsWith(CDN_PATH)) return cdn(request, world, keys.secret);
+  if (request.method === 'GET' && path.startsWith(CDN_PATH)) return cdn(request, world, secret, nowMs);
   if (request.method === 'GET' && path === '/users') {
     const p = payloadOf(request);
     if (p === undefined) return bad('QueryUsers failed with error: "payload is not valid JSON"');
@@ -192,7 +193,7 @@ function channelPage(world: FakeWorld, channel: FakeChannel, q: Json): number[] 
 }
 
 /** The CDN: a link with a valid signature, not yet expired, serves the bytes; else CloudFront's 403. */
-function cdn(request: FakeRequest, world: FakeWorld, secret: string): FakeReply {
+function cdn(request: FakeRequest, world: FakeWorld, secret: string, nowMs: number): FakeReply {
   const [id] = request.url.pathname.slice(CDN_PATH.length).split('/').map(decodeURIComponent);
   const expires = Number(request.url.searchParams.get('Expires'));
   const given = Buffer.from(request.url.searchParams.get('Signature') ?? '');
@@ -203,7 +204,7 @@ function cdn(request: FakeRequest, world: FakeWorld, secret: string): FakeReply 
     body: `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>${why}</Message></Error>`,
   });
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return denied('Access denied');
-  if (!Number.isFinite(expires) || expires * 1000 < Date.now()) return denied('Request has expired');
+  if (!Number.isFinite(expires) || expires * 1000 < nowMs) return denied('Request has expired');
   const media = world.media(id ?? '');
   if (media === undefined) return denied('Access denied');
   return { status: 200, headers: { 'content-type': media.contentType }, body: media.bytes };

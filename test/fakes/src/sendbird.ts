@@ -1,5 +1,5 @@
 /**
- * The fake of Sendbird's Platform API v3 (`chat-migrate sandbox --source sendbird`): users, group and
+ * The fake of Sendbird's Platform API v3 (a test double): users, group and
  * open channels with their members, and messages anchored on `message_ts`, with the real paging (lists
  * by an opaque `token`, up to 100 a page; messages up to 200 either side of the anchor), the `Api-Token`
  * check and Sendbird's error bodies, and its 429 with `X-RateLimit-*` headers.
@@ -47,13 +47,13 @@ export const fake: FakeSource = {
       },
     };
   },
-  rateHeaders: (remaining, limitPerMinute, resetAtMs) => ({
+  rateHeaders: (remaining, limitPerMinute, resetAtMs, ctx) => ({
     'X-RateLimit-Limit': `${limitPerMinute};w=60`,
     'X-RateLimit-Remaining': String(remaining),
     // Sendbird gives the seconds left in the window, not a point in time.
-    'X-RateLimit-Reset': Math.max(0, (resetAtMs - Date.now()) / 1000).toFixed(3),
+    'X-RateLimit-Reset': Math.max(0, (resetAtMs - ctx.now()) / 1000).toFixed(3),
   }),
-  route(request, world) {
+  route(request, { world }) {
     if (request.method !== 'GET') return undefined;
     const path = request.url.pathname;
     if (path === '/v3/users') return users(request, world);

@@ -1,20 +1,21 @@
 /**
- * The HTTP server of a live source's fake (`chat-migrate sandbox --source <name>`): one FakeSource's
- * routes over one generated world, behind the source's credentials check, a per-minute budget answered
- * in the source's own 429, and the sandbox's faults. Kept light: the bench pulls a million messages
- * through it at thousands of requests a minute.
+ * The HTTP server of a live source's fake: one FakeSource's routes over one generated world, behind the
+ * source's credentials check, a per-minute budget answered in the source's own 429, and the sandbox's
+ * faults. All its state is its own (the world with what its source keeps there, the counters), so tests start
+ * as many as they like in their own process. Kept light: the bench pulls a million messages through it
+ * at thousands of requests a minute.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { describeFaults, FaultPlan } from '../fault-plan.js';
-import { Delays, readBody } from '../http-io.js';
-import { RateWindow } from '../rate-window.js';
-import type { ResolvedFaults } from '../sandbox-options.js';
-import { makeSelfSignedPair, type TlsPair } from '../tls-pair.js';
+import { describeFaults, FaultPlan } from '../../../dist/sandbox/fault-plan.js';
+import { Delays, readBody } from '../../../dist/sandbox/http-io.js';
+import { RateWindow } from '../../../dist/sandbox/rate-window.js';
+import type { ResolvedFaults } from '../../../dist/sandbox/sandbox-options.js';
+import { makeSelfSignedPair, type TlsPair } from '../../../dist/sandbox/tls-pair.js';
 import { answerControl, type FakeStats } from './fake-control.js';
 import { GeneratedWorld, type FakeWorldOptions } from './fake-world.js';
-import type { FakeReply, FakeRequest, FakeSource } from './types.js';
+import type { FakeContext, FakeReply, FakeRequest, FakeSource } from './types.js';
 
 export interface FakeServerOptions {
   source: FakeSource;
@@ -28,7 +29,12 @@ export interface FakeServerOptions {
   /** The fault dice's seed (default the world's). */
   seed?: number;
   faults?: { spurious429?: number; drop?: number; fail500Before?: number };
+  /** The wait a spurious 429 asks for (default 1000): a test sets 0 rather than wait for it. */
+  retryAfterMs?: number;
+  /** How long signed media links live (Stream's CDN, Twilio's temporary links); each source has a default. */
+  linkTtlMs?: number;
   tls?: TlsPair | 'self-signed';
+  /** The clock of the budget, of links' expiry and of rate headers (default Date.now). */
   now?: () => number;
 }
 
@@ -43,6 +49,12 @@ export interface FakeServerHandle {
   /** The faults injected, one phrase each (`spurious 429 5%`). */
   faults: string[];
   stats(): FakeStats;
+  /**
+   * Refuses the credentials after `requests` more source requests, as a revoked token would, so a test
+   * stops a pull mid-way without killing a process (the pull stops at a refusal and resumes later);
+   * undefined answers them again.
+   */
+  refuseAfter(requests: number | undefined): void;
   close(): Promise<void>;
 }
 
@@ -112,17 +124,20 @@ class FakeServer {
   private readonly server: Server;
   private readonly now: () => number;
   private counters = emptyCounters();
+  /** Source requests past this count are refused (refuseAfter). */
+  private refusedPast = Number.POSITIVE_INFINITY;
   /** Distinct paths in `byPath`, without `(other paths)`. */
   private paths = 0;
   private closing?: Promise<void>;
   /** `host:port` once listening. */
   private origin = 'localhost';
+  private readonly context: FakeContext;
 
   constructor(
     private readonly options: FakeServerOptions,
     private readonly tls?: TlsPair,
   ) {
-    this.world = new GeneratedWorld(options.world);
+    this.world = new GeneratedWorld({ clock: options.now, ...options.world });
     this.now = options.now ?? Date.now;
     this.budget = new RateWindow(options.requestsPerMinute ?? 0);
     const f = options.faults ?? {};
@@ -140,6 +155,15 @@ class FakeServer {
     this.server = tls ? createTlsServer({ ...tls }, handler) : createServer(handler);
     this.server.keepAliveTimeout = 10_000;
     this.server.on('clientError', (_err, socket) => socket.destroy());
+    const server = this;
+    this.context = {
+      world: this.world,
+      get origin() {
+        return `${tls ? 'https' : 'http'}://${server.origin}`;
+      },
+      now: this.now,
+      linkTtlMs: options.linkTtlMs,
+    };
   }
 
   listen(): Promise<FakeServerHandle> {
@@ -155,11 +179,14 @@ class FakeServer {
           url,
           port: bound,
           source: source.name,
-          env: source.credentials(url),
+          env: source.credentials(this.context),
           world: this.world,
           certificate: this.tls?.cert,
           faults: describeFaults(this.faults),
           stats: () => this.stats(),
+          refuseAfter: (requests) => {
+            this.refusedPast = requests === undefined ? Number.POSITIVE_INFINITY : this.counters.requests + requests;
+          },
           close: () => this.close(),
         });
       });
@@ -191,7 +218,7 @@ class FakeServer {
       if (control) return this.reply(res, control);
     }
     const c = this.counters;
-    c.requests++;
+    const serial = ++c.requests;
     // Bounded: a source whose paths name each message must not grow the stats with a million keys.
     const seen = c.byPath[url.pathname];
     if (seen !== undefined) c.byPath[url.pathname] = seen + 1;
@@ -202,7 +229,7 @@ class FakeServer {
     if (!(await this.delays.wait(this.plan.jitter(this.options.latencyMs ?? 0)))) return;
     const request: FakeRequest = { method, url, headers: req.headers, body };
     const { source } = this.options;
-    if (!source.authorized(request)) {
+    if (serial > this.refusedPast || !source.authorized(request, this.context)) {
       c.unauthorized++;
       return this.reply(res, source.unauthorized());
     }
@@ -210,10 +237,10 @@ class FakeServer {
     let headers: Record<string, string> = {};
     if (this.budget.enabled) {
       const { accepted, state } = this.budget.tryAcquire(this.now());
-      headers = source.rateHeaders?.(state.remaining, limit, state.resetAt * 1000) ?? {};
+      headers = source.rateHeaders?.(state.remaining, limit, state.resetAt * 1000, this.context) ?? {};
       if (!accepted) {
         c.rateLimited++;
-        return this.reply(res, source.rateLimited(state.retryAfterMs, limit), headers);
+        return this.reply(res, source.rateLimited(state.retryAfterMs, limit, this.context), headers);
       }
     }
     const draw = this.plan.draw();
@@ -226,13 +253,14 @@ class FakeServer {
       c.faults.spurious429++;
       // Like the sandbox's: a 429 the client cannot tell from a real one, and it costs no budget.
       this.budget.releaseLast();
-      return this.reply(res, source.rateLimited(1000, limit), headers);
+      const wait = this.options.retryAfterMs ?? 1000;
+      return this.reply(res, source.rateLimited(wait, limit, this.context), headers);
     }
     if (draw.fail500BeforeStore) {
       c.faults.fail500Before++;
       return this.reply(res, { status: 500, body: { error: 'internal error (injected)' } }, headers);
     }
-    const reply = await source.route(request, this.world);
+    const reply = await source.route(request, this.context);
     this.reply(res, reply ?? { status: 404, body: { error: `no route ${method} ${url.pathname}` } }, headers);
   }
 

@@ -1,10 +1,10 @@
 // A trivial FakeSource for the fake server's own tests: a bearer token, its own 401 and 429 shapes, a
 // rate header, channels and messages paged by index, and an echo of what it was sent. Not a real
-// source: each source's fake lives in src/sandbox/sources/<name>.ts.
+// source: each source's fake lives in test/fakes/src/<name>.ts.
 
 export const ECHO_TOKEN = 'echo-token-5c1f9e0d7a3b';
 
-/** @type {import('../dist/sandbox/sources/types.js').FakeSource} */
+/** @type {import('./dist/index.js').FakeSource} */
 export const echoSource = {
   name: 'echo',
   idStyle: 'slug',
@@ -21,7 +21,7 @@ export const echoSource = {
     'X-Echo-Limit': String(limit),
     'X-Echo-Reset-Ms': String(resetAtMs),
   }),
-  route(request, world) {
+  route(request, { world }) {
     const { pathname, searchParams } = request.url;
     if (request.method === 'POST' && pathname === '/echo') return { status: 200, body: { got: request.body } };
     if (pathname.endsWith('/whoami')) return { status: 200, body: { href: request.url.href } };

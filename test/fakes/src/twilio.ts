@@ -1,5 +1,5 @@
 /**
- * The fake of Twilio Conversations v1 (`chat-migrate sandbox --source twilio`): one Conversation Service
+ * The fake of Twilio Conversations v1 (a test double): one Conversation Service
  * with the world's users, conversations, participants and messages at Twilio's paths (also the default
  * service's `/v1/Conversations` and `/v1/Users`), its paging, HTTP Basic auth (API key and secret, or the
  * account SID and auth token), its 429 (error 20429), and the Media Content Service on the same origin:
@@ -18,27 +18,29 @@ import {
   sidOf,
   userShape,
 } from './twilio-shapes.js';
-import type { FakeChannel, FakeReply, FakeRequest, FakeSource, FakeWorld } from './types.js';
+import type { FakeChannel, FakeContext, FakeReply, FakeRequest, FakeSource, FakeWorld } from './types.js';
 
 const API_KEY = sidOf('SK', 'chat-migrate-fake-key');
 const API_SECRET = 'fake_twilio_secret_7c2e9a41d05b';
 const AUTH_TOKEN = 'fake_twilio_token_3b8f60e2a9d4';
-/** Twilio's temporary media links last minutes; the fake's a few seconds, so tests can see one expire. */
-export const TEMPORARY_LINK_MS = 5_000;
+/** Twilio's temporary media links last minutes, as the fake's do unless the test sets `linkTtlMs`. */
+export const TEMPORARY_LINK_MS = 300_000;
 const TEMPORARY_PATH = '/media-temporary/';
-const signingKey = randomBytes(32);
 
-/** Where each media SID the fake has shown lives: media SIDs are hashes, not reversible. */
-const mediaPlaces = new Map<string, { channelId: string; index: number; n: number }>();
-const channelsBySid = new WeakMap<FakeWorld, Map<string, FakeChannel>>();
+type Place = { channelId: string; index: number; n: number };
+/** What one fake keeps: its signing key, and where each media SID it has shown lives (SIDs are hashes). */
+const stateOf = (world: FakeWorld) =>
+  world.memo('twilio:state', () => ({
+    signingKey: randomBytes(32),
+    mediaPlaces: new Map<string, Place>(),
+    bySid: new Map<string, FakeChannel>(),
+  }));
 
 function channelOf(world: FakeWorld, sid: string): FakeChannel | undefined {
-  let bySid = channelsBySid.get(world);
-  if (bySid === undefined || bySid.size !== world.channels.length) {
-    bySid = new Map(world.channels.map((c) => [sidOf('CH', c.id), c]));
-    channelsBySid.set(world, bySid);
-  }
-  return bySid.get(sid);
+  const state = stateOf(world);
+  if (state.bySid.size !== world.channels.length)
+    state.bySid = new Map(world.channels.map((c) => [sidOf('CH', c.id), c]));
+  return state.bySid.get(sid);
 }
 
 /** The origin the client asked (the server fills `url` from its Host header): next links stay on it. */
@@ -55,13 +57,14 @@ function basicOf(request: FakeRequest): [string, string] | undefined {
 const same = (a: string, b: string) =>
   a.length === b.length && timingSafeEqual(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
-function signature(mediaSid: string, expires: number): string {
-  return createHmac('sha256', signingKey).update(`${mediaSid}:${expires}`).digest('hex');
+function signature(world: FakeWorld, mediaSid: string, expires: number): string {
+  return createHmac('sha256', stateOf(world).signingKey).update(`${mediaSid}:${expires}`).digest('hex');
 }
 
-function temporaryUrl(origin: string, mediaSid: string, nowMs: number): string {
-  const expires = Math.ceil((nowMs + TEMPORARY_LINK_MS) / 1000);
-  return `${origin}${TEMPORARY_PATH}${mediaSid}?Expires=${expires}&Signature=${signature(mediaSid, expires)}`;
+function temporaryUrl(request: FakeRequest, ctx: FakeContext, mediaSid: string): string {
+  const expires = Math.ceil((ctx.now() + (ctx.linkTtlMs ?? TEMPORARY_LINK_MS)) / 1000);
+  const signed = `Expires=${expires}&Signature=${signature(ctx.world, mediaSid, expires)}`;
+  return `${originOf(request)}${TEMPORARY_PATH}${mediaSid}?${signed}`;
 }
 
 /** One page of `count` items from `at` (asc) or down from `at` (desc, exclusive), as indices. */
@@ -107,29 +110,30 @@ function routeList(request: FakeRequest, world: FakeWorld, rest: string): FakeRe
   return list(request, 'messages', 100, world.messageCount(channel.id), (i) => {
     const message = world.messageAt(channel.id, i);
     for (const [n, a] of message.attachments.entries())
-      mediaPlaces.set(sidOf('ME', a.id), { channelId: channel.id, index: i, n });
+      stateOf(world).mediaPlaces.set(sidOf('ME', a.id), { channelId: channel.id, index: i, n });
     return messageShape(origin, message, i, message.parentId && sidOf('IM', message.parentId));
   });
 }
 
-function routeMedia(request: FakeRequest, world: FakeWorld, mediaSid: string, content: boolean): FakeReply {
-  const place = mediaPlaces.get(mediaSid);
+function routeMedia(request: FakeRequest, ctx: FakeContext, mediaSid: string, content: boolean): FakeReply {
+  const { world } = ctx;
+  const place = stateOf(world).mediaPlaces.get(mediaSid);
   if (place === undefined) return twilioError(404, 20404, `Media ${mediaSid} was not found`);
   const message = world.messageAt(place.channelId, place.index);
   const attachment = message.attachments[place.n];
-  const temporary = temporaryUrl(originOf(request), mediaSid, Date.now());
+  const temporary = temporaryUrl(request, ctx, mediaSid);
   if (content) return { status: 302, headers: { location: temporary }, body: '' };
   return { status: 200, body: mediaResourceShape(originOf(request), attachment, message, temporary) };
 }
 
-function routeTemporary(request: FakeRequest, world: FakeWorld): FakeReply {
+function routeTemporary(request: FakeRequest, { world, now }: FakeContext): FakeReply {
   const mediaSid = request.url.pathname.slice(TEMPORARY_PATH.length);
   const expires = Number(request.url.searchParams.get('Expires'));
   const given = request.url.searchParams.get('Signature') ?? '';
-  const place = mediaPlaces.get(mediaSid);
-  if (!same(given, signature(mediaSid, expires)) || place === undefined)
+  const place = stateOf(world).mediaPlaces.get(mediaSid);
+  if (!same(given, signature(world, mediaSid, expires)) || place === undefined)
     return { status: 403, body: 'AccessDenied: the signature does not match' };
-  if (expires * 1000 < Date.now()) return { status: 403, body: 'AccessDenied: Request has expired' };
+  if (expires * 1000 < now()) return { status: 403, body: 'AccessDenied: Request has expired' };
   const attachment = world.messageAt(place.channelId, place.index).attachments[place.n];
   const media = world.media(attachment.id);
   if (media === undefined) return { status: 404, body: 'NoSuchKey' };
@@ -139,7 +143,7 @@ function routeTemporary(request: FakeRequest, world: FakeWorld): FakeReply {
 export const fake: FakeSource = {
   name: 'twilio',
   idStyle: 'twilio',
-  credentials(origin) {
+  credentials({ origin }) {
     return {
       TWILIO_ACCOUNT_SID: ACCOUNT_SID,
       TWILIO_API_KEY: API_KEY,
@@ -163,16 +167,17 @@ export const fake: FakeSource = {
   }),
   rateLimited: (retryAfterMs) => ({
     ...twilioError(429, 20429, 'Too Many Requests'),
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+    headers: { 'Retry-After': String(Math.ceil(retryAfterMs / 1000)) },
   }),
-  route(request, world) {
+  route(request, ctx) {
     if (request.method !== 'GET') return undefined;
+    const { world } = ctx;
     const path = request.url.pathname;
-    if (path.startsWith(TEMPORARY_PATH)) return routeTemporary(request, world);
+    if (path.startsWith(TEMPORARY_PATH)) return routeTemporary(request, ctx);
     if (path === '/v1/Services') {
       const page = pageQuery(request.url, 100);
       if ('status' in page) return page;
-      const created = Math.min(...world.channels.map((c) => c.createdAtMs), Date.now());
+      const created = Math.min(...world.channels.map((c) => c.createdAtMs), ctx.now());
       return {
         status: 200,
         body: listBody(
@@ -188,7 +193,7 @@ export const fake: FakeSource = {
     const media = /^\/v1\/Services\/([^/]+)\/Media\/([^/]+?)(\/Content)?$/.exec(path);
     if (media !== null) {
       if (media[1] !== SERVICE_SID) return twilioError(404, 20404, `Service ${media[1]} was not found`);
-      return routeMedia(request, world, decodeURIComponent(media[2]), media[3] !== undefined);
+      return routeMedia(request, ctx, decodeURIComponent(media[2]), media[3] !== undefined);
     }
     const scoped = /^\/v1\/(?:Services\/([^/]+)\/)?(.+)$/.exec(path);
     if (scoped === null) return undefined;

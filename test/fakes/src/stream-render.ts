@@ -13,11 +13,8 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 /** Where the fake's CDN serves attachment bytes. */
 export const CDN_PATH = '/stream-cdn/';
 
-/** How long a signed link lives: Stream's own are hours to days; a test sets seconds. */
-export function linkTtlMs(): number {
-  const ms = Number(process.env.CHAT_MIGRATE_FAKE_STREAM_LINK_TTL_MS);
-  return Number.isFinite(ms) && ms > 0 ? ms : 3_600_000;
-}
+/** How long a signed link lives unless the test says (`linkTtlMs`): Stream's own are hours to days. */
+export const DEFAULT_LINK_TTL_MS = 3_600_000;
 
 export function linkSignature(secret: string, attachmentId: string, expiresSec: number): string {
   return createHmac('sha256', secret).update(`${attachmentId}:${expiresSec}`).digest('base64url').slice(0, 32);
@@ -96,10 +93,11 @@ export interface LinkSigner {
   origin: string;
   secret: string;
   nowMs: number;
+  ttlMs: number;
 }
 
 function renderAttachment(a: FakeAttachment, sign: LinkSigner): Json {
-  const expires = Math.floor((sign.nowMs + linkTtlMs()) / 1000);
+  const expires = Math.floor((sign.nowMs + sign.ttlMs) / 1000);
   const url =
     `${sign.origin}${CDN_PATH}${encodeURIComponent(a.id)}/${encodeURIComponent(a.name)}` +
     `?Expires=${expires}&Signature=${linkSignature(sign.secret, a.id, expires)}`;
