@@ -1,7 +1,7 @@
 // The pull core's one process test: a pull killed with SIGKILL mid-way resumes from its journal. A kill
 // needs a process; the other behaviours of the pull core (deltas, 429 storms, refused credentials) are
-// tested in-process through test/pull-sendbird.test.mjs, and each source's own paging, auth and shapes in
-// test/pull-<source>.test.mjs. Sendbird carries it: its fake (in this process) pages every list.
+// tested in-process through test/commands/pull-sendbird.test.mjs, and each source's own paging, auth and shapes in
+// test/commands/pull-<source>.test.mjs. Sendbird carries it: its fake (in this process) pages every list.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';

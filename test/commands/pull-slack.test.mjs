@@ -2,18 +2,18 @@
 // sandbox and `verify`: what is Slack's own. Every record once through its cursors, newest-first history
 // and threads; new messages taken by `--since auto` (`oldest`) and sent by the next import; its refusal
 // (HTTP 200, `ok: false`) naming SLACK_TOKEN; files behind the sign-in page never stored as the file.
-// The pull core's SIGKILL and 429 storm: test/process/pull.e2e.test.mjs and test/pull-sendbird.test.mjs.
+// The pull core's SIGKILL and 429 storm: test/process/pull.e2e.test.mjs and test/commands/pull-sendbird.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
-import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
-import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
+import { pullStoppedThenResumed, startFake as startSourceFake } from '../fakes/helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
+import { AWS_ENV, BUCKET, PUBLIC, startBucket } from '../media-servers.mjs';
 
 const FAST = ['--source-requests-per-minute', '60000'];
 
-/** @param {import('./fakes/dist/index.js').FakeWorldOptions} world */
+/** @param {import('../fakes/dist/index.js').FakeWorldOptions} world */
 const startFake = (t, world) => startSourceFake(t, 'slack', { world });
 
 /** `pull slack` into `out` (relative to `cwd`), against the fake. */

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { startFake as startSourceFake } from './fakes/helpers.mjs';
-import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
+import { startFake as startSourceFake } from '../fakes/helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 
-/** @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
+/** @param {Omit<import('../fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
 const startFake = (t, options = {}) => startSourceFake(t, 'sendbird', options);
 
 /** `pull sendbird` against the fake; `--json` summary parsed when it exits 0. */

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { lagAfter } from '../dist/pipeline/sync/sync-lag.js';
-import { startFake as startSourceFake } from './fakes/helpers.mjs';
+import { lagAfter } from '../../dist/pipeline/sync/sync-lag.js';
+import { startFake as startSourceFake } from '../fakes/helpers.mjs';
 import { spawn } from 'node:child_process';
 import {
   API_KEY,
@@ -22,11 +22,11 @@ import {
   tempDir,
   waitFor,
   writeConfig,
-} from './helpers.mjs';
+} from '../helpers.mjs';
 
 const WORLD = { users: 6, channels: 3, messages: 60, seed: 11 };
 
-/** @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source' | 'world'>} [options] */
+/** @param {Omit<import('../fakes/dist/index.js').FakeServerOptions, 'source' | 'world'>} [options] */
 const startFake = (t, options = {}) => startSourceFake(t, 'sendbird', { world: WORLD, ...options });
 
 /** A folder whose config points at the import sandbox, with the state in `state/`. */

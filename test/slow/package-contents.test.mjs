@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { ROOT } from './helpers.mjs';
+import { ROOT } from '../helpers.mjs';
 
 const run = promisify(execFile);
 

@@ -2,16 +2,16 @@
 // what is Twilio's own. Every record once through its pages (a base URL with its /v1); `--since auto`
 // sends exactly what is new; a refused secret (HTTP Basic) named and never printed; media carried from
 // the Media Content Service after the temporary links expired. The pull core's SIGKILL and 429 storm:
-// test/process/pull.e2e.test.mjs and test/pull-sendbird.test.mjs.
+// test/process/pull.e2e.test.mjs and test/commands/pull-sendbird.test.mjs.
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { manualClock, pullStoppedThenResumed, startFake as startSourceFake } from './fakes/helpers.mjs';
-import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
-import { AWS_ENV, BUCKET, sha256, startBucket } from './media-servers.mjs';
+import { manualClock, pullStoppedThenResumed, startFake as startSourceFake } from '../fakes/helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
+import { AWS_ENV, BUCKET, sha256, startBucket } from '../media-servers.mjs';
 
-/** @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
+/** @param {Omit<import('../fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
 const startFake = (t, options = {}) => startSourceFake(t, 'twilio', options);
 
 /** Runs `pull twilio` to its end against the fake, in `out`'s parent (where its run log goes). */
