@@ -10,8 +10,8 @@ import type { MigrateConfig } from '../../config/schema.js';
 import { InterruptedError, MigrationError } from '../../errors.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
 import type { RunCounts, RunEvents } from '../events.js';
-import { openRunLog, type RunLog } from '../run-log.js';
-import { loggedEvents, sampleRun, TrafficStats, type RunSampler } from '../run-samples.js';
+import { openRunLog, type RunLog } from './run-log.js';
+import { loggedEvents, sampleRun, TrafficStats, type RunSampler } from './run-samples.js';
 import { RunClients } from './run-clients.js';
 import { installStopSignals } from './signals.js';
 
