@@ -41,7 +41,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
   const { plans, sourcesIdentity, idRule, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
   if (opts.strict) {
-    const { runValidate } = await import('../pipeline/validate/run-validate.js');
+    const { runValidate } = await import('../pipeline/validate/validate-pass.js');
     const { importSoftDeleted, retentionDays } = config;
     const result = await runValidate({
       plans,
@@ -61,7 +61,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
       });
     }
   }
-  const { importInRun, importEnd } = await import('../pipeline/import/import-session.js');
+  const { importInRun, importEnd } = await import('../pipeline/import/import-in-run.js');
   const spec: CommandRunSpec = {
     command: 'import',
     config,

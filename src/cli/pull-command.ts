@@ -1,6 +1,6 @@
 import { ExitCode } from '../errors.js';
 import type { MigrateConfig } from '../config/schema.js';
-import type { PullOptions, PullSummary } from '../pipeline/pull/pull-session.js';
+import type { PullOptions, PullSummary } from '../pipeline/pull/pull-in-run.js';
 import type { SourceName } from '../pull/types.js';
 import { formatDuration } from '../report/summary.js';
 import { plural } from '../report/words.js';
@@ -18,7 +18,7 @@ interface PullFlags extends CommonOptions {
 export async function pullAction(source: SourceName, opts: PullFlags): Promise<number> {
   const { config, warnings } = await loadCommandConfig(opts, false);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const { pullInRun, pullLockOf } = await import('../pipeline/pull/pull-session.js');
+  const { pullInRun, pullLockOf } = await import('../pipeline/pull/pull-in-run.js');
   const { PULL_TERMS } = await import('../report/figures.js');
   const since =
     opts.since === undefined

@@ -73,7 +73,7 @@ export async function replayAction(file: string | undefined, opts: ReplayOptions
   }
   let sent = 0;
   try {
-    const { importInRun, importEnd } = await import('../pipeline/import/import-session.js');
+    const { importInRun, importEnd } = await import('../pipeline/import/import-in-run.js');
     const spec: CommandRunSpec = {
       command: 'replay',
       config,

@@ -1,5 +1,5 @@
 import type { SourceName } from '../pull/types.js';
-import type { SyncSummary } from '../pipeline/sync/sync-session.js';
+import type { SyncSummary } from '../pipeline/sync/sync-in-run.js';
 import { keepWasmCompileSmall } from './heap-budget.js';
 import { runInCommand } from './command-run.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
@@ -29,8 +29,8 @@ export async function syncAction(source: SourceName, opts: SyncFlags): Promise<n
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   keepWasmCompileSmall();
   const [{ syncInRun, syncEnd }, { pullLockOf }] = await Promise.all([
-    import('../pipeline/sync/sync-session.js'),
-    import('../pipeline/pull/pull-session.js'),
+    import('../pipeline/sync/sync-in-run.js'),
+    import('../pipeline/pull/pull-in-run.js'),
   ]);
   const final = Boolean(opts.final);
   const summary = await runInCommand(

@@ -16,7 +16,7 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
   const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
   for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
   const [{ runValidate }, { formatValidateJson, formatValidateText }] = await Promise.all([
-    import('../pipeline/validate/run-validate.js'),
+    import('../pipeline/validate/validate-pass.js'),
     import('../report/validate-report.js'),
   ]);
   const spec: CommandRunSpec = { command: 'validate', config, ledger: 'none', json: opts.json };
