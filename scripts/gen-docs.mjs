@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes the pages generated from the code, or with --check exits 1 naming each committed page that
-// differs from what the code renders now (`npm test` runs the check). The renderers come from dist/,
-// so run `npm run build` first. Usage: node scripts/gen-docs.mjs [--check] [--root <dir>]
+// differs from what the code renders now (`npm test` runs the check). The renderers (scripts/*-doc.mjs,
+// bench/performance-doc.mjs) read the built code in dist/, so run `npm run build` first.
+// Usage: node scripts/gen-docs.mjs [--check] [--root <dir>]
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -21,24 +22,14 @@ const readJson = (root, file, optional = false) =>
  * yet is skipped.
  */
 export const PAGES = [
-  { file: 'docs/validate-rules.md', module: 'dist/rules/rules-doc.js', render: (m) => m.renderRulesDoc() },
+  { file: 'docs/validate-rules.md', module: 'scripts/rules-doc.mjs', render: (m) => m.renderRulesDoc() },
   {
     file: 'docs/performance.md',
     render: (_m, root) =>
       renderPerformanceDoc(readJson(root, 'bench/results.json'), readJson(root, 'bench/pull-results.json', true)),
   },
-  {
-    file: 'docs/configuration.md',
-    module: 'dist/config/config-doc.js',
-    optional: true,
-    render: (m) => m.renderConfigReference(),
-  },
-  {
-    file: '.migrate.config.example.json',
-    module: 'dist/config/config-doc.js',
-    optional: true,
-    render: (m) => m.renderExampleConfig(),
-  },
+  { file: 'docs/configuration.md', module: 'scripts/config-doc.mjs', render: (m) => m.renderConfigReference() },
+  { file: '.migrate.config.example.json', module: 'scripts/config-doc.mjs', render: (m) => m.renderExampleConfig() },
 ];
 
 /** Whether an entry's renderer can run: its module exists (a missing optional one means "not yet"). */
@@ -69,6 +60,11 @@ export function diffSummary(committed, generated) {
   ].join('\n');
 }
 
+/** A renderer's import failed: dist/, which it reads, is missing or older than the code. */
+const notBuilt = (error) => {
+  throw new Error(`${error.message}: run \`npm run build\` first`);
+};
+
 /** Renders every available page; resolves to the pages with their committed and generated text. */
 export async function renderPages(root) {
   const out = [];
@@ -77,7 +73,8 @@ export async function renderPages(root) {
       if (page.optional) continue;
       throw new Error(`${page.module} is missing: run \`npm run build\` first`);
     }
-    const mod = page.module === undefined ? undefined : await import(pathToFileURL(path.join(REPO, page.module)).href);
+    const url = page.module === undefined ? undefined : pathToFileURL(path.join(REPO, page.module)).href;
+    const mod = url === undefined ? undefined : await import(url).catch(notBuilt);
     const generated = await page.render(mod, root);
     const target = path.join(root, page.file);
     const committed = existsSync(target) ? readFileSync(target, 'utf8') : undefined;

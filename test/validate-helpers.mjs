@@ -4,7 +4,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after } from 'node:test';
 import { planSources } from '../dist/sources/plan.js';
-import { runValidate } from '../dist/pipeline/validate/run-validate.js';
+import { runValidate } from '../dist/pipeline/validate/validate-pass.js';
 import { tempDir } from './helpers.mjs';
 
 /** A fixed "now", so timestamp rules give the same answers on every run. */

@@ -18,8 +18,8 @@ export async function demoAction(ctx: CommandContext, opts: { json?: boolean }):
   const [{ startSandbox }, { importInRun, importEnd }, { verifyOrRepair, verifyEnd }, { VERIFY_TERMS }] =
     await Promise.all([
       import('../sandbox/index.js'),
-      import('../pipeline/import/import-session.js'),
-      import('../pipeline/repair/run-repair.js'),
+      import('../pipeline/import/import-in-run.js'),
+      import('../pipeline/repair/repair-in-run.js'),
       import('../report/figures.js'),
     ]);
   // A service-like pace (150 ms answers, 120 requests a minute) so the progress is there to see.

@@ -6,7 +6,7 @@ const YOUNG_GENERATION_CAP = 8 * 1024 * 1024;
 
 /**
  * Keeps V8's heap close to what a run holds live, so a million-message import or validate stays within
- * its memory budget (issue 5: 150 MB peak RSS) instead of letting garbage pile up.
+ * its memory budget (150 MB peak RSS at a million messages) instead of letting garbage pile up.
  *
  * Why flags at run time: the heap sizes are read at start-up from flags a CLI cannot give itself (a
  * re-exec would leave a child behind on SIGKILL). These two V8 settings are read as the heap works,

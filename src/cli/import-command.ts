@@ -46,7 +46,7 @@ async function importPlan(
   const { plans, sourcesIdentity, idRule, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
   if (opts.strict) {
-    const { runValidate } = await import('../pipeline/validate/run-validate.js');
+    const { runValidate } = await import('../pipeline/validate/validate-pass.js');
     const { importSoftDeleted, retentionDays } = config;
     const result = await runValidate({
       plans,
@@ -66,7 +66,7 @@ async function importPlan(
       });
     }
   }
-  const { importInRun, importEnd } = await import('../pipeline/import/import-session.js');
+  const { importInRun, importEnd } = await import('../pipeline/import/import-in-run.js');
   const spec: CommandRunSpec = {
     command: 'import',
     config,

@@ -1,6 +1,6 @@
 import { ExitCode } from '../errors.js';
 import type { MigrateConfig } from '../config/schema.js';
-import type { PullOptions, PullSummary } from '../pipeline/pull/pull-session.js';
+import type { PullOptions, PullSummary } from '../pipeline/pull/pull-in-run.js';
 import type { SourceName } from '../pull/types.js';
 import { formatDuration } from '../report/summary.js';
 import { plural } from '../report/words.js';
@@ -19,7 +19,7 @@ export async function pullAction(ctx: CommandContext, source: SourceName, opts: 
   opts = { ...opts, out: ctx.resolve(opts.out) };
   const { config, warnings } = await loadCommandConfig(ctx, opts, false);
   ctx.warn(warnings);
-  const { pullInRun, pullLockOf } = await import('../pipeline/pull/pull-session.js');
+  const { pullInRun, pullLockOf } = await import('../pipeline/pull/pull-in-run.js');
   const { PULL_TERMS } = await import('../report/figures.js');
   const since =
     opts.since === undefined

@@ -76,7 +76,7 @@ export async function replayAction(
   }
   let sent = 0;
   try {
-    const { importInRun, importEnd } = await import('../pipeline/import/import-session.js');
+    const { importInRun, importEnd } = await import('../pipeline/import/import-in-run.js');
     const spec: CommandRunSpec = {
       command: 'replay',
       config,

@@ -1,12 +1,8 @@
 import { readCheckpoint } from '../checkpoint/store.js';
-import { FileProgress } from '../checkpoint/file-progress.js';
 import { ExitCode } from '../errors.js';
-import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
-import { loadCommandConfig, type CommonOptions } from './options.js';
-import { plural } from '../report/words.js';
-import { ledgerView, type LedgerRow, type LedgerView } from '../checkpoint/ledger.js';
-import { blockedParentLine } from '../rules/index.js';
+import { formatStatus } from '../report/status-report.js';
 import type { CommandContext } from './context.js';
+import { loadCommandConfig, type CommonOptions } from './options.js';
 
 export async function statusAction(ctx: CommandContext, opts: CommonOptions): Promise<number> {
   const { config } = await loadCommandConfig(ctx, opts, false).catch(async (err) => {
@@ -15,111 +11,6 @@ export async function statusAction(ctx: CommandContext, opts: CommonOptions): Pr
     throw err;
   });
   const data = await readCheckpoint(config.checkpoint);
-  if (!data) {
-    // The same words the report has for it, from the same place.
-    const { state, statusLine } = ledgerView(undefined);
-    const migration = { state, statusLine };
-    ctx.stdout.write(
-      opts.json
-        ? `${JSON.stringify({ checkpoint: config.checkpoint, exists: false, migration })}\n`
-        : `No checkpoint at ${config.checkpoint}: ${statusLine}\n`,
-    );
-    return ExitCode.ok;
-  }
-  const files = Object.values(data.files).map((f) => ({
-    entity: f.entity,
-    file: f.file,
-    acknowledged: new FileProgress(f).ackedCount(),
-    watermark: f.watermark,
-    pendingRanges: f.acked,
-    readToEnd: Boolean(f.complete),
-    openRejects: new FileProgress(f).openCount(),
-  }));
-  const view = ledgerView(data);
-  const openRejects: Partial<Record<EntityName, number>> = {};
-  for (const [entity, row] of Object.entries(view.entities))
-    if (row.open > 0) openRejects[entity as EntityName] = row.open;
-  if (opts.json) {
-    const { target, updatedAt, phasesDone, totals } = data;
-    const { state, statusLine, entities, total, media, traffic, verified, undone, blockedParents } = view;
-    const migration = { state, statusLine, entities, total, media, traffic, verified, undone, blockedParents };
-    const doc = {
-      checkpoint: config.checkpoint,
-      exists: true,
-      target,
-      updatedAt,
-      phasesDone,
-      totals,
-      openRejects,
-      files,
-    };
-    ctx.stdout.write(`${JSON.stringify({ ...doc, migration })}\n`);
-    return ExitCode.ok;
-  }
-  const out = [
-    `Checkpoint ${config.checkpoint}`,
-    `  target   ${data.target.baseUrl}`,
-    `  updated  ${data.updatedAt}`,
-    `  ${view.statusLine}`,
-    '',
-  ];
-  for (const entity of ENTITY_ORDER) {
-    const row = view.entities[entity];
-    if (!row) continue;
-    const state = data.phasesDone.includes(entity) ? 'done' : 'in progress';
-    out.push(`${entity} (${state}): ${describeRow(row)}`);
-    for (const f of files.filter((f) => f.entity === entity)) {
-      const ranges = plural(f.pendingRanges.length, 'range');
-      const beyond = f.pendingRanges.length > 0 ? ` (+${ranges} acknowledged beyond it)` : '';
-      const end = f.readToEnd ? ', read to the end' : '';
-      const acknowledged = `${plural(f.acknowledged, 'record')} acknowledged`;
-      out.push(`  ${f.file}: ${acknowledged}, all up to record ${f.watermark}${beyond}${end}`);
-    }
-  }
-  out.push(...describeBlocked(view));
-  out.push(...describeMedia(view));
-  ctx.stdout.write(`${out.join('\n')}\n`);
+  ctx.stdout.write(formatStatus(config.checkpoint, data, Boolean(opts.json)));
   return ExitCode.ok;
-}
-
-/** One entity's line: what got in, what is open, given up, skipped (by reason), not yet sent. */
-function describeRow(row: LedgerRow): string {
-  const skips = Object.entries(row.skippedBy).map(([reason, n]) => `${reason} ${n}`);
-  const skipped = `${row.skipped} skipped${skips.length > 0 ? ` (${skips.join(', ')})` : ''}`;
-  const closed = [
-    row.resolved ? `${row.resolved} in since` : '',
-    row.replayed ? `${row.replayed} by replay` : '',
-    row.dropped ? `${row.dropped} dropped` : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
-  const rejected = `${row.open} rejected and not in yet${closed ? ` (of those rejected before: ${closed})` : ''}`;
-  const parts = [`${row.imported} imported`, `${row.alreadyPresent} already there`, rejected, skipped];
-  if (row.blocked) parts.push(`${row.blocked} blocked by a user or group not in`);
-  if (row.repaired) parts.push(`${row.repaired} repaired`);
-  if (row.notYetSent) parts.push(`${row.notYetSent} not yet sent`);
-  return parts.join(', ');
-}
-
-/** Most parents shown; the report lists as many, `--json` all. */
-const PARENTS_SHOWN = 20;
-
-/** One line per user or group that holds records back, the ones holding most first. */
-function describeBlocked(view: LedgerView): string[] {
-  const parents = view.blockedParents;
-  if (parents.length === 0) return [];
-  const lines = parents.slice(0, PARENTS_SHOWN).map((p) => `  ${blockedParentLine(p)}`);
-  if (parents.length > PARENTS_SHOWN) lines.push(`  ... and ${parents.length - PARENTS_SHOWN} more (--json lists all)`);
-  const fix =
-    'fix each in the export and run import, or in the rejects file and run replay (a missing one: add it to the ' +
-    'export or to userMap/groupMap): what it holds follows';
-  return ['blocked: held back until their user or group gets in', ...lines, `  ${fix}`];
-}
-
-function describeMedia(view: LedgerView): string[] {
-  const { media } = view;
-  if (media.notCarried === 0) return [];
-  const reasons = Object.entries(media.byReason).map(([reason, n]) => `  ${n}: ${reason}`);
-  const examples = media.examples.map((x) => `  e.g. ${x.file}:${x.line}: ${x.url}`);
-  return [`attachments not carried (their messages wait): ${media.notCarried}`, ...reasons, ...examples];
 }

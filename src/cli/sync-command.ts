@@ -1,5 +1,5 @@
 import type { SourceName } from '../pull/types.js';
-import type { SyncSummary } from '../pipeline/sync/sync-session.js';
+import type { SyncSummary } from '../pipeline/sync/sync-in-run.js';
 import { keepWasmCompileSmall } from './heap-budget.js';
 import { runInCommand } from './command-run.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
@@ -30,8 +30,8 @@ export async function syncAction(ctx: CommandContext, source: SourceName, opts: 
   ctx.warn(warnings);
   keepWasmCompileSmall();
   const [{ syncInRun, syncEnd }, { pullLockOf }] = await Promise.all([
-    import('../pipeline/sync/sync-session.js'),
-    import('../pipeline/pull/pull-session.js'),
+    import('../pipeline/sync/sync-in-run.js'),
+    import('../pipeline/pull/pull-in-run.js'),
   ]);
   const final = Boolean(opts.final);
   const summary = await runInCommand(

@@ -1,5 +1,5 @@
 import { ConfigError, ExitCode } from '../errors.js';
-import type { PreparedUndo } from '../pipeline/undo/undo-session.js';
+import type { PreparedUndo } from '../pipeline/undo/undo-in-run.js';
 import { plural } from '../report/words.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
@@ -40,7 +40,7 @@ function describe(prepared: PreparedUndo, config: MigrateConfig): string {
 export async function undoAction(ctx: CommandContext, opts: UndoOptions): Promise<number> {
   const { config, warnings } = await loadCommandConfig(ctx, opts, !opts.dryRun);
   ctx.warn(warnings);
-  const { prepareUndo, undoInRun, undoEnd } = await import('../pipeline/undo/undo-session.js');
+  const { prepareUndo, undoInRun, undoEnd } = await import('../pipeline/undo/undo-in-run.js');
   const prepared = await prepareUndo(config);
   const host = new URL(config.baseUrl).host;
   const out = opts.json ? ctx.stderr : ctx.stdout;

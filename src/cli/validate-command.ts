@@ -17,7 +17,7 @@ export async function validateAction(ctx: CommandContext, opts: ValidateOptions)
   const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
   ctx.warn(planWarnings);
   const [{ runValidate }, { formatValidateJson, formatValidateText }] = await Promise.all([
-    import('../pipeline/validate/run-validate.js'),
+    import('../pipeline/validate/validate-pass.js'),
     import('../report/validate-report.js'),
   ]);
   const spec: CommandRunSpec = { command: 'validate', config, ledger: 'none', json: opts.json };

@@ -20,7 +20,7 @@ export async function verifyAction(ctx: CommandContext, opts: VerifyOptions): Pr
   // The HTTP stack loads only here, as import's does.
   keepWasmCompileSmall();
   const [{ verifyOrRepair, verifyEnd }, { formatVerifyJson, formatVerifyText }, { VERIFY_TERMS }] = await Promise.all([
-    import('../pipeline/repair/run-repair.js'),
+    import('../pipeline/repair/repair-in-run.js'),
     import('../report/verify-report.js'),
     import('../report/figures.js'),
   ]);

@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { cosmiconfig, getDefaultSearchPlaces } from 'cosmiconfig';
 import { ConfigError } from '../errors.js';
-import { findJsonSyntaxError, lineColumnOf } from './json-syntax.js';
+import { lineColumnAt } from '../json/json-error.js';
+import { findJsonSyntaxError } from './json-syntax.js';
 
 const MODULE_NAME = 'migrate';
 
@@ -47,7 +48,7 @@ function loadJson(_filepath: string, content: string): unknown {
   } catch (err) {
     const found = findJsonSyntaxError(text);
     if (found === undefined) throw err;
-    const { line, column } = lineColumnOf(text, found.offset);
+    const { line, column } = lineColumnAt(text, found.offset);
     throw new ConfigSyntaxError('JSON', line, column, found.reason);
   }
 }

@@ -2,7 +2,7 @@ import type { EntityName } from '../entities/types.js';
 
 export type SourceFormat = 'csv' | 'json' | 'ndjson';
 
-/** How an export marks deleted messages (issue 3: deleted messages). */
+/** How an export marks deleted messages: soft-deleted (a time) or permanently deleted (a value). */
 export interface DeletionMarkers {
   /** A field holding a deletion time: the message is soft-deleted. Default `deletedAt`. */
   softField: string;

@@ -77,7 +77,7 @@ export interface Problem {
 export const NO_PROBLEMS = Object.freeze([]) as unknown as Problem[];
 
 /** A mapped record, in the API's own field names, ready to validate and send. */
-/** The reject of a message held back because a file of it could not be carried (run-import.ts). */
+/** The reject of a message held back because a file of it could not be carried (import-pass.ts). */
 export const MEDIA_NOT_CARRIED = 'media.not-carried';
 
 /** The entities a member or message can be held back by. */

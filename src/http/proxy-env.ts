@@ -58,8 +58,9 @@ export function proxyDisplay(proxy: ProxyUrl): string {
 }
 
 /**
- * The proxy a request to `target` goes through, or undefined when it goes direct. The same rule as
- * undici's EnvHttpProxyAgent (which routes the requests; this only names the proxy in messages): a
+ * The proxy a request to `target` goes through, or undefined when it goes direct. undici's
+ * EnvHttpProxyAgent routes the requests and keeps its NO_PROXY rule private, so this mirrors it only
+ * to name the proxy in messages; test/proxy.e2e.test.mjs holds the two equal, request by request: a
  * NO_PROXY entry matches its host and the host's subdomains, on any port unless it names one.
  */
 export function proxyFor(target: URL, settings: ProxySettings): ProxyUrl | undefined {

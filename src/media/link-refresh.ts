@@ -1,5 +1,5 @@
 /**
- * Fresh links for Stream CDN attachments whose signed link has expired (issue 27, point 8). `pull
+ * Fresh links for Stream CDN attachments whose signed link has expired. `pull
  * stream` marks each attachment link with where it came from, in the URL's fragment (never sent to a
  * server): `#stream-message=<message id>&attachment=<index>&field=<asset_url|image_url|thumb_url>`.
  * When the link's `Expires` is past, or its download answers 403 or 410, the media pass asks Stream for

@@ -9,7 +9,7 @@ export type ReporterStream = NodeJS.WritableStream & { isTTY?: boolean; columns?
 
 /**
  * TTY bars when a person watches; plain lines in CI or a pipe (no spinners, no escape codes), and on a
- * terminal that reports no size (`script`, some CI and editor ptys): there ora's spinner, unable to
+ * terminal that reports no size (`script`, some CI and editor ptys): there a spinner, unable to
  * count its lines, wrote clearing codes without end (a bare spinner: 5.3 MB in half a second).
  */
 export function chooseReporterMode(stream: ReporterStream, env: NodeJS.ProcessEnv): ReporterMode {

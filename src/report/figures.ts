@@ -66,7 +66,7 @@ export const PULL_TERMS: OutcomeTerms = [
   ['resumed', 'done earlier'],
 ];
 
-/** undo counts its deletes in the same figures (undo-session.ts). */
+/** undo counts its deletes in the same figures (undo-in-run.ts). */
 export const UNDO_TERMS: OutcomeTerms = [
   ['imported', 'deleted'],
   ['alreadyPresent', 'gone already'],

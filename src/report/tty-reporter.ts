@@ -1,5 +1,4 @@
 import cliProgress, { type GenericFormatter, type Options, type Params, type SingleBar } from 'cli-progress';
-import ora, { type Ora } from 'ora';
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
 import {
@@ -32,6 +31,10 @@ const COUNT_ROW = '{name}{value} records | {rate}';
 const OUTCOME_ROW = '{name}{outcome}';
 
 interface FiguresPayload {
+  /** Before the phase's first counts: `users: starting`, and a retry's wait after it. */
+  starting?: string;
+  /** The spinner's frame beside `starting`, coloured or not. */
+  frame?: string;
   name: string;
   rate: string;
   /** `ETA 37s` while the phase runs, `in 4.2s` once it is over; none without a total. */
@@ -47,6 +50,7 @@ const fill = (template: string, options: Options, params: Params, payload: objec
 /** `messages  ████░░░░ 2250/6000 37% | 136.9 rec/s | ETA 37s`: the bar takes the room left, up to 30 cells. */
 const figuresRow: GenericFormatter = (options, params, payload: FiguresPayload) => {
   const width = widthOf(params);
+  if (payload.starting !== undefined) return `${payload.frame} ${fitLine(payload.starting, width - 2)}`;
   if (payload.when === undefined) return fitLine(fill(COUNT_ROW, options, params, payload), width);
   const figures = fill(FIGURES_ROW, options, params, payload);
   const barsize = Math.min(BAR_MAX, width - figures.length - 1);
@@ -57,16 +61,22 @@ const figuresRow: GenericFormatter = (options, params, payload: FiguresPayload) 
 const outcomeRow: GenericFormatter = (options, params, payload) =>
   fitLine(fill(OUTCOME_ROW, options, params, payload), widthOf(params));
 
+/** The spinner's frames (ora's "dots"), one a frame of the bars. */
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
 /**
- * A spinner while a phase starts (opening files, the first request), then two rows for the phase, drawn
- * by cli-progress's MultiBar from the templates above: bar, done/total, rate and ETA; under it the
- * outcome in the summary's words (or verify's, by `terms`), or a retry under way.
+ * A spinner row while a phase starts (opening files, the first request), then two rows for the phase,
+ * all drawn by cli-progress's MultiBar from the templates above: bar, done/total, rate and ETA; under
+ * it the outcome in the summary's words (or verify's, by `terms`), or a retry under way.
  * Every line is cut to the terminal's width, so nothing wraps (a wrapped live line is redrawn a line
  * too low). Phases run one after another: a finished phase's lines stay on screen as its record.
  */
 export class TtyReporter implements Reporter {
-  private spinner: Ora | undefined;
+  /** Up from a phase's start to its end: the spinner row, which becomes the figures row. */
+  private live: { multi: cliProgress.MultiBar; figures: SingleBar } | undefined;
+  /** The phase's two rows, once its first counts came. */
   private bars: { multi: cliProgress.MultiBar; figures: SingleBar; outcome: SingleBar } | undefined;
+  private frame = 0;
   private entity = '';
   private expected: number | undefined;
   private counts: EntityCounts | undefined;
@@ -85,17 +95,9 @@ export class TtyReporter implements Reporter {
     this.counts = undefined;
     this.completed = false;
     this.retry = undefined;
-    const text = `${entity}: starting`;
-    // discardStdin off: ora would put the terminal in raw mode while it spins and pass Ctrl+C on itself,
-    // and a Ctrl+C pressed as the spinner stopped was lost (the run went on to the end; seen in the pty test).
-    this.spinner = ora({
-      text,
-      // A function, so the retry's wait counts down at each frame; cut to fit after the spinner and text.
-      suffixText: () => (this.retry ? fitLine(`- ${this.retryText()}`, this.width() - text.length - 3) : ''),
-      color: this.colour ? 'cyan' : false,
-      stream: this.out,
-      discardStdin: false,
-    }).start();
+    this.stopBars();
+    this.live = this.startLive();
+    this.live.multi.update(); // the spinner at once, not a frame later
   }
 
   progress(_entity: EntityName, c: EntityCounts): void {
@@ -103,7 +105,13 @@ export class TtyReporter implements Reporter {
     // A batch answered: a retry whose wait is over is no longer news.
     if (this.retry && Date.now() >= this.retry.at + this.retry.notice.delayMs) this.retry = undefined;
     if (this.bars) return;
-    this.stopSpinner();
+    // The spinner row becomes the figures row; the outcome goes under it.
+    const live = this.live ?? this.startLive();
+    this.live = live;
+    this.bars = { ...live, outcome: live.multi.create(1, 0, {}, { format: outcomeRow }) };
+  }
+
+  private startLive(): { multi: cliProgress.MultiBar; figures: SingleBar } {
     const multi = new cliProgress.MultiBar({
       stream: this.out,
       hideCursor: true,
@@ -116,13 +124,10 @@ export class TtyReporter implements Reporter {
       barCompleteChar: '█',
       barIncompleteChar: '░',
     });
-    this.bars = {
-      multi,
-      figures: multi.create(1, 0, {}, { format: figuresRow }),
-      outcome: multi.create(1, 0, {}, { format: outcomeRow }),
-    };
+    const figures = multi.create(1, 0, {}, { format: figuresRow });
     // Before each frame: the figures are the counts' (the retry's wait counts down between counts).
     multi.on('update-pre', () => this.refresh());
+    return { multi, figures };
   }
 
   phaseFinished(entity: EntityName, c: EntityCounts, completed: boolean): void {
@@ -145,7 +150,6 @@ export class TtyReporter implements Reporter {
   }
 
   close(): void {
-    this.stopSpinner();
     this.stopBars();
   }
 
@@ -155,7 +159,14 @@ export class TtyReporter implements Reporter {
 
   /** The bars' values and words for the next frame: done of the total, rate, ETA, the outcome or a retry. */
   private refresh(): void {
-    const { figures, outcome } = this.bars!;
+    this.frame = (this.frame + 1) % FRAMES.length;
+    if (this.bars === undefined) {
+      const frame = this.colour ? `\x1b[36m${FRAMES[this.frame]}\x1b[39m` : FRAMES[this.frame];
+      const retry = this.retry ? ` - ${this.retryText()}` : '';
+      this.live?.figures.update(0, { starting: `${this.entity}: starting${retry}`, frame });
+      return;
+    }
+    const { figures, outcome } = this.bars;
     const c = this.counts!;
     // A finished phase's total is what was read: the count ahead may be off for a CSV file csv-parse refuses rows of.
     const f = figuresOf(c, this.completed ? c.read : this.expected);
@@ -164,7 +175,12 @@ export class TtyReporter implements Reporter {
       figures.setTotal(f.total);
       when = this.completed ? `in ${formatDuration(c.elapsedMs)}` : `ETA ${formatEta(f.etaSec)}`;
     }
-    const payload: FiguresPayload = { name: this.entity.padEnd(NAME_WIDTH), rate: formatRate(f.perSec), when };
+    const payload: FiguresPayload = {
+      starting: undefined,
+      name: this.entity.padEnd(NAME_WIDTH),
+      rate: formatRate(f.perSec),
+      when,
+    };
     figures.update(f.done, payload);
     const text = this.retry ? this.retryText() : describeOutcome(c, this.terms);
     outcome.update({ name: ' '.repeat(NAME_WIDTH), outcome: text });
@@ -181,26 +197,20 @@ export class TtyReporter implements Reporter {
   private line(text: string): void {
     // Broken inside long words too: while the bars are up the terminal cuts a line at its edge (no wrapping).
     const lines = wrapText(text, this.width(), '  ', true);
-    if (this.bars) {
+    if (this.live) {
       // Each line clears the rest of its row: it is written over the rows the bars stood on.
-      this.bars.multi.log(lines.map((l) => `${l}\x1b[K\n`).join(''));
-      this.bars.multi.update();
+      this.live.multi.log(lines.map((l) => `${l}\x1b[K\n`).join(''));
+      this.live.multi.update();
       return;
     }
-    if (this.spinner) this.spinner.clear();
     this.out.write(lines.map((l) => `${l}\n`).join(''));
-    this.spinner?.render();
-  }
-
-  private stopSpinner(): void {
-    this.spinner?.stop();
-    this.spinner = undefined;
   }
 
   private stopBars(): void {
-    if (!this.bars) return;
-    this.bars.multi.update();
-    this.bars.multi.stop();
+    if (!this.live) return;
+    this.live.multi.update();
+    this.live.multi.stop();
+    this.live = undefined;
     this.bars = undefined;
   }
 }

@@ -14,7 +14,7 @@
 import type { EntityName, SourceItem } from '../entities/types.js';
 import { ENTITY_ORDER } from '../entities/types.js';
 import { JsonBlockReader } from './json-blocks.js';
-import { jsonErrorPlace, jsonErrorReason } from './json-error-at.js';
+import { jsonErrorPlace, jsonErrorReason } from '../json/json-error.js';
 import { JsonScanError, SKIP, TAKE, WALK, type Decision, type JsonPath } from './json-scan.js';
 import { fileBytes } from './read-blocks.js';
 import { readFileItems } from './read-file.js';

@@ -5,7 +5,7 @@
  * the one line splitter: plain NDJSON sources, validate's worker and presets' JSON Lines files use it.
  */
 import type { SourceItem } from '../entities/types.js';
-import { jsonErrorPlace, jsonErrorReason } from './json-error-at.js';
+import { jsonErrorPlace, jsonErrorReason } from '../json/json-error.js';
 import { fileBytes, type Block } from './read-blocks.js';
 import { readFileItems, type BlockReader } from './read-file.js';
 import { describeValue, isBlank, UTF8_MESSAGE } from './source-items.js';

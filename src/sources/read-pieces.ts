@@ -8,7 +8,7 @@
  */
 import type { SourceProblem } from '../entities/types.js';
 import { JsonBlockReader } from './json-blocks.js';
-import { jsonErrorPlace, jsonErrorReason } from './json-error-at.js';
+import { jsonErrorPlace, jsonErrorReason } from '../json/json-error.js';
 import { TAKE, WALK, type Decision, type JsonPath } from './json-scan.js';
 import { JSON_CUT_LONG_LINES_AT } from './read-json.js';
 import type { Block, ByteSource } from './read-blocks.js';

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { Command } from 'commander';
 import { addConfigOptions, configFlags } from '../../dist/cli/options.js';
-import { renderConfigReference, renderExampleConfig } from '../../dist/config/config-doc.js';
+import { renderConfigReference, renderExampleConfig } from '../../scripts/config-doc.mjs';
 import { CONFIG_KEY_NAMES, CONFIG_KEYS as TABLE } from '../../dist/config/keys.js';
 import { loadConfig } from '../../dist/config/load.js';
 import { checkConfigLayer } from '../../dist/config/schema.js';
@@ -13,7 +13,7 @@ import { runCli, tempDir } from '../helpers.mjs';
 
 /** The table as its entries' common shape: a key may lack a flag or an env var. */
 const CONFIG_KEYS = /** @type {Record<string, import('../../dist/config/keys.js').KeySpec>} */ (TABLE);
-const REGENERATE = "regenerate it from src/config/config-doc.ts (npm run build, then write the renderer's text)";
+const REGENERATE = "regenerate it with scripts/config-doc.mjs (npm run build, then write the renderer's text)";
 const flagged = CONFIG_KEY_NAMES.filter((key) => CONFIG_KEYS[key].flag !== undefined);
 const longName = (flag) => flag.split(' ')[0];
 

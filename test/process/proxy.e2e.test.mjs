@@ -2,10 +2,13 @@
 // loopback (proxy-chain) that counts the tunnels it opened; credentials in the proxy URL never printed.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Server } from 'proxy-chain';
+import { request } from 'undici';
+import { createDispatcher } from '../../dist/http/dispatcher.js';
 import { proxyFor, proxySecrets, readProxySettings } from '../../dist/http/proxy-env.js';
 import { fixtureWorkspace, runCliProcess, sandbox } from '../helpers.mjs';
 
@@ -75,6 +78,58 @@ test('the proxy variables are read as curl and npm read them; NO_PROXY matches h
     ENCODED,
     PASSWORD,
   ]);
+});
+
+test('NO_PROXY, case by case: the proxy a message names is the one undici routes through', async (t) => {
+  // undici keeps its NO_PROXY decision private, so proxyFor() mirrors it to name the proxy in messages;
+  // here undici routes each request for real: a tunnel the proxy was asked for, or a direct answer.
+  const asked = [];
+  const proxy = new Server({
+    port: 0,
+    host: '127.0.0.1',
+    prepareRequestFunction: ({ hostname }) => {
+      asked.push(hostname);
+      return { requestAuthentication: true };
+    },
+  });
+  await proxy.listen();
+  t.after(() => proxy.close(true));
+  const direct = createHttpServer((_req, res) => res.end('direct'));
+  await new Promise((resolve) => direct.listen(0, '127.0.0.1', () => resolve(undefined)));
+  t.after(() => direct.close());
+  const { port } = /** @type {import('node:net').AddressInfo} */ (direct.address());
+  // Every name is this machine for a direct connection, so a request undici sends direct is answered.
+  const lookup = (_host, options, done) =>
+    options?.all ? done(null, [{ address: '127.0.0.1', family: 4 }]) : done(null, '127.0.0.1', 4);
+  const cases = [
+    ['app.api-us.example.io', ''],
+    ['app.api-us.example.io', 'localhost,.example.io'],
+    ['app.api-us.example.io', 'example.io:1'],
+    ['app.api-us.example.io', `example.io:${port}`],
+    ['app.api-us.example.io', '*'],
+    ['APP.Example.IO', 'example.io'],
+    ['app.example.io', '*.example.io'],
+    ['example.io.evil.test', 'example.io'],
+    ['notexample.io', 'example.io'],
+    ['localhost', '127.0.0.1'],
+    ['127.0.0.1', ''],
+    ['127.0.0.1', ' 127.0.0.1 '],
+  ];
+  for (const [host, noProxy] of cases) {
+    const settings = { ...readProxySettings({ HTTP_PROXY: `http://127.0.0.1:${proxy.port}` }), noProxy };
+    const target = new URL(`http://${host}:${port}/`);
+    const dispatcher = createDispatcher({ connections: 1, timeoutMs: 5000, proxy: settings, lookup });
+    const before = asked.length;
+    const answer = await request(target, { dispatcher }).then(
+      (r) => r.body.text(),
+      (error) => error.code,
+    );
+    await dispatcher.close();
+    const proxied = asked.length > before;
+    assert.equal(proxied, answer !== 'direct', `${host} ${JSON.stringify(noProxy)}: ${answer}`);
+    const named = proxyFor(target, settings) !== undefined;
+    assert.equal(named, proxied, `${host} with NO_PROXY=${JSON.stringify(noProxy)}`);
+  }
 });
 
 test('an import goes through HTTP_PROXY (a tunnel counted by the proxy); NO_PROXY bypasses it', async (t) => {

@@ -84,8 +84,8 @@ test('an import and a verify without media or TLS load neither the AWS SDK nor s
   t.after(() => sb.close());
   const dir = await fixtureWorkspace(sb.url);
   for (const [command, module] of [
-    ['import', 'pipeline/import/import-session.js'],
-    ['verify', 'pipeline/verify/verify-session.js'],
+    ['import', 'pipeline/import/import-in-run.js'],
+    ['verify', 'pipeline/verify/verify-in-run.js'],
   ]) {
     const { code, stderr, own, packages } = await loadedBy([command, '--json'], dir);
     assert.equal(code, 0, stderr);

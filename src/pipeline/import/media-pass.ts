@@ -4,7 +4,7 @@
  * attachments to the carrier, holding back reading while enough files wait (memory stays flat); it
  * counts the attachments whose host is not on `media.hosts`. The message phase then rewrites each
  * record's attachments from what the carrier answers: the bucket's URL with the size and type read.
- * A message with a file not carried is held back (run-import.ts) as
+ * A message with a file not carried is held back (import-pass.ts) as
  * an open reject, `media.not-carried`, and tried again by every later run until its files are carried.
  */
 import type { JsonObject, MappedRecord } from '../../entities/types.js';
@@ -106,7 +106,7 @@ export function rewriteMedia(record: MappedRecord, inputPath: string | undefined
     } else notCarried.push({ url: source.display, reason: answer.reason });
   }
   if (!changed) return record;
-  // A file not carried holds its message back (run-import.ts): nothing of it is sent, so it stays as read.
+  // A file not carried holds its message back (import-pass.ts): nothing of it is sent, so it stays as read.
   if (notCarried.length > 0) return { ...record, media: { carried, notCarried } };
   const newData: JsonObject = { ...data, attachments };
   return { ...record, payload: { ...record.payload, data: newData }, media: { carried, notCarried } };

@@ -1,7 +1,7 @@
 /**
  * Starts an import's media pass, when `media` is set and there are messages: it runs alongside the
  * users, groups and members phases, and the message phase waits for it, then rewrites each message's
- * attachments from its answers (run-import.ts calls `hook`).
+ * attachments from its answers (import-pass.ts calls `hook`).
  */
 import type { MigrateConfig } from '../../config/schema.js';
 import type { MappedRecord } from '../../entities/types.js';

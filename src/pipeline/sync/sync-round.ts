@@ -7,11 +7,11 @@ import type { ExportFolder } from '../../media/media-sources.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
 import type { ImportSummary } from '../import/summary.js';
-import { importInRun } from '../import/import-session.js';
-import { type PullOptions, type PullSummary, pullInRun } from '../pull/pull-session.js';
+import { importInRun } from '../import/import-in-run.js';
+import { type PullOptions, type PullSummary, pullInRun } from '../pull/pull-in-run.js';
 import type { Run } from '../run/run.js';
 import type { VerifyResult } from '../verify/verify-result.js';
-import { logVerifyEnd, recordVerdict, verifyInRun } from '../verify/verify-session.js';
+import { logVerifyEnd, recordVerdict, verifyInRun } from '../verify/verify-in-run.js';
 import { lagAfter, type SyncRoundLine } from './sync-lag.js';
 
 /** The export as its preset reads it now (planned again each round: a delta adds a folder). */

@@ -2,10 +2,10 @@
  * validate's media checks. Attachments are counted per URL host in validate's one reading of the
  * messages (both threads), and judged at the end: a second reading of the messages cost a third of
  * validate's speed.
- * - Expiring hosts (issue 18): hosts whose links stop working with the old system (login-only, signed
+ * - Expiring hosts: hosts whose links stop working with the old system (login-only, signed
  *   or expiring URLs: media/host-rules.ts EXPIRING_HOSTS) that `media` does not carry. One summary,
  *   counts per host, so a person sees the size of the problem at once.
- * - Unlisted hosts (issue 25): with `media` set, attachments on hosts not on `media.hosts`, which keep
+ * - Unlisted hosts: with `media` set, attachments on hosts not on `media.hosts`, which keep
  *   their URL; a typo in `hosts` shows as a host with all the attachments (media/unlisted-hosts.ts).
  */
 import type { MediaConfig } from '../../config/media-schema.js';

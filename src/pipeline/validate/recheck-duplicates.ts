@@ -60,7 +60,7 @@ export async function recheckDuplicates(o: RecheckOptions): Promise<RecheckStop 
       csvWorkerMinBytes: WORKER_MIN_BYTES,
     })) {
       for (const item of items) {
-        // Seqs, records and skips counted as run-validate.ts counts them: the stop's counts replace its.
+        // Seqs, records and skips counted as validate-pass.ts counts them: the stop's counts replace its.
         if (++seq > o.lastSeq || o.signal?.aborted) return undefined;
         const kind = slots.kindOf(item);
         if (countsAsRead(kind)) records++;

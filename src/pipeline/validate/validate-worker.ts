@@ -19,7 +19,7 @@ export function startJob(data: unknown): WorkerJob<BlockMessage, CheckedColumns>
   let oldLines: number[] = [];
   let attachmentHosts: Record<string, number> = {};
 
-  /** What run-validate does with an item read in its own thread, up to the cross-record checks. */
+  /** What validate-pass.ts does with an item read in its own thread, up to the cross-record checks. */
   const check = (item: SourceItem): CheckedSlot => {
     const kind = slots.kindOf(item);
     if (kind === FILE_PROBLEM || kind === BAD_SLOT) return item as Extract<SourceItem, { kind: 'problem' }>;

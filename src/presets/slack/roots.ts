@@ -8,7 +8,7 @@ import path from 'node:path';
 import { InputError } from '../../errors.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 
-/** A pull run's folder (src/pipeline/pull/pull-session.ts names them). */
+/** A pull run's folder (src/pipeline/pull/pull-in-run.ts names them). */
 const RUN_FOLDER = /^(?:full|delta)-(\d{8}T\d{6}Z)$/;
 const ANCHORS = ['users.json', 'channels.json'];
 

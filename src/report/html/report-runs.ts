@@ -38,7 +38,7 @@ export interface PhaseRecord {
   counts?: EntityCounts;
 }
 
-/** A sample line, as sampleRun (src/pipeline/run-samples.ts) writes it. */
+/** A sample line, as sampleRun (src/pipeline/run/run-samples.ts) writes it. */
 export interface SampleLine {
   t: number;
   records: number;

@@ -138,18 +138,18 @@ test('src: every import names a module that exists', () => {
 
 test('the checks catch an upward import, a sideways one, a cycle and an unplaced folder', () => {
   const graph = new Map([
-    ['pipeline/import/run-import.ts', new Set(['report/summary.ts', 'pipeline/validate/tally.ts'])],
-    ['report/summary.ts', new Set(['pipeline/import/run-import.ts'])],
+    ['pipeline/import/import-pass.ts', new Set(['report/summary.ts', 'pipeline/validate/tally.ts'])],
+    ['report/summary.ts', new Set(['pipeline/import/import-pass.ts'])],
     ['sources/read.ts', new Set(['http/client.ts', 'plugins/upload.ts'])],
     ['pipeline/validate/tally.ts', new Set()],
   ]);
   assert.deepEqual(layerViolations(graph).sort(), [
-    'pipeline/import/run-import.ts -> pipeline/validate/tally.ts',
-    'pipeline/import/run-import.ts -> report/summary.ts',
+    'pipeline/import/import-pass.ts -> pipeline/validate/tally.ts',
+    'pipeline/import/import-pass.ts -> report/summary.ts',
     'sources/read.ts -> http/client.ts',
     'sources/read.ts -> plugins/upload.ts (no layer for plugins)',
   ]);
-  assert.deepEqual(importCycles(graph), [['pipeline/import/run-import.ts', 'report/summary.ts']]);
+  assert.deepEqual(importCycles(graph), [['pipeline/import/import-pass.ts', 'report/summary.ts']]);
 });
 
 test('ARCHITECTURE.md names a module for each stage, and the modules it names exist', () => {

@@ -28,7 +28,6 @@ const ALLOWED = [
   'sandbox/',
   'media/',
   'pipeline/import/media-session.ts',
-  'pipeline/run-log.ts',
   // The sandbox is a server that stands in for the service, not a run of a migration.
   'cli/sandbox-command.ts',
   'cli/sandbox-flags.ts',

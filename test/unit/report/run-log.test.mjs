@@ -5,7 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { configDigest, configWithoutSecrets } from '../../../dist/config/digest.js';
-import { openRunLog } from '../../../dist/pipeline/run-log.js';
+import { openRunLog } from '../../../dist/pipeline/run/run-log.js';
 import { CheckpointStore } from '../../../dist/checkpoint/store.js';
 import { loadReportData } from '../../../dist/report/html/report-data.js';
 import { downsample, MAX_POINTS } from '../../../dist/report/html/report-charts.js';

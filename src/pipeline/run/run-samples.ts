@@ -1,5 +1,5 @@
-import type { EntityName } from '../entities/types.js';
-import type { RunCounts, RunEvents } from './events.js';
+import type { EntityName } from '../../entities/types.js';
+import type { RunCounts, RunEvents } from '../events.js';
 import type { RunLog } from './run-log.js';
 
 /** Latencies kept per sample interval at most: beyond it a reservoir keeps a fair pick of them. */

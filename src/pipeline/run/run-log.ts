@@ -15,12 +15,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { RunLogFile, type RunLogLine } from '../checkpoint/run-log-file.js';
-import { fsReason, runLogPathOf } from '../checkpoint/state-files.js';
-import { configDigest } from '../config/digest.js';
-import type { EntityName } from '../entities/types.js';
+import { RunLogFile, type RunLogLine } from '../../checkpoint/run-log-file.js';
+import { fsReason, runLogPathOf } from '../../checkpoint/state-files.js';
+import { configDigest } from '../../config/digest.js';
+import type { EntityName } from '../../entities/types.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 /** What a run says about itself when it starts. Never the API key: `config` is digested without secrets. */
 export interface RunStart {

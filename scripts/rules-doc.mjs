@@ -1,11 +1,12 @@
-import type { RuleInfo } from './rules.js';
-import { RULES } from './rules.js';
-
 // docs/validate-rules.md is this function's output (scripts/gen-docs.mjs writes it, and `npm test`
-// fails when the committed page differs), so the rules table cannot drift from RULE_TABLE again.
+// fails when the committed page differs), so the rules table cannot drift from RULE_TABLE. It reads
+// the built rules (dist/), so run `npm run build` first.
+import { RULES } from '../dist/rules/rules.js';
+
+/** @typedef {import('../dist/rules/rules.js').RuleInfo} RuleInfo */
 
 const HEADER =
-  '<!-- Generated from src/rules/rules-doc.ts and src/rules/rules.ts by scripts/gen-docs.mjs:\n' +
+  '<!-- Generated from scripts/rules-doc.mjs and src/rules/rules.ts by scripts/gen-docs.mjs:\n' +
   '     edit those, then run `npm run build && node scripts/gen-docs.mjs`. -->';
 
 /** What validate does and how it reports; the input.* and field.* codes live in the readers, so they are prose. */
@@ -80,14 +81,15 @@ Every rule code \`validate\` (and \`import\`) can report for a record, with its 
 are stable: scripts may filter on them. Errors stop a record from being sent; warnings do not.`;
 
 /** A table cell: a pipe inside a description would end the cell early. */
-const cell = (text: string): string => text.replace(/\|/g, '\\|');
+const cell = (/** @type {string} */ text) => text.replace(/\|/g, '\\|');
 
-function ruleRow(rule: RuleInfo): string {
+/** @param {RuleInfo} rule */
+function ruleRow(rule) {
   return `| \`${rule.code}\` | ${rule.entity} | ${rule.severity} | ${cell(rule.description)} |`;
 }
 
 /** The whole Markdown of docs/validate-rules.md. */
-export function renderRulesDoc(): string {
+export function renderRulesDoc() {
   const warnings = RULES.filter((r) => r.severity === 'warning').length;
   const counts = `${RULES.length} rules: ${RULES.length - warnings} errors, ${warnings} warnings.`;
   const table = ['| rule | entity | severity | what it checks |', '|---|---|---|---|', ...RULES.map(ruleRow)];

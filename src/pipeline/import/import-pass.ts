@@ -74,7 +74,7 @@ interface FileCursor {
  */
 export async function runImport(run: ImportRun, counts: RunCounts = {}): Promise<RunCounts> {
   const configured = new Set(run.plans.map((p) => p.entity.name));
-  // Message ids through the fixed-size filter: memory must not grow with the export (issue 5).
+  // Message ids through the fixed-size filter: memory must not grow with the export.
   const contentBloomBytes = CONTENT_BLOOM_BYTES;
   const knownIds = run.plans[0]?.source.ids;
   const idCollisions = idCollisionsOf(run.plans);

@@ -7,7 +7,7 @@ import { CheckpointError } from '../../errors.js';
 import { emptyCounts, type EntityCounts } from '../events.js';
 import type { Run, RunEnd } from '../run/run.js';
 import { idLogOf, readCreatedRecords } from './created-records.js';
-import { runUndo, type UndoState } from './run-undo.js';
+import { runUndo, type UndoState } from './undo-pass.js';
 import { planUndo, type UndoPlan } from './undo-steps.js';
 
 /** The undo's progress file: beside the checkpoint, named after it. */

@@ -1,7 +1,7 @@
 import type { EntityName } from '../../entities/types.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { BatchSender } from '../import/send-batch.js';
-import { logVerifyEnd, recordVerdict, verifyInRun } from '../verify/verify-session.js';
+import { logVerifyEnd, recordVerdict, verifyInRun } from '../verify/verify-in-run.js';
 import type { RepairOutcome, VerifyResult } from '../verify/verify-result.js';
 import { RepairSender } from './repair-sender.js';
 import { IdLog } from '../../checkpoint/id-log.js';

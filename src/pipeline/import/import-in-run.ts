@@ -6,7 +6,7 @@ import type { EntityPlan } from '../../sources/plan.js';
 import { RejectsWriter, rotateRejects } from '../../checkpoint/rejects-file.js';
 import { IdLog } from '../../checkpoint/id-log.js';
 import { idLogPathOf } from '../../checkpoint/state-files.js';
-import { runImport } from './run-import.js';
+import { runImport } from './import-pass.js';
 import { BatchSender } from './send-batch.js';
 import { suspectDuplicateProblem } from '../../rules/export-index.js';
 import type { ReplaySource } from './replay-pass.js';
@@ -18,7 +18,7 @@ import { ledgerView } from '../../checkpoint/ledger.js';
 import { BEYOND_RETENTION } from '../../entities/types.js';
 import { isRetentionRefusal, retentionCutoff, retentionRefusalMessage } from '../retention.js';
 
-export interface ImportSessionOptions {
+export interface ImportInRunOptions {
   plans: EntityPlan[];
   /** A preset's id map written aside: put in place once this run holds its checkpoint, before sending. */
   idMap?: { commit(): Promise<void> };
@@ -39,7 +39,7 @@ export interface ImportSessionOptions {
  * log in step with the ledger (both must be writable before anything is sent), puts the preset's id
  * map in place, runs the phases with the media pass beside them, and closes what it opened.
  */
-export async function importInRun(run: Run, options: ImportSessionOptions): Promise<ImportSummary> {
+export async function importInRun(run: Run, options: ImportInRunOptions): Promise<ImportSummary> {
   const { config, events } = run;
   const checkpoint = run.ledger!;
   const started = Date.now();

@@ -4,10 +4,10 @@ import type { EntityPlan } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
 import type { Run } from '../run/run.js';
 import { readOutsideExport, readServiceIds } from './service-id-table.js';
-import { runVerify } from './run-verify.js';
+import { runVerify } from './verify-pass.js';
 import type { VerifyResult } from './verify-result.js';
 
-export interface VerifySessionOptions {
+export interface VerifyInRunOptions {
   plans: EntityPlan[];
   entities?: ReadonlySet<EntityName>;
   sample: number;
@@ -19,7 +19,7 @@ export interface VerifySessionOptions {
  * One reading of the service against the export, inside its run: the run's REST client (its one
  * limiter for reads and deletes, the run's retry policy); a Ctrl+C ends the reads under way at once.
  */
-export async function verifyInRun(run: Run, options: VerifySessionOptions): Promise<VerifyResult> {
+export async function verifyInRun(run: Run, options: VerifyInRunOptions): Promise<VerifyResult> {
   const { config } = run;
   const counts = { requests: 0, retries: 0 };
   const counter = run.requests('verify');
