@@ -25,7 +25,7 @@ export async function runInCommand<T>(
     import('../pipeline/run/run.js'),
   ]);
   const mode = spec.json ? 'lines' : chooseReporterMode(process.stderr, process.env);
-  const reporter = await createReporter(mode, process.stderr, process.env, spec.terms);
+  const reporter = await createReporter(mode, process.stderr, process.env, spec.terms, spec.clock);
   try {
     return await withRun({ ...spec, events: reporter }, body, end);
   } finally {

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock.js';
 import { OUTCOME_TERMS, type OutcomeTerms } from './figures.js';
 import { LineReporter } from './line-reporter.js';
 import { colourWanted, type Reporter } from './reporter.js';
@@ -21,8 +22,13 @@ export async function createReporter(
   env: NodeJS.ProcessEnv = process.env,
   /** The words of a phase's outcome (figures.ts): import's, or verify's. */
   terms: OutcomeTerms = OUTCOME_TERMS,
+  /** The lines' 5-second interval and the retry countdown are on this clock. */
+  clock: Clock = systemClock,
 ): Promise<Reporter> {
-  if (mode === 'tty') return new (await import('./tty-reporter.js')).TtyReporter(stream, colourWanted(env), terms);
-  if (mode === 'lines') return new LineReporter(stream, Date.now, terms);
+  if (mode === 'tty') {
+    const { TtyReporter } = await import('./tty-reporter.js');
+    return new TtyReporter(stream, colourWanted(env), terms, clock);
+  }
+  if (mode === 'lines') return new LineReporter(stream, () => clock.now(), terms);
   return { phaseStarted() {}, progress() {}, phaseFinished() {}, retrying() {}, warning() {}, info() {}, close() {} };
 }

@@ -114,7 +114,8 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     try {
       const { plans, exportFolder, sinceSec } = options;
       const { stop, hardStop } = run;
-      const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop };
+      const { clock } = run.clients;
+      const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop, clock };
       media = await startMediaPass(mediaOptions, options.proxy ?? readProxySettings(process.env), events);
       await runImport(
         {
@@ -135,6 +136,7 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
           estimateTotals: options.estimateTotals,
           replay: options.replay,
           media: media?.hook,
+          clock,
         },
         counts,
       );

@@ -6,6 +6,7 @@
 import type { MigrateConfig } from '../../config/schema.js';
 import type { MappedRecord } from '../../entities/types.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
+import type { Clock } from '../../clock.js';
 import type { ExportFolder } from '../../media/media-sources.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
@@ -29,6 +30,7 @@ export interface MediaStartOptions {
   retentionCutoffSec?: number;
   stop: AbortSignal;
   hardStop: AbortSignal;
+  clock: Clock;
 }
 
 export async function startMediaPass(
@@ -48,6 +50,7 @@ export async function startMediaPass(
     proxy,
     timeoutMs: config.timeoutMs,
     hardStop: options.hardStop,
+    clock: options.clock,
   });
   events.info(`media: carrying attachments into bucket ${media.bucket} (map: ${session.summary().map})`);
   // A run that ends early (a fatal error in an earlier phase) stops the pass before its carrier closes.

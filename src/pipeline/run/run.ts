@@ -6,6 +6,7 @@
 import { CheckpointLock } from '../../checkpoint/lock.js';
 import type { Traffic } from '../../checkpoint/ledger.js';
 import { CheckpointStore, hashSources } from '../../checkpoint/store.js';
+import { type Clock, systemClock } from '../../clock.js';
 import type { MigrateConfig } from '../../config/schema.js';
 import { InterruptedError, MigrationError } from '../../errors.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
@@ -38,6 +39,11 @@ export interface RunSpec {
   start?: Record<string, unknown>;
   /** Lock files besides the ledger's, held for the whole run (a pull's output folder). */
   locks?: readonly string[];
+  /**
+   * Time for every wait of the run (limiters, retries, downloads, sync's interval, the reporter's
+   * intervals): the system's by default; tests pass a virtual one.
+   */
+  clock?: Clock;
 }
 
 /** How a run ended, for its last run log line. */
@@ -60,6 +66,8 @@ export interface Run {
   /** Absent for `none`, and for `existing` when there is no checkpoint. */
   readonly ledger?: CheckpointStore;
   readonly clients: RunClients;
+  /** The spec's clock, or the system's. */
+  readonly clock: Clock;
   /** This run's requests, counted into the ledger under `command` (default: the run's). */
   requests(command?: string): RequestCounter;
   /** Samples `counts` into the run log every few seconds until the run ends. */
@@ -118,7 +126,8 @@ export async function withRun<T>(
     log.interrupted(String(signals.stop.reason ?? 'stop'));
     if (spec.stoppingNotice) spec.events.info(spec.stoppingNotice);
   });
-  const clients = new RunClients(config, signals, spec.proxy);
+  const clock = spec.clock ?? systemClock;
+  const clients = new RunClients(config, signals, spec.proxy, clock);
   const sending = new Map<string, Traffic>();
   const noted: Record<string, unknown> = {};
   let lastTick = Date.now();
@@ -138,6 +147,7 @@ export async function withRun<T>(
     hardStop: signals.hardStop,
     ledger,
     clients,
+    clock,
     requests(command = spec.command) {
       const traffic = ledger?.traffic(command) ?? { requests: 0, retries: 0, rateLimited: 0, sendingMs: 0 };
       if (!sending.has(command)) {
