@@ -6,15 +6,19 @@ import { createServer } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { Agent } from 'undici';
-import { planRun } from '../dist/cli/plan-run.js';
+import { planRun, presetIdentity } from '../dist/cli/plan-run.js';
+import { pullSettings } from '../dist/cli/pull-command.js';
 import { loadConfig } from '../dist/config/load.js';
 import { RateLimiter } from '../dist/http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
 import { retryingRequest, sendToService } from '../dist/http/retrying-request.js';
 import { importEnd, importInRun } from '../dist/pipeline/import/import-session.js';
+import { pullLockOf } from '../dist/pipeline/pull/pull-session.js';
 import { withRun } from '../dist/pipeline/run/run.js';
+import { syncEnd, syncInRun } from '../dist/pipeline/sync/sync-session.js';
 import { createReporter } from '../dist/report/create-reporter.js';
-import { API_KEY, generatedWorkspace, sandbox, writeConfig } from './helpers.mjs';
+import { startFake } from './fake-helpers.mjs';
+import { API_KEY, generatedWorkspace, sandbox, tempDir, writeConfig } from './helpers.mjs';
 import { virtualClock } from './virtual-clock.mjs';
 
 /**
@@ -120,6 +124,54 @@ test('the retry loop waits out a storm of Retry-After: 30 on its clock, at once 
   assert.equal(arrivals, 6);
   // Five waits of at least 30 s each, one after another (the limiter paused for each too).
   assert.ok(clock.now() - start >= 150_000, `the clock moved ${clock.now() - start} ms`);
+});
+
+test("sync's interval is the run clock's: two rounds an hour apart cost no real time", {
+  timeout: 60_000,
+}, async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const fake = await startFake(t, 'sendbird', ['--users', '3', '--channels', '2', '--messages', '10', '--seed', '11']);
+  const dir = await tempDir('cm-sync-');
+  const state = { checkpoint: 'state/checkpoint.json', rejects: 'state/rejects.ndjson' };
+  await writeConfig(dir, { baseUrl: sb.url, requestsPerMinute: 6000, restRequestsPerMinute: 6000, ...state });
+  const { config, baseDir } = await loadConfig({
+    cwd: dir,
+    env: { MIGRATE_API_KEY: API_KEY, ...fake.env },
+    flags: { preset: 'sendbird', from: 'state/export', sourceBaseUrl: fake.url, syncIntervalSeconds: 3600 },
+    requireApiKey: true,
+    readsExport: true,
+  });
+  const clock = virtualClock();
+  const start = clock.now();
+  const events = await createReporter('quiet', process.stderr);
+  /** @type {import('../dist/pipeline/run/run.js').RunSpec} */
+  const spec = {
+    command: 'sync',
+    config,
+    ledger: 'write',
+    sourcesIdentity: presetIdentity(config, baseDir),
+    idRule: config.idRule,
+    events,
+    clock,
+    locks: [pullLockOf(config.from)],
+  };
+  const pull = { ...pullSettings(config, 'sendbird', config.from), env: fake.env };
+  const summary = await withRun(
+    spec,
+    (run) =>
+      syncInRun(run, {
+        final: false,
+        intervalMs: config.syncIntervalSeconds * 1000,
+        maxRounds: 2,
+        pull,
+        plan: () => planRun(config, baseDir, { writeIdMap: true }),
+      }),
+    syncEnd,
+  );
+  assert.equal(summary.rounds.length, 2, JSON.stringify(summary));
+  assert.ok(clock.slept.includes(3_600_000), `slept ${clock.slept}`);
+  assert.ok(clock.now() - start >= 3_600_000, `the clock moved ${clock.now() - start} ms`);
 });
 
 /** The config a workspace has, to change a key of it. */
