@@ -64,7 +64,7 @@ export function spawnCli(args, { cwd, env = {}, apiKey = API_KEY } = {}) {
 /**
  * Runs the CLI to the end; resolves with exit code (or signal) and output.
  * @param {string[]} args
- * @param {Parameters<typeof spawnCli>[1]} [options]
+ * @param {Parameters<typeof spawnCli>[1] & { clock?: import('../dist/clock.js').Clock }} [options]
  */
 export function runCli(args, options = {}) {
   const child = spawnCli(args, options);
