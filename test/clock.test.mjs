@@ -18,7 +18,7 @@ import { withRun } from '../dist/pipeline/run/run.js';
 import { syncEnd, syncInRun } from '../dist/pipeline/sync/sync-session.js';
 import { createReporter } from '../dist/report/create-reporter.js';
 import { startFake } from './fake-helpers.mjs';
-import { API_KEY, generatedWorkspace, sandbox, tempDir, writeConfig } from './helpers.mjs';
+import { API_KEY, generatedWorkspace, sandbox, tempDir, writeConfig, writeGeneratedExport } from './helpers.mjs';
 import { virtualClock } from './virtual-clock.mjs';
 
 /**
@@ -89,6 +89,25 @@ test("the CI lines' 5-second interval and their rate and ETA are the run clock's
     assert.ok(Math.abs(Number(eta) - (500 - Number(done)) / Number(rate)) <= 1, text);
   }
   assert.match(lines, /\[messages\] finished after (9|10|11)(\.\d)?s: 500\/500/);
+});
+
+test('held to requestsPerMinute on the run clock, a run against a sandbox limited to the same rate sees no 429', async (t) => {
+  // The sandbox's window and the run's limiter keep one virtual time: 33 requests 0.1 s apart, at once.
+  const clock = virtualClock();
+  const rate = 600;
+  const sb = await sandbox({ requestsPerMinute: rate, now: () => clock.now() });
+  t.after(() => sb.close());
+  const dir = await tempDir();
+  const { sources } = await writeGeneratedExport(dir, { users: 50, groups: 2, membersPerGroup: 10, messages: 1500 });
+  await writeConfig(dir, { baseUrl: sb.url, sources, concurrency: 4, requestsPerMinute: rate });
+  const { summary, lines } = await importWith(dir, clock);
+  assert.equal(summary.status, 'completed', lines);
+  const stats = sb.stats();
+  assert.equal(stats.rateLimited, 0);
+  assert.equal(stats.byStatus['429'] ?? 0, 0);
+  // 33 requests at 10 a second: the run cannot have been faster than the limit allows.
+  const spanMs = stats.lastRequestAt - stats.firstRequestAt;
+  assert.ok(spanMs >= (((stats.requests - 1) * 60_000) / rate) * 0.95, `${stats.requests} requests in ${spanMs} ms`);
 });
 
 test('the retry loop waits out a storm of Retry-After: 30 on its clock, at once in real time', async (t) => {
