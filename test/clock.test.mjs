@@ -91,7 +91,7 @@ test("the CI lines' 5-second interval and their rate and ETA are the run clock's
   assert.match(lines, /\[messages\] finished after (9|10|11)(\.\d)?s: 500\/500/);
 });
 
-test('held to requestsPerMinute on the run clock, a run against a sandbox limited to the same rate sees no 429', async (t) => {
+test('held to requestsPerMinute on the run clock, a run against a sandbox at that rate meets no 429', async (t) => {
   // The sandbox's window and the run's limiter keep one virtual time: 33 requests 0.1 s apart, at once.
   const clock = virtualClock();
   const rate = 600;

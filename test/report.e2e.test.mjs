@@ -191,6 +191,7 @@ test('run log: a line cut short by a crash is skipped on read and ended before t
 });
 
 test('a run killed with SIGKILL: the report counts what its checkpoint acknowledged, and the crash', async () => {
+  // Real time: the latency keeps the import going for the SIGKILL to land mid-messages.
   const sb = await sandbox({ latencyMs: 150 });
   try {
     const { dir, counts } = await generatedWorkspace(sb, { users: 50, groups: 2, membersPerGroup: 5, messages: 1500 });

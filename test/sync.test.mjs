@@ -148,6 +148,7 @@ test('messages posted to the source while sync runs all reach the service, once'
 });
 
 test('a sync killed with SIGKILL and started again loses and doubles nothing', async (t) => {
+  // Real time: the latencies keep the first round's import going for the SIGKILL to land mid-way.
   const sb = await sandbox({ latencyMs: 30 });
   t.after(() => sb.close());
   const fake = await startFake(t, ['--latency-ms', '20']);
