@@ -41,6 +41,8 @@ async function workspace(sb) {
   return dir;
 }
 
+// A second between rounds, on the wall clock: these syncs are processes (killed, or posted to while they
+// run); sync's interval on a virtual clock is tested in-process (clock.test.mjs).
 const syncArgs = (fake, extra = []) => [
   'sync',
   'sendbird',
