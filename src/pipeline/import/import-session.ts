@@ -114,7 +114,7 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     try {
       const { plans, exportFolder, sinceSec } = options;
       const { stop, hardStop } = run;
-      const { clock } = run.clients;
+      const { clock } = run;
       const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop, clock };
       media = await startMediaPass(mediaOptions, options.proxy ?? readProxySettings(process.env), events);
       await runImport(
