@@ -101,7 +101,7 @@ export async function runCli(args, { cwd = process.cwd(), env = {}, apiKey = API
  * Runs the built CLI as a child process to the end: for what only a process shows (signals, the
  * environment Node itself reads such as NODE_EXTRA_CA_CERTS, exit on its own).
  * @param {string[]} args
- * @param {Parameters<typeof spawnCli>[1]} [options]
+ * @param {Parameters<typeof spawnCli>[1] & { clock?: import('../dist/clock.js').Clock }} [options]
  */
 export function runCliProcess(args, options = {}) {
   return collect(spawnCli(args, options));

@@ -9,7 +9,7 @@ import S3rver from 's3rver';
 import { Agent } from 'undici';
 import { Bandwidth } from '../dist/media/bandwidth.js';
 import { HostRules } from '../dist/media/host-rules.js';
-import { systemClock } from '../dist/http/rate-limiter.js';
+import { systemClock } from '../dist/clock.js';
 import { DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
 import { tempDir, writeConfig, writeGeneratedExport } from './helpers.mjs';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -149,17 +149,21 @@ export async function mediaWorkspace(baseUrl, bucket, messages, media) {
   return dir;
 }
 
-/** What the carrier gives a download, for a loopback host allowed by name. */
-export function downloadContext(t) {
+/**
+ * What the carrier gives a download, for a loopback host allowed by name; its waits on `clock`.
+ * @param {import('node:test').TestContext} t
+ * @param {import('../dist/clock.js').Clock} [clock]
+ */
+export function downloadContext(t, clock = systemClock) {
   const dispatcher = new Agent();
   t.after(() => dispatcher.close());
   return {
     dispatcher,
     policy: DEFAULT_RETRY_POLICY,
-    clock: systemClock,
+    clock,
     rules: new HostRules({ '127.0.0.1': {} }),
     allowPrivate: new Set(['127.0.0.1']),
-    bandwidth: new Bandwidth(0, systemClock),
+    bandwidth: new Bandwidth(0, clock),
     maxFileBytes: 1_000_000,
     signal: new AbortController().signal,
     limiters: new Map(),

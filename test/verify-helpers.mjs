@@ -79,5 +79,6 @@ export function missingLines(stdout) {
     .map((l) => l.trim().replace(/: not on the service$/, ''));
 }
 
-export const verify = (dir, args = []) => runCli(['verify', ...args], { cwd: dir });
-export const importRun = (dir, args = []) => runCli(['import', ...args], { cwd: dir });
+/** `options`: runCli's besides the folder (a test's `clock`). */
+export const verify = (dir, args = [], options = {}) => runCli(['verify', ...args], { cwd: dir, ...options });
+export const importRun = (dir, args = [], options = {}) => runCli(['import', ...args], { cwd: dir, ...options });

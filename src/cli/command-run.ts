@@ -26,11 +26,12 @@ export async function runInCommand<T>(
     import('../report/create-reporter.js'),
     import('../pipeline/run/run.js'),
   ]);
+  const clock = spec.clock ?? ctx.clock;
   const mode = spec.json ? 'lines' : chooseReporterMode(ctx.stderr, ctx.env);
-  const reporter = await createReporter(mode, ctx.stderr, ctx.env, spec.terms);
+  const reporter = await createReporter(mode, ctx.stderr, ctx.env, spec.terms, clock);
   try {
     return await withRun(
-      { ...spec, events: reporter, signals: ctx.signals, exit: ctx.exit, env: ctx.env, cwd: ctx.cwd },
+      { ...spec, clock, events: reporter, signals: ctx.signals, exit: ctx.exit, env: ctx.env, cwd: ctx.cwd },
       body,
       end,
     );

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
+import type { Clock } from '../clock.js';
 import type { SignalSource } from '../pipeline/run/signals.js';
 
 /** A stream a command writes to: the process's, or a test's buffer. */
@@ -20,6 +21,8 @@ export interface CliIo {
   signals?: SignalSource;
   /** The terminal's width, where stdout and stderr do not say it. */
   columns?: number;
+  /** The clock every wait of a run is on (limiters, retries, progress intervals): the system's by default. */
+  clock?: Clock;
   /** Called at a third Ctrl+C: `bin/` exits at once; in-process callers need not. */
   exit?: (code: number) => void;
   /** Called once the command line is parsed, before the command runs (not for --help or --version). */
@@ -39,6 +42,7 @@ export class CommandContext {
   /** The terminal's width, if it has one. */
   readonly columns: number | undefined;
   readonly exit: (code: number) => void;
+  readonly clock: Clock | undefined;
   private readonly secrets = new Set<string>();
 
   constructor(io: CliIo) {
@@ -49,6 +53,7 @@ export class CommandContext {
     this.columns = io.columns ?? io.stderr.columns;
     this.signals = signalSource(io);
     this.exit = io.exit ?? (() => {});
+    this.clock = io.clock;
   }
 
   /** A value that must never reach the terminal, even inside an error message from a dependency. */

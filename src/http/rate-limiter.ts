@@ -1,25 +1,8 @@
+import { type Clock, systemClock } from '../clock.js';
 import { parseRetryAfter } from './retry-policy.js';
 
-/** A source of time, so tests and the limiter agree on "now" and waits can be cut short. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (ms <= 0 || signal?.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-    }),
-};
+// Callers and tests that took the clock from here before it had a module of its own.
+export { type Clock, systemClock } from '../clock.js';
 
 /** What the service said about its rate on one response. */
 export interface RateSignals {

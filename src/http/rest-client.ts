@@ -1,7 +1,8 @@
 import { RemoteError } from '../errors.js';
 import type { KeyCheck } from './key-check.js';
 import { type EndpointOptions, openEndpoint, type ServiceEndpoint } from './service-endpoint.js';
-import type { Clock, RateLimiter } from './rate-limiter.js';
+import type { Clock } from '../clock.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { RetryPolicy } from './retry-policy.js';
 import {
   type RequestEvents,

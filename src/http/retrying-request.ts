@@ -10,7 +10,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { errors as undiciErrors } from 'undici';
 import { InterruptedError, MigrationError, RemoteError } from '../errors.js';
 import type { KeyCheck } from './key-check.js';
-import { type Clock, type RateLimiter, rateSignalsOf } from './rate-limiter.js';
+import type { Clock } from '../clock.js';
+import { type RateLimiter, rateSignalsOf } from './rate-limiter.js';
 import {
   backoffDelay,
   classifyStatus,

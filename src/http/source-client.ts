@@ -8,7 +8,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { RemoteError } from '../errors.js';
 import { createDispatcher } from './dispatcher.js';
 import { proxyFor, readProxySettings, type ProxySettings } from './proxy-env.js';
-import type { Clock, RateLimiter } from './rate-limiter.js';
+import type { Clock } from '../clock.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { type Answer, type RequestEvents, retryingRequest, type TryLoop, type Verdict } from './retrying-request.js';
 

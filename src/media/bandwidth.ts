@@ -3,7 +3,7 @@
  * the timeline and waits for its turn, so the sum of all downloads stays at `bytesPerSecond`.
  */
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Clock } from '../http/rate-limiter.js';
+import type { Clock } from '../clock.js';
 
 export class Bandwidth {
   private next = 0;

@@ -11,7 +11,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { MediaConfig } from '../config/media-schema.js';
 import { createDispatcher } from '../http/dispatcher.js';
 import type { ProxySettings } from '../http/proxy-env.js';
-import type { Clock } from '../http/rate-limiter.js';
+import type { Clock } from '../clock.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { Bandwidth } from './bandwidth.js';
 import { Bucket } from './bucket.js';

@@ -9,7 +9,8 @@
  */
 import { MigrationError } from '../errors.js';
 import type { ProxySettings } from '../http/proxy-env.js';
-import { type Clock, RateLimiter } from '../http/rate-limiter.js';
+import type { Clock } from '../clock.js';
+import { RateLimiter } from '../http/rate-limiter.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { SourceClient } from '../http/source-client.js';
 import type { StreamLinkOrigin } from '../http/stream-links.js';

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock.js';
 import { OUTCOME_TERMS, type OutcomeTerms } from './figures.js';
 import { LineReporter } from './line-reporter.js';
 import { colourWanted, type Reporter } from './reporter.js';
@@ -24,10 +25,14 @@ export async function createReporter(
   env: NodeJS.ProcessEnv,
   /** The words of a phase's outcome (figures.ts): import's, or verify's. */
   terms: OutcomeTerms = OUTCOME_TERMS,
+  /** The lines' 5-second interval and the retry countdown are on this clock. */
+  clock: Clock = systemClock,
 ): Promise<Reporter> {
-  // Only a terminal is drawn on with bars, and a terminal is the process's own stream.
-  const terminal = stream as NodeJS.WriteStream;
-  if (mode === 'tty') return new (await import('./tty-reporter.js')).TtyReporter(terminal, colourWanted(env), terms);
-  if (mode === 'lines') return new LineReporter(stream, Date.now, terms);
+  if (mode === 'tty') {
+    // Only a terminal is drawn on with bars, and a terminal is the process's own stream.
+    const { TtyReporter } = await import('./tty-reporter.js');
+    return new TtyReporter(stream as NodeJS.WriteStream, colourWanted(env), terms, clock);
+  }
+  if (mode === 'lines') return new LineReporter(stream, () => clock.now(), terms);
   return { phaseStarted() {}, progress() {}, phaseFinished() {}, retrying() {}, warning() {}, info() {}, close() {} };
 }

@@ -1,3 +1,4 @@
+import { systemClock } from '../clock.js';
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
 import {
@@ -29,7 +30,7 @@ export class LineReporter implements Reporter {
 
   constructor(
     private readonly out: NodeJS.WritableStream,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = systemClock.now,
     private readonly terms: OutcomeTerms = OUTCOME_TERMS,
   ) {}
 

@@ -1,4 +1,5 @@
 import cliProgress, { type GenericFormatter, type Options, type Params, type SingleBar } from 'cli-progress';
+import { type Clock, systemClock } from '../clock.js';
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
 import {
@@ -87,6 +88,8 @@ export class TtyReporter implements Reporter {
     private readonly out: NodeJS.WriteStream,
     private readonly colour = true,
     private readonly terms: OutcomeTerms = OUTCOME_TERMS,
+    /** A retry's countdown is on the run's clock. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   phaseStarted(entity: EntityName, expected: number | undefined): void {
@@ -103,7 +106,7 @@ export class TtyReporter implements Reporter {
   progress(_entity: EntityName, c: EntityCounts): void {
     this.counts = { ...c };
     // A batch answered: a retry whose wait is over is no longer news.
-    if (this.retry && Date.now() >= this.retry.at + this.retry.notice.delayMs) this.retry = undefined;
+    if (this.retry && this.clock.now() >= this.retry.at + this.retry.notice.delayMs) this.retry = undefined;
     if (this.bars) return;
     // The spinner row becomes the figures row; the outcome goes under it.
     const live = this.live ?? this.startLive();
@@ -138,7 +141,7 @@ export class TtyReporter implements Reporter {
   }
 
   retrying(_entity: EntityName, notice: RetryNotice): void {
-    this.retry = { notice, at: Date.now() };
+    this.retry = { notice, at: this.clock.now() };
   }
 
   warning(message: string): void {
@@ -188,7 +191,7 @@ export class TtyReporter implements Reporter {
 
   private retryText(): string {
     const { notice, at } = this.retry!;
-    const left = at + notice.delayMs - Date.now();
+    const left = at + notice.delayMs - this.clock.now();
     if (left > 0) return describeRetry(notice, left);
     return `retry ${notice.attempt}/${notice.of} under way, after ${notice.reason}`;
   }

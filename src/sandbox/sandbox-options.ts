@@ -13,6 +13,8 @@ export interface ResolvedOptions {
   latencyMs: number;
   maxRecordsPerRequest: number;
   faults: ResolvedFaults;
+  /** The wait a spurious 429 asks for (`faults.retryAfterMs`). */
+  spuriousRetryAfterMs: number;
   seed: number;
   keepRecords: boolean;
   responseStyle: 'flat' | 'nested';
@@ -147,6 +149,7 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions 
     latencyMs: count('latencyMs', options.latencyMs, 0, 0),
     maxRecordsPerRequest: count('maxRecordsPerRequest', options.maxRecordsPerRequest, 50, 1),
     faults: resolveFaults(options.faults),
+    spuriousRetryAfterMs: count('faults.retryAfterMs', options.faults?.retryAfterMs, 1000, 0),
     seed,
     keepRecords: options.keepRecords ?? true,
     responseStyle: style,

@@ -133,11 +133,12 @@ class Sandbox {
     if (draw.spurious429) {
       this.stats.fault('spurious429');
       this.rate.releaseLast();
+      const retryAfterMs = this.config.spuriousRetryAfterMs;
       const state = this.rate.peek(now());
       return this.reply(res, 429, errorBody('ERR_TOO_MANY_REQUESTS', 'rate limit exceeded'), {
         ...(this.rate.enabled ? this.rateHeaders(state) : {}),
-        [resetHeaderName(this.config.rateHeaders)]: String(Math.ceil(now() / 1000) + 1),
-        'Retry-After': '1',
+        [resetHeaderName(this.config.rateHeaders)]: String(Math.ceil((now() + retryAfterMs) / 1000)),
+        'Retry-After': String(retryAfterMs / 1000),
       });
     }
     if (draw.fail500BeforeStore) {

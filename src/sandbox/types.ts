@@ -13,6 +13,11 @@ export interface SandboxFaults {
   dropConnection?: number;
   /** Probability: answer 429 `ERR_TOO_MANY_REQUESTS` with `Retry-After: 1` though under the rate. */
   spurious429?: number;
+  /**
+   * The wait a spurious 429 asks for, in ms; default 1000 (`Retry-After: 1`). Sent in seconds, with a
+   * fraction below a whole second (`0.02`), which the tool reads: tests pass 0 or a few ms.
+   */
+  retryAfterMs?: number;
   /** Probability: wait `slowMs` before processing and answering (meant to exceed client timeouts). */
   slowRate?: number;
   /** Delay of a slow request; default 30 000 ms. */

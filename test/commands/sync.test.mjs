@@ -42,6 +42,8 @@ async function workspace(sb) {
   return dir;
 }
 
+// A second between rounds, on the wall clock: these syncs are processes (killed, or posted to while they
+// run); sync's interval on a virtual clock is tested in-process (clock.test.mjs).
 const syncArgs = (fake, extra = []) => [
   'sync',
   'sendbird',
@@ -149,6 +151,7 @@ test('messages posted to the source while sync runs all reach the service, once'
 });
 
 test('a sync killed with SIGKILL and started again loses and doubles nothing', async (t) => {
+  // Real time: the latencies keep the first round's import going for the SIGKILL to land mid-way.
   const sb = await sandbox({ latencyMs: 30 });
   t.after(() => sb.close());
   const fake = await startFake(t, { latencyMs: 20 });

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { runCli } from '../helpers.mjs';
+import { runCli, sandbox } from '../helpers.mjs';
+import { virtualClock } from '../virtual-clock.mjs';
 import { importRun, missingLines, sandboxProcess, verify, verifyWorkspace } from '../verify-helpers.mjs';
 
 /** Lost: user3, a member, two messages (ids as the service lower-cases them). */
@@ -140,13 +141,17 @@ test('reads without muid: messages matched by the service ids of the import id l
 });
 
 test('verify --repair against a service answering 429s: the repair waits, retries and finishes', async (t) => {
-  // Half the import requests answered 429 (Retry-After: 1): the repair's own sends meet some. Its first
-  // retry notice crashed the run once (`unexpected failure: this.now is not a function`, exit 1).
-  const sb = await sandboxProcess(t, ['--lose-pattern', LOST, '--spurious-429', '0.5', '--seed', '5']);
+  // Half the import requests answered 429: the repair's own sends meet some. Its first retry notice
+  // crashed the run once (`unexpected failure: this.now is not a function`, exit 1). In-process, for
+  // 429s that ask for no wait (`retryAfterMs`, no flag of the sandbox command).
+  const sb = await sandbox({ faults: { losePattern: LOST, spurious429: 0.5, retryAfterMs: 0 }, seed: 5 });
+  t.after(() => sb.close());
   const ws = await verifyWorkspace(sb.url);
-  assert.equal((await importRun(ws.dir, ['--retries', '30'])).code, 0);
+  // The backoff between tries is on a virtual clock too.
+  const clock = virtualClock();
+  assert.equal((await importRun(ws.dir, ['--retries', '30'], { clock })).code, 0);
   const before = (await sb.stats()).faults.spurious429;
-  const repaired = await verify(ws.dir, ['--repair', '--retries', '30']);
+  const repaired = await verify(ws.dir, ['--repair', '--retries', '30'], { clock });
   assert.doesNotMatch(repaired.stderr, /unexpected failure/);
   assert.equal(repaired.code, 0, repaired.stdout + repaired.stderr);
   assert.ok((await sb.stats()).faults.spurious429 > before, 'the repair met no 429: pick another seed');

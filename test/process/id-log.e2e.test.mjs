@@ -80,6 +80,7 @@ for (const responseStyle of /** @type {const} */ (['flat', 'nested'])) {
 
 test('SIGKILL at 10 random moments, then resume: each stored record once in the id log, with its id', async () => {
   const random = mulberry32(1515);
+  // Real time: the latency spreads the run so each SIGKILL lands mid-batch.
   const sb = await sandbox({ latencyMs: 15 });
   try {
     const dir = await tempDir();

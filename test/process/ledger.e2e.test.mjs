@@ -213,6 +213,7 @@ test('attachments not carried hold their messages: exit 3, counted by reason; a 
 
 test('undo stopped by Ctrl+C: exit 130 within 3 s, the ledger says how far it got; undo again finishes', async (t) => {
   const { spawnCli, collect, waitFor } = await import('../helpers.mjs');
+  // Real time: the latency keeps deletes in flight for the Ctrl+C to land among them.
   const sb = await sandbox({ latencyMs: 100 });
   t.after(() => sb.close());
   const dir = await rehearsal(sb);

@@ -14,7 +14,7 @@ import { Bandwidth } from '../../dist/media/bandwidth.js';
 import { downloadFile } from '../../dist/media/download.js';
 import { HostRules } from '../../dist/media/host-rules.js';
 import { checkHost } from '../../dist/media/safe-address.js';
-import { systemClock } from '../../dist/http/rate-limiter.js';
+import { systemClock } from '../../dist/clock.js';
 import { DEFAULT_RETRY_POLICY } from '../../dist/http/retry-policy.js';
 import { makeSelfSignedPair } from '../../dist/sandbox/tls-pair.js';
 import {

@@ -17,6 +17,7 @@ import {
   writeConfig,
   writeGeneratedExport,
 } from '../helpers.mjs';
+import { virtualClock } from '../virtual-clock.mjs';
 
 /** A loopback port nobody listens on: taken, then given back. */
 async function closedPort() {
@@ -77,11 +78,13 @@ test('a service host that does not resolve stops import and verify at once: name
 });
 
 test('429 and 5xx answers show as retries in the log, at most a line a second, and are counted', async () => {
-  const sb = await sandbox({ faults: { spurious429: 0.2, fail500BeforeStore: 0.2 }, seed: 7 });
+  // The 429s ask for no wait, and the run's waits are on a virtual clock: the storm costs no real time.
+  const faults = { spurious429: 0.2, fail500BeforeStore: 0.2, retryAfterMs: 0 };
+  const sb = await sandbox({ faults, seed: 7 });
   try {
     const sizes = { users: 100, groups: 4, membersPerGroup: 10, messages: 500 };
     const { dir, counts } = await generatedWorkspace(sb, sizes);
-    const run = await runCli(['import', '--retries', '20'], { cwd: dir });
+    const run = await runCli(['import', '--retries', '20'], { cwd: dir, clock: virtualClock() });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(sb.stats().perEntity.messages.stored, counts.messages);
     const retryLines = run.stderr.split('\n').filter((l) => / retrying in /.test(l));
@@ -101,37 +104,40 @@ test('429 and 5xx answers show as retries in the log, at most a line a second, a
 });
 
 test("CI lines carry the time, done/total and percent, rate and ETA, in the summary's words", async () => {
+  const N = 600;
+  // Latency, so that a real Ctrl+C lands mid-messages (the first run is a process for it).
   const sb = await sandbox({ latencyMs: 150 });
   try {
-    // Long enough after the resume for a progress line (every 5 s) before the last one.
-    const { dir } = await generatedWorkspace(sb, { users: 20, groups: 2, membersPerGroup: 5, messages: 5000 });
+    const { dir } = await generatedWorkspace(sb, { users: 20, groups: 2, membersPerGroup: 5, messages: N });
     const child = spawnCli(['import'], { cwd: dir });
     const done = collect(child);
     await waitForRequests(sb, 4, { entity: 'messages' });
     child.kill('SIGINT');
     assert.equal((await done).code, 130);
-    // The resume passes over what the first run did in moments: that must not count as speed.
-    const run = await runCli(['import'], { cwd: dir });
+    // The resume passes over what the first run did in moments: that must not count as speed. At 60
+    // requests a minute on a virtual clock, its batches are a second apart: progress lines every 5 s.
+    const clock = virtualClock();
+    const run = await runCli(['import', '--requests-per-minute', '60'], { cwd: dir, clock });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, new RegExp(`^${TIME} \\[messages\\] started: 5000 records to read$`, 'm'));
-    const figures = '(\\d+)/5000 \\((\\d+)%\\), ([\\d.]+) rec/s(?:, ETA (?:(\\d+)m)?(\\d+)s)?';
+    assert.match(run.stderr, new RegExp(`^${TIME} \\[messages\\] started: ${N} records to read$`, 'm'));
+    const figures = `(\\d+)/${N} \\((\\d+)%\\), ([\\d.]+) rec/s(?:, ETA (?:(\\d+)m)?(\\d+)s)?`;
     const line = new RegExp(`^${TIME} \\[messages\\] (?:finished after ([\\d.]+)s: )?${figures}: (.*)$`, 'gm');
     const lines = [...run.stderr.matchAll(line)];
     assert.ok(lines.length >= 2, run.stderr);
     for (const [text, took, doneCount, percent, rate, etaMinutes = '0', etaSeconds, outcome] of lines) {
       const eta = etaSeconds === undefined ? undefined : Number(etaMinutes) * 60 + Number(etaSeconds);
-      assert.equal(Number(percent), Math.floor((Number(doneCount) / 5000) * 100), text);
+      assert.equal(Number(percent), Math.floor((Number(doneCount) / N) * 100), text);
       const earlier = Number(/done earlier (\d+)/.exec(outcome)?.[1]);
       assert.ok(earlier > 0, text);
       if (eta !== undefined) {
         // The ETA is what is left at the rate shown; the rate leaves out what an earlier run did.
-        const expected = (5000 - Number(doneCount)) / Number(rate);
+        const expected = (N - Number(doneCount)) / Number(rate);
         const why = `${text}: ETA ${eta}s, expected ${expected.toFixed(1)}s`;
         assert.ok(Math.abs(eta - expected) <= 1 + expected * 0.05, why);
       }
       if (took !== undefined) {
-        assert.equal(outcome, `imported ${5000 - earlier}, done earlier ${earlier}`);
-        const expected = (5000 - earlier) / Number(took);
+        assert.equal(outcome, `imported ${N - earlier}, done earlier ${earlier}`);
+        const expected = (N - earlier) / Number(took);
         const why = `${text}: rate ${rate}, expected about ${expected.toFixed(1)}`;
         assert.ok(Math.abs(Number(rate) - expected) <= expected * 0.1, why);
       }

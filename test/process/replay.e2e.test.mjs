@@ -133,6 +133,7 @@ test('replay: what still fails stays open with its rule, grouped under "fix the 
 });
 
 test('replay: SIGKILL mid-replay, then replay again: every fixed record in once, none lost', async (t) => {
+  // Real time: the latency keeps the replay going for the SIGKILL to land mid-way.
   const sb = await sandbox({ latencyMs: 20 });
   t.after(() => sb.close());
   const n = 400;

@@ -55,8 +55,10 @@ function figuresOf(html) {
 const sum = (summaries, entity, key) => summaries.reduce((n, s) => n + (s.entities[entity]?.[key] ?? 0), 0);
 
 test('report: 429s, Ctrl+C, resume, rejects, validate and verify; overview = sum of the --json summaries', async () => {
-  // msg42 is answered success but not stored: what verify is there to find.
-  const sb = await sandbox({ latencyMs: 120, seed: 7, faults: { spurious429: 0.12, losePattern: '^msg42$' } });
+  // msg42 is answered success but not stored: what verify is there to find. The latency is for Ctrl+C to
+  // land mid-messages; the 429s ask for no wait.
+  const faults = { spurious429: 0.12, retryAfterMs: 0, losePattern: '^msg42$' };
+  const sb = await sandbox({ latencyMs: 120, seed: 7, faults });
   try {
     const { dir } = await generatedWorkspace(sb, { users: 100, groups: 4, membersPerGroup: 10, messages: 1500 });
     await appendFile(path.join(dir, 'messages.ndjson'), BAD_MESSAGES.map((m) => `${JSON.stringify(m)}\n`).join(''));
@@ -189,6 +191,7 @@ test('run log: a line cut short by a crash is skipped on read and ended before t
 });
 
 test('a run killed with SIGKILL: the report counts what its checkpoint acknowledged, and the crash', async () => {
+  // Real time: the latency keeps the import going for the SIGKILL to land mid-messages.
   const sb = await sandbox({ latencyMs: 150 });
   try {
     const { dir, counts } = await generatedWorkspace(sb, { users: 50, groups: 2, membersPerGroup: 5, messages: 1500 });

@@ -373,6 +373,28 @@ test('fault spurious429: 429 with Retry-After 1 though under the rate, not count
   assert.deepEqual(Object.keys(s.records().users), []);
 });
 
+test('fault spurious429 with retryAfterMs: the wait asked in seconds, a fraction below one; 0 asks none', async (t) => {
+  const now = 1_700_000_000_500;
+  /** @type {Array<[number, string, number]>} */
+  const cases = [
+    [20, '0.02', 1_700_000_001],
+    [0, '0', 1_700_000_001],
+    [2500, '2.5', 1_700_000_003],
+  ];
+  for (const [ms, said, reset] of cases) {
+    const s = await sandbox(t, { now: () => now, faults: { spurious429: 1, retryAfterMs: ms } });
+    const res = await post(s, 'users', usersBody(user('u1')));
+    assert.equal(res.status, 429);
+    assert.equal(res.headers.get('retry-after'), said);
+    // The reset is when the wait ends, in whole seconds (rounded up).
+    assert.equal(res.headers.get('x-rate-limit-reset'), String(reset));
+  }
+  await assert.rejects(
+    () => startSandbox({ apiKey: KEY, faults: { retryAfterMs: -1 } }),
+    /faults\.retryAfterMs must be an integer >= 0/,
+  );
+});
+
 test('fault fail500BeforeStore: 500 ERR_EXCEPTION and nothing stored', async (t) => {
   const s = await sandbox(t, { faults: { fail500BeforeStore: 1 } });
   const res = await post(s, 'users', usersBody(user('u1'), user('u2')));
@@ -492,10 +514,11 @@ test('stats and records endpoints, reset, keepRecords false, dumpFile, latency',
   const dir = await mkdtemp(join(tmpdir(), 'sandbox-test-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const dumpFile = join(dir, 'dump.json');
-  const s = await startSandbox({ apiKey: KEY, keepRecords: false, dumpFile, latencyMs: 120 });
+  const s = await startSandbox({ apiKey: KEY, keepRecords: false, dumpFile, latencyMs: 30 });
   const started = Date.now();
   await post(s, 'users', usersBody(user('U1'), user('u2')));
-  assert.ok(Date.now() - started >= 100, 'latency applied');
+  // Latency is real time by its nature: a small one, seen with its jitter (0.9-1.1 of it).
+  assert.ok(Date.now() - started >= 25, 'latency applied');
   await post(s, 'messages', { messages: { m1: message('m1') } });
 
   const stats = await (await fetch(`${s.url}/__sandbox/stats`)).json();

@@ -18,6 +18,7 @@ import {
 const slowRun = (sb, messages) => generatedWorkspace(sb, { users: 100, groups: 4, membersPerGroup: 10, messages });
 
 test('SIGINT: in-flight batches finish, checkpoint saved, exit 130 with how to resume; resume completes', async () => {
+  // Real time: the SIGINT must land while batches are in flight.
   const sb = await sandbox({ latencyMs: 250 });
   try {
     // 20 batches: two answered before the stop, the rest read ahead or left for the resume.
@@ -51,6 +52,7 @@ test('SIGINT: in-flight batches finish, checkpoint saved, exit 130 with how to r
 });
 
 test('a second SIGINT exits at once and the checkpoint stays valid; the resume completes', async () => {
+  // Real time: the second SIGINT must land while batches are still in flight.
   const sb = await sandbox({ latencyMs: 1500 });
   try {
     // One batch of messages: the resume pays the 1.5 s answer once per phase, not more.

@@ -140,6 +140,7 @@ test('a state folder without write permission (0500) stops the run before any re
 });
 
 test('checkpoint, lock, rejects and id map are created 0600 and stay so when rewritten', { skip: !MODES }, async () => {
+  // Real time: the latency keeps the run (and its lock file) there long enough to read the lock's mode.
   const sb = await sandbox({ latencyMs: 150 });
   try {
     const dir = await workspace(sb);

@@ -33,6 +33,7 @@ function summaryCell(rows, row, column) {
 const tooWide = (rows) => rows.filter((r) => [...r].length > COLS);
 
 test('80 columns: nothing wraps; a resumed bar counts this run only for rate and ETA, in summary words', async () => {
+  // Real time: a terminal's Ctrl+C must land mid-messages, and the bars redraw on their own timer.
   const sb = await sandbox({ latencyMs: 150 });
   try {
     const { dir } = await generatedWorkspace(sb, { users: 60, groups: 3, membersPerGroup: 10, messages: MESSAGES });
@@ -98,6 +99,7 @@ test('a retry shows on the terminal while it waits, with the host and the cause'
 });
 
 test('NO_COLOR (any value) and --no-color leave out every colour; without them the spinner has one', async () => {
+  // Real time: the spinner draws frames on its own timer while the first requests wait.
   const sb = await sandbox({ latencyMs: 100 });
   try {
     const { dir } = await generatedWorkspace(sb, { users: 20, groups: 2, membersPerGroup: 5, messages: 200 });

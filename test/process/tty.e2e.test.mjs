@@ -10,6 +10,7 @@ test(
   'in a terminal: a bar per phase with rate and ETA; ' +
     'Ctrl+C stops cleanly, shows the cursor again, says how to resume',
   async () => {
+    // Real time: a terminal's Ctrl+C must land mid-run.
     const sb = await sandbox({ latencyMs: 150 });
     try {
       const { dir, counts } = await workspace(sb, 3000);
@@ -48,6 +49,7 @@ test(
 );
 
 test('a terminal that reports no size gets plain progress lines, not a flood of redraws', async () => {
+  // Real time: a run of some length, for a terminal's redraws (if any) to pile up.
   const sb = await sandbox({ latencyMs: 20 });
   try {
     const { dir, counts } = await workspace(sb, 500);

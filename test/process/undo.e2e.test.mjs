@@ -117,6 +117,7 @@ test('import, then undo --yes: the sandbox is back to what it held; import bring
 });
 
 test('undo killed midway resumes from its saved progress and finishes the job', async (t) => {
+  // Real time: the latency keeps deletes going for the SIGKILL to land mid-way.
   const sb = await sandbox({ latencyMs: 10 });
   t.after(() => sb.close());
   await seed(sb);

@@ -114,8 +114,8 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
     try {
       const { plans, exportFolder, sinceSec } = options;
       const { stop, hardStop } = run;
-      const { env, cwd } = run;
-      const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop, env, cwd };
+      const { env, cwd, clock } = run;
+      const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop, env, cwd, clock };
       media = await startMediaPass(mediaOptions, options.proxy ?? readProxySettings(env), events);
       await runImport(
         {
@@ -136,6 +136,7 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
           estimateTotals: options.estimateTotals,
           replay: options.replay,
           media: media?.hook,
+          clock,
         },
         counts,
       );

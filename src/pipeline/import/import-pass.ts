@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../clock.js';
 import type { CheckpointStore } from '../../checkpoint/store.js';
 import type { FileProgress } from '../../checkpoint/file-progress.js';
 import type { EntityName, MappedRecord, SourceItem, SourceProblem } from '../../entities/types.js';
@@ -47,6 +48,8 @@ export interface ImportRun {
   replay?: ReplaySource;
   /** media: the message phase waits for the media pass, and its records' attachments are rewritten. */
   media?: MediaHook;
+  /** A phase's elapsed time (its rate and ETA) is on the run's clock; default the system's. */
+  clock?: Clock;
 }
 
 /** The cross-record state every phase shares: the export's ids and the parents not in. */
@@ -106,7 +109,8 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
   const { entity } = plan;
   const { index, holds } = cross;
   const isParent = entity.name === 'users' || entity.name === 'groups';
-  const started = Date.now();
+  const clock = run.clock ?? systemClock;
+  const started = clock.now();
 
   /**
    * A batch's answer is counted and its ranges acknowledged in one tick, rejects written with them: the
@@ -119,7 +123,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
     tally.answered(answer);
     if (isParent) holds.answered(answer);
     run.checkpoint.saveSoon().catch((err: unknown) => batcher.fail(err));
-    counts.elapsedMs = Date.now() - started;
+    counts.elapsedMs = clock.now() - started;
     run.events.progress(entity.name, counts);
   };
   const batcher = new Batcher({
@@ -291,7 +295,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
   // Every record read is accounted for: what a stop left unanswered is said, not dropped.
   const { read, imported, alreadyPresent, rejected, skipped, resumed, blocked } = counts;
   counts.unsent = read - imported - alreadyPresent - rejected - skipped - resumed - blocked;
-  counts.elapsedMs = Date.now() - started;
+  counts.elapsedMs = clock.now() - started;
   const completed = !batcher.stopped;
   if (completed) {
     run.checkpoint.markPhaseDone(entity.name);

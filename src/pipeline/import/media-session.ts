@@ -7,7 +7,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { mediaMapPathOf, mediaProblemsPathOf, mediaTempPathOf, STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import type { MediaConfig } from '../../config/media-schema.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
-import { systemClock } from '../../http/rate-limiter.js';
+import type { Clock } from '../../clock.js';
 import { DEFAULT_RETRY_POLICY } from '../../http/retry-policy.js';
 import { MediaCarrier, type MediaCounts, type MediaFailure } from '../../media/carrier.js';
 import { HostRules } from '../../media/host-rules.js';
@@ -41,6 +41,8 @@ export interface OpenMediaOptions {
   proxy: ProxySettings;
   timeoutMs: number;
   hardStop: AbortSignal;
+  /** The run's clock: the downloads' waits for Retry-After and backoff. */
+  clock: Clock;
 }
 
 export class MediaSession {
@@ -71,7 +73,7 @@ export class MediaSession {
         map,
         rules,
         policy: DEFAULT_RETRY_POLICY,
-        clock: systemClock,
+        clock: options.clock,
         proxy: options.proxy,
         timeoutMs: options.timeoutMs,
         env: options.env,

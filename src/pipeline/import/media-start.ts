@@ -6,6 +6,7 @@
 import type { MigrateConfig } from '../../config/schema.js';
 import type { MappedRecord } from '../../entities/types.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
+import type { Clock } from '../../clock.js';
 import type { ExportFolder } from '../../media/media-sources.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
@@ -32,6 +33,7 @@ export interface MediaStartOptions {
   env: NodeJS.ProcessEnv;
   /** Where a file's path is shown from. */
   cwd: string;
+  clock: Clock;
 }
 
 export async function startMediaPass(
@@ -52,6 +54,7 @@ export async function startMediaPass(
     proxy,
     timeoutMs: config.timeoutMs,
     hardStop: options.hardStop,
+    clock: options.clock,
   });
   events.info(`media: carrying attachments into bucket ${media.bucket} (map: ${session.summary().map})`);
   // A run that ends early (a fatal error in an earlier phase) stops the pass before its carrier closes.

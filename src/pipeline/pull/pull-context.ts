@@ -6,6 +6,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
+import { type Clock, systemClock } from '../../clock.js';
 import { InterruptedError } from '../../errors.js';
 import type { SourceHttp } from '../../http/source-client.js';
 import type { Page, PullContext, PullEntity, PullSince, StreamResult, StreamSpec } from '../../pull/types.js';
@@ -24,6 +25,8 @@ export interface PullContextOptions {
   /** The pull run's folder: every stream's file is under it. */
   runDir: string;
   events: RunEvents;
+  /** The counts' elapsed time and the channels' ETA are on the run's clock; default the system's. */
+  clock?: Clock;
 }
 
 /** The pull's counts per entity: `imported` written, `skipped` pulled before, `resumed` done earlier. */
@@ -45,15 +48,19 @@ export class PullSession implements PullContext {
   /** Files this run renamed into place, relative to the output folder's run folder. */
   readonly files: string[] = [];
   private readonly started = new Set<PullEntity>();
-  private readonly startedAt = Date.now();
+  private readonly clock: Clock;
+  private readonly startedAt: number;
   private channelsExpected = 0;
   private channelsDone = 0;
-  private lastEtaAt = Date.now();
+  private lastEtaAt: number;
 
   constructor(private readonly o: PullContextOptions) {
     ({ http: this.http, since: this.since, stop: this.stop, concurrency: this.concurrency } = o);
     this.facts = o.facts;
     this.options = o.options;
+    this.clock = o.clock ?? systemClock;
+    this.startedAt = this.clock.now();
+    this.lastEtaAt = this.startedAt;
   }
 
   /** The entity the latest stream is of: retries are shown under it. */
@@ -98,7 +105,7 @@ export class PullSession implements PullContext {
           ...this.recentOf(spec, kept),
           facts: page.remember?.map(([k, v]): [string, unknown] => [k, v]),
         });
-        counts.elapsedMs = Date.now() - this.startedAt;
+        counts.elapsedMs = this.clock.now() - this.startedAt;
         for (const [entity, n] of Object.entries(page.nested ?? {}) as Array<[PullEntity, number]>) {
           this.counts[entity].read += n;
           this.counts[entity].imported += n;
@@ -167,7 +174,7 @@ export class PullSession implements PullContext {
 
   /** Every 10 s while channels are pulled: how many are done, and when the rest should be. */
   private sayEta(): void {
-    const now = Date.now();
+    const now = this.clock.now();
     const { channelsDone: done, channelsExpected: expected } = this;
     if (expected === 0 || (now - this.lastEtaAt < 10_000 && done < expected)) return;
     this.lastEtaAt = now;

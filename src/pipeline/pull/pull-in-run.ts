@@ -95,6 +95,7 @@ export async function pullInRun(run: Run, options: PullOptions): Promise<PullSum
       journal,
       runDir: path.join(options.out, info.id),
       events: run.events,
+      clock: run.clock,
     });
     session.current = ctx;
     run.sample(ctx.counts, () => undefined);

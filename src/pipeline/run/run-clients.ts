@@ -1,7 +1,8 @@
 import type { MigrateConfig } from '../../config/schema.js';
 import type { ImportClient } from '../../http/import-client.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
-import { RateLimiter, systemClock, type Clock } from '../../http/rate-limiter.js';
+import { type Clock, systemClock } from '../../clock.js';
+import { RateLimiter } from '../../http/rate-limiter.js';
 import type { RestClient } from '../../http/rest-client.js';
 import type { SourceClient, SourceClientOptions } from '../../http/source-client.js';
 import type { RequestEvents } from '../../http/retrying-request.js';
@@ -18,7 +19,6 @@ import type { StopSignals } from './signals.js';
  */
 export class RunClients {
   readonly policy: RetryPolicy;
-  readonly clock: Clock = systemClock;
   /** One for all the run's clients: they send the same key, whose first refusal stops them all. */
   readonly keyCheck = new KeyCheck();
   private importLimiterMade?: RateLimiter;
@@ -29,6 +29,8 @@ export class RunClients {
     private readonly config: MigrateConfig,
     private readonly signals: Pick<StopSignals, 'stop' | 'hardStop'>,
     private readonly proxy?: ProxySettings,
+    /** Every limiter's and retry's time: the run's clock. */
+    readonly clock: Clock = systemClock,
   ) {
     this.policy = { ...DEFAULT_RETRY_POLICY, retries: config.retries };
   }

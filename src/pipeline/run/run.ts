@@ -6,6 +6,7 @@
 import { CheckpointLock } from '../../checkpoint/lock.js';
 import type { Traffic } from '../../checkpoint/ledger.js';
 import { CheckpointStore, hashSources } from '../../checkpoint/store.js';
+import { type Clock, systemClock } from '../../clock.js';
 import type { MigrateConfig } from '../../config/schema.js';
 import { InterruptedError, MigrationError } from '../../errors.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
@@ -46,6 +47,11 @@ export interface RunSpec {
   signals: SignalSource;
   /** Called at a third signal: the process exits at once. */
   exit?: (code: number) => void;
+  /**
+   * Time for every wait of the run (limiters, retries, downloads, sync's interval, the reporter's
+   * intervals): the system's by default; tests pass a virtual one.
+   */
+  clock?: Clock;
 }
 
 /** How a run ended, for its last run log line. */
@@ -70,6 +76,8 @@ export interface Run {
   /** Absent for `none`, and for `existing` when there is no checkpoint. */
   readonly ledger?: CheckpointStore;
   readonly clients: RunClients;
+  /** The spec's clock, or the system's. */
+  readonly clock: Clock;
   /** This run's requests, counted into the ledger under `command` (default: the run's). */
   requests(command?: string): RequestCounter;
   /** Samples `counts` into the run log every few seconds until the run ends. */
@@ -132,7 +140,8 @@ export async function withRun<T>(
     },
     { exit: spec.exit },
   );
-  const clients = new RunClients(config, signals, spec.proxy ?? readProxySettings(spec.env));
+  const clock = spec.clock ?? systemClock;
+  const clients = new RunClients(config, signals, spec.proxy ?? readProxySettings(spec.env), clock);
   const sending = new Map<string, Traffic>();
   const noted: Record<string, unknown> = {};
   let lastTick = Date.now();
@@ -154,6 +163,7 @@ export async function withRun<T>(
     hardStop: signals.hardStop,
     ledger,
     clients,
+    clock,
     requests(command = spec.command) {
       const traffic = ledger?.traffic(command) ?? { requests: 0, retries: 0, rateLimited: 0, sendingMs: 0 };
       if (!sending.has(command)) {

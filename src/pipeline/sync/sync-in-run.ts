@@ -4,7 +4,6 @@
  * Everything a round leaves is in the state the three commands keep (the pull's journal, the
  * checkpoint, the run log), so a sync killed at any point and started again loses and doubles nothing.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ledgerView } from '../../checkpoint/ledger.js';
 import { ExitCode, InterruptedError } from '../../errors.js';
 import type { Run, RunEnd } from '../run/run.js';
@@ -62,9 +61,9 @@ export async function syncInRun(run: Run, options: SyncOptions): Promise<SyncSum
     run.events.info(describeRound(result.line));
     if (options.final) break;
     if (options.maxRounds !== undefined && rounds.length >= options.maxRounds) break;
-    try {
-      await sleep(options.intervalMs, undefined, { signal: run.stop });
-    } catch {
+    // On the run's clock: a test's virtual one lets rounds follow each other at once.
+    await run.clock.sleep(options.intervalMs, run.stop);
+    if (run.stop.aborted) {
       status = 'stopped';
       break;
     }

@@ -68,6 +68,7 @@ export async function verifyInRun(run: Run, options: VerifyInRunOptions): Promis
     signal: run.stop,
     requests: () => counts,
     onMissing: options.onMissing,
+    clock: run.clock,
   });
 }
 

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../clock.js';
 import { ENTITY_ORDER, type EntityName, type MappedRecord } from '../../entities/types.js';
 import type { RestClient } from '../../http/rest-client.js';
 import type { EntityPlan } from '../../sources/plan.js';
@@ -29,6 +30,8 @@ export interface VerifyOptions {
   /** Counts of the read client's requests, kept by whoever made it. */
   requests: () => { requests: number; retries: number };
   onMissing?(record: MappedRecord): Promise<void>;
+  /** A phase's elapsed time (its rate and ETA) is on the run's clock; default the system's. */
+  clock?: Clock;
 }
 
 /**
@@ -37,6 +40,7 @@ export interface VerifyOptions {
  * different with a second reading of the export. Memory holds numbers per record, not records.
  */
 export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
+  const clock = options.clock ?? systemClock;
   const started = Date.now();
   const configured = options.plans.map((p) => p.entity.name);
   const entities = new Set(configured.filter((e) => options.entities?.has(e) ?? true));
@@ -67,7 +71,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     const index = side.indexes[entity];
     if (!entities.has(entity) || index === undefined) continue;
     const counts = emptyCounts();
-    const phaseStart = Date.now();
+    const phaseStart = clock.now();
     // The bar counts the export's records found, of those looked for: a record the export repeats is
     // looked for once, and what else the service lists (extras, records sent by replay) is no part of it.
     const lookedFor = index.size - index.repeats;
@@ -83,7 +87,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
         onProgress: (_e, read, matched) => {
           counts.read = read;
           counts.alreadyPresent = matched;
-          counts.elapsedMs = Date.now() - phaseStart;
+          counts.elapsedMs = clock.now() - phaseStart;
           options.events.progress(entity, counts);
         },
       },
@@ -103,7 +107,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     differing[entity] = service.differing;
     counts.read = lookedFor;
     counts.alreadyPresent = service.matched;
-    counts.elapsedMs = Date.now() - phaseStart;
+    counts.elapsedMs = clock.now() - phaseStart;
     options.events.phaseFinished(entity, counts, true);
   }
   const flagged = Object.values(verdicts).some((v) => v.missing + v.different > 0);

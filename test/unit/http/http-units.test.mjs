@@ -1,21 +1,12 @@
-// Pure parts of the send path: the rate limiter (with a fake clock), retry timing, response parsing,
+// Pure parts of the send path: the rate limiter (on a virtual clock), retry timing, response parsing,
 // and checkpoint progress ranges.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FileProgress } from '../../../dist/checkpoint/file-progress.js';
 import { parseRecordResults } from '../../../dist/http/parse-results.js';
 import { RateLimiter } from '../../../dist/http/rate-limiter.js';
-import {
-  backoffDelay,
-  classifyStatus,
-  DEFAULT_RETRY_POLICY,
-  parseRetryAfter,
-} from '../../../dist/http/retry-policy.js';
-
-function fakeClock() {
-  let now = 1_000_000;
-  return { now: () => now, sleep: async (ms) => void (now += Math.max(0, ms)), advance: (ms) => (now += ms) };
-}
+import { backoffDelay, classifyStatus, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../../dist/http/retry-policy.js';
+import { virtualClock } from '../../virtual-clock.mjs';
 
 /** The most request starts that fall in any 60-second window. */
 function maxInWindow(starts) {
@@ -28,7 +19,7 @@ function maxInWindow(starts) {
 }
 
 test('the limiter starts at most requestsPerMinute requests in any 60 s window, and gets close to it', async () => {
-  const clock = fakeClock();
+  const clock = virtualClock(1_000_000);
   const limiter = new RateLimiter(120, clock);
   const starts = [];
   for (let i = 0; i < 600; i++) {
@@ -41,7 +32,7 @@ test('the limiter starts at most requestsPerMinute requests in any 60 s window, 
 });
 
 test('a 429 cuts the rate and pauses until Retry-After; quiet success brings it back up to the ceiling', async () => {
-  const clock = fakeClock();
+  const clock = virtualClock(1_000_000);
   const limiter = new RateLimiter(600, clock);
   await limiter.acquire();
   limiter.observe({ status: 429, retryAfterMs: 5000 });
@@ -60,7 +51,7 @@ test('a 429 cuts the rate and pauses until Retry-After; quiet success brings it 
 });
 
 test('"auto" starts at the documented 60 a minute and learns the limit from X-Rate-Limit', async () => {
-  const clock = fakeClock();
+  const clock = virtualClock(1_000_000);
   const limiter = new RateLimiter('auto', clock);
   assert.equal(limiter.currentRate, 60);
   limiter.observe({ status: 200, limit: 1200, remaining: 1100 });

@@ -94,7 +94,8 @@ test('the first failure ends the sends still retrying at once, through onFailure
 
 test('a sender told to abandon stops at its next wait: no more tries against a real sandbox', async (t) => {
   const { ImportClient } = await import('../../../dist/http/import-client.js');
-  const { RateLimiter, systemClock } = await import('../../../dist/http/rate-limiter.js');
+  const { RateLimiter } = await import('../../../dist/http/rate-limiter.js');
+  const { systemClock } = await import('../../../dist/clock.js');
   const { DEFAULT_RETRY_POLICY } = await import('../../../dist/http/retry-policy.js');
   const { BatchSender } = await import('../../../dist/pipeline/import/send-batch.js');
   const { sandbox, API_KEY } = await import('../../helpers.mjs');

@@ -24,6 +24,7 @@ const LAYERS = {
   json: 0,
   entities: 0,
   'errors.ts': 0,
+  'clock.ts': 0,
 };
 
 /**

@@ -10,7 +10,8 @@ import { PullJournal, JOURNAL_FILE } from '../../../dist/pipeline/pull/pull-jour
 import { OutputFile } from '../../../dist/pipeline/pull/output-file.js';
 import { PullSession } from '../../../dist/pipeline/pull/pull-context.js';
 import { SourceClient } from '../../../dist/http/source-client.js';
-import { RateLimiter, systemClock } from '../../../dist/http/rate-limiter.js';
+import { systemClock } from '../../../dist/clock.js';
+import { RateLimiter } from '../../../dist/http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../../../dist/http/retry-policy.js';
 import { silentEvents } from '../../../dist/pipeline/events.js';
 import { tempDir } from '../../helpers.mjs';

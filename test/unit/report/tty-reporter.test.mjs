@@ -9,6 +9,7 @@ import { emptyCounts } from '../../../dist/pipeline/events.js';
 import { VERIFY_TERMS } from '../../../dist/report/figures.js';
 import { TtyReporter } from '../../../dist/report/tty-reporter.js';
 import { drawnRows } from '../../pty.mjs';
+import { virtualClock } from '../../virtual-clock.mjs';
 
 /** A terminal of `columns` that keeps what it is sent: a stream with tty.WriteStream's cursor methods. */
 function terminal(columns) {
@@ -88,6 +89,24 @@ test('a retry shows under the bar while it waits', () => {
   reporter.close();
   const rows = drawnRows(t.output());
   assert.ok(rows.includes(`${INDENT}retrying in 60 s (1/8): HTTP 503`), JSON.stringify(rows));
+});
+
+test("a retry's wait counts down on the reporter's clock, then says the retry is under way", (c) => {
+  const t = terminal(80);
+  const clock = virtualClock();
+  const reporter = new TtyReporter(t.out, false, undefined, clock);
+  c.after(() => reporter.close());
+  reporter.phaseStarted('messages', 6000);
+  reporter.progress('messages', RUNNING);
+  reporter.retrying('messages', { attempt: 1, of: 8, delayMs: 60_000, reason: 'HTTP 503' });
+  clock.advance(45_000);
+  reporter.info('draw');
+  assert.ok(drawnRows(t.output()).includes(`${INDENT}retrying in 15 s (1/8): HTTP 503`), t.output());
+  clock.advance(20_000);
+  reporter.info('draw');
+  reporter.close();
+  const rows = drawnRows(t.output());
+  assert.ok(rows.includes(`${INDENT}retry 1/8 under way, after HTTP 503`), JSON.stringify(rows));
 });
 
 test('a finished phase: its total is what was read, its time instead of the ETA; the rows stay', () => {
