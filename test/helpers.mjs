@@ -86,7 +86,7 @@ class TextSink extends Writable {
  * `signal` stands for Ctrl+C (aborting it is one), `clock` for the run's clock.
  * @param {string[]} args
  * @param {{ cwd?: string, env?: Record<string, string | undefined>, apiKey?: string, signal?: AbortSignal,
- *   clock?: unknown, columns?: number }} [options]
+ *   clock?: import('../dist/clock.js').Clock, columns?: number }} [options]
  * @returns {Promise<{ code: number, signal: null, stdout: string, stderr: string }>}
  */
 export async function runCli(args, { cwd = process.cwd(), env = {}, apiKey = API_KEY, signal, clock, columns } = {}) {
@@ -101,7 +101,7 @@ export async function runCli(args, { cwd = process.cwd(), env = {}, apiKey = API
  * Runs the built CLI as a child process to the end: for what only a process shows (signals, the
  * environment Node itself reads such as NODE_EXTRA_CA_CERTS, exit on its own).
  * @param {string[]} args
- * @param {Parameters<typeof spawnCli>[1] & { clock?: import('../dist/clock.js').Clock }} [options]
+ * @param {Parameters<typeof spawnCli>[1]} [options]
  */
 export function runCliProcess(args, options = {}) {
   return collect(spawnCli(args, options));

@@ -115,7 +115,18 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
       const { plans, exportFolder, sinceSec } = options;
       const { stop, hardStop } = run;
       const { env, cwd, clock } = run;
-      const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop, env, cwd, clock };
+      const mediaOptions = {
+        config,
+        plans,
+        exportFolder,
+        sinceSec,
+        retentionCutoffSec,
+        stop,
+        hardStop,
+        env,
+        cwd,
+        clock,
+      };
       media = await startMediaPass(mediaOptions, options.proxy ?? readProxySettings(env), events);
       await runImport(
         {

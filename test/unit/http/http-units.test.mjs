@@ -5,7 +5,12 @@ import { test } from 'node:test';
 import { FileProgress } from '../../../dist/checkpoint/file-progress.js';
 import { parseRecordResults } from '../../../dist/http/parse-results.js';
 import { RateLimiter } from '../../../dist/http/rate-limiter.js';
-import { backoffDelay, classifyStatus, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../../dist/http/retry-policy.js';
+import {
+  backoffDelay,
+  classifyStatus,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+} from '../../../dist/http/retry-policy.js';
 import { virtualClock } from '../../virtual-clock.mjs';
 
 /** The most request starts that fall in any 60-second window. */

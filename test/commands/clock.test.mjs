@@ -3,52 +3,19 @@
 // 30 s, a limiter at 60 a minute and the 5-second progress interval cost no real time.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { Agent } from 'undici';
-import { planRun, presetIdentity } from '../dist/cli/plan-run.js';
-import { pullSettings } from '../dist/cli/pull-command.js';
-import { loadConfig } from '../dist/config/load.js';
-import { RateLimiter } from '../dist/http/rate-limiter.js';
-import { DEFAULT_RETRY_POLICY } from '../dist/http/retry-policy.js';
-import { retryingRequest, sendToService } from '../dist/http/retrying-request.js';
-import { importEnd, importInRun } from '../dist/pipeline/import/import-session.js';
-import { pullLockOf } from '../dist/pipeline/pull/pull-session.js';
-import { withRun } from '../dist/pipeline/run/run.js';
-import { syncEnd, syncInRun } from '../dist/pipeline/sync/sync-session.js';
-import { createReporter } from '../dist/report/create-reporter.js';
-import { startFake } from './fake-helpers.mjs';
-import { API_KEY, generatedWorkspace, sandbox, tempDir, writeConfig, writeGeneratedExport } from './helpers.mjs';
-import { virtualClock } from './virtual-clock.mjs';
+import { RateLimiter } from '../../dist/http/rate-limiter.js';
+import { DEFAULT_RETRY_POLICY } from '../../dist/http/retry-policy.js';
+import { retryingRequest, sendToService } from '../../dist/http/retrying-request.js';
+import { startFake } from '../fakes/helpers.mjs';
+import { generatedWorkspace, runCli, sandbox, tempDir, writeConfig, writeGeneratedExport } from '../helpers.mjs';
+import { virtualClock } from '../virtual-clock.mjs';
 
-/**
- * An import through the run module, as the CLI starts it, with `clock` in its spec and the CI lines
- * drawn into a string on the same clock.
- */
+/** An import through the CLI, in-process, on `clock`: its summary and the CI lines it drew on stderr. */
 async function importWith(dir, clock) {
-  const { config, baseDir } = await loadConfig({
-    cwd: dir,
-    env: { MIGRATE_API_KEY: API_KEY },
-    flags: {},
-    requireApiKey: true,
-    readsExport: true,
-  });
-  const plan = await planRun(config, baseDir, { writeIdMap: true });
-  const out = new PassThrough();
-  let lines = '';
-  out.on('data', (d) => (lines += d));
-  // The lines reporter writes, and asks nothing of a terminal.
-  const stream = /** @type {NodeJS.WriteStream} */ (/** @type {unknown} */ (out));
-  const events = await createReporter('lines', stream, {}, undefined, clock);
-  /** @type {import('../dist/pipeline/run/run.js').RunSpec} */
-  const spec = { command: 'import', config, ledger: 'write', sourcesIdentity: plan.sourcesIdentity, events, clock };
-  const summary = await withRun(
-    spec,
-    (run) => importInRun(run, { plans: plan.plans, idMap: plan.idMap, fresh: false, estimateTotals: true }),
-    importEnd,
-  );
-  events.close();
-  return { summary, lines };
+  const run = await runCli(['import', '--json'], { cwd: dir, clock });
+  return { summary: JSON.parse(run.stdout), lines: run.stderr };
 }
 
 test('a run given a virtual clock waits on it: 429s asking 30 s each cost no real time', async (t) => {
@@ -145,50 +112,20 @@ test('the retry loop waits out a storm of Retry-After: 30 on its clock, at once 
   assert.ok(clock.now() - start >= 150_000, `the clock moved ${clock.now() - start} ms`);
 });
 
-test("sync's interval is the run clock's: two rounds an hour apart cost no real time", {
-  timeout: 60_000,
-}, async (t) => {
+test("sync's interval is the run clock's: two rounds an hour apart cost no real time", async (t) => {
   const sb = await sandbox();
   t.after(() => sb.close());
-  const fake = await startFake(t, 'sendbird', ['--users', '3', '--channels', '2', '--messages', '10', '--seed', '11']);
+  const fake = await startFake(t, 'sendbird', { world: { users: 3, channels: 2, messages: 10, seed: 11 } });
   const dir = await tempDir('cm-sync-');
   const state = { checkpoint: 'state/checkpoint.json', rejects: 'state/rejects.ndjson' };
   await writeConfig(dir, { baseUrl: sb.url, requestsPerMinute: 6000, restRequestsPerMinute: 6000, ...state });
-  const { config, baseDir } = await loadConfig({
-    cwd: dir,
-    env: { MIGRATE_API_KEY: API_KEY, ...fake.env },
-    flags: { preset: 'sendbird', from: 'state/export', sourceBaseUrl: fake.url, syncIntervalSeconds: 3600 },
-    requireApiKey: true,
-    readsExport: true,
-  });
   const clock = virtualClock();
   const start = clock.now();
-  const events = await createReporter('quiet', process.stderr);
-  /** @type {import('../dist/pipeline/run/run.js').RunSpec} */
-  const spec = {
-    command: 'sync',
-    config,
-    ledger: 'write',
-    sourcesIdentity: presetIdentity(config, baseDir),
-    idRule: config.idRule,
-    events,
-    clock,
-    locks: [pullLockOf(config.from)],
-  };
-  const pull = { ...pullSettings(config, 'sendbird', config.from), env: fake.env };
-  const summary = await withRun(
-    spec,
-    (run) =>
-      syncInRun(run, {
-        final: false,
-        intervalMs: config.syncIntervalSeconds * 1000,
-        maxRounds: 2,
-        pull,
-        plan: () => planRun(config, baseDir, { writeIdMap: true }),
-      }),
-    syncEnd,
-  );
-  assert.equal(summary.rounds.length, 2, JSON.stringify(summary));
+  const args = ['sync', 'sendbird', '--out', 'state/export', '--rounds', '2', '--interval', '3600', '--json'];
+  const run = await runCli([...args, '--source-base-url', fake.url], { cwd: dir, env: fake.env, clock });
+  assert.equal(run.code, 0, run.stderr);
+  const summary = JSON.parse(run.stdout);
+  assert.equal(summary.rounds.length, 2, run.stdout);
   assert.ok(clock.slept.includes(3_600_000), `slept ${clock.slept}`);
   assert.ok(clock.now() - start >= 3_600_000, `the clock moved ${clock.now() - start} ms`);
 });
