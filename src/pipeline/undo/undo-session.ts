@@ -1,6 +1,7 @@
 import { rename, rm } from 'node:fs/promises';
 import { rotateRejects } from '../../checkpoint/rejects-file.js';
 import { readCheckpoint, type CheckpointData } from '../../checkpoint/store.js';
+import { assertSameMigration } from '../../checkpoint/checkpoint-file.js';
 import type { MigrateConfig } from '../../config/schema.js';
 import type { EntityName } from '../../entities/types.js';
 import { CheckpointError } from '../../errors.js';
@@ -28,13 +29,8 @@ export async function prepareUndo(config: MigrateConfig): Promise<PreparedUndo> 
       hint: 'undo takes back what an import into this target recorded; give its --checkpoint',
     });
   }
-  if (checkpoint.target.baseUrl !== config.baseUrl || (checkpoint.target.appId ?? '') !== (config.appId ?? '')) {
-    const other = checkpoint.target.baseUrl;
-    throw new CheckpointError(
-      'CHECKPOINT_OTHER_TARGET',
-      `the checkpoint ${config.checkpoint} belongs to a migration into ${other}, not ${config.baseUrl}`,
-    );
-  }
+  const target = { baseUrl: config.baseUrl, appId: config.appId };
+  assertSameMigration(checkpoint, { target, sourcesHash: checkpoint.sourcesHash }, config.checkpoint, false);
   const idLog = idLogOf(checkpoint, config.checkpoint);
   const plan = planUndo(await readCreatedRecords(idLog));
   return { checkpoint, plan, idLog };
