@@ -164,7 +164,8 @@ export function assertSameMigration(
         'the records would get other ids and be imported a second time',
       {
         hint:
-          `set idRule to ${earlier} to go on with this migration; to move to ${identity.idRule} ids, run ` +
+          `set idRule to ${earlier} (--id-rule ${earlier}) to go on with this migration; to move to ` +
+          `${identity.idRule} ids, run ` +
           '`chat-migrate undo --yes` first: the import after it starts over under the idRule set (docs/ids.md)',
       },
     );
