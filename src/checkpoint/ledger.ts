@@ -5,7 +5,14 @@
  */
 import { BEYOND_RETENTION, ENTITY_ORDER, MEDIA_NOT_CARRIED, type EntityName } from '../entities/types.js';
 import type { BlockedMark, CheckpointData, EntityTotals } from './checkpoint-data.js';
-import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyMark } from './ledger-marks.js';
+import {
+  emptyTraffic,
+  type MediaHold,
+  type Traffic,
+  type UndoKept,
+  type UndoMark,
+  type VerifyMark,
+} from './ledger-marks.js';
 
 export type { MediaHold, Traffic, UndoMark, VerifyMark };
 
@@ -221,6 +228,16 @@ function mediaOf(data: CheckpointData | undefined): LedgerView['media'] {
 
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
+/** What an undo left on the service and why: the dry run's words and the status line's. */
+export function keptWords(kept: UndoKept): string {
+  const parts: string[] = [];
+  if (kept.existing > 0)
+    parts.push(`${count(kept.existing, 'record')} the service already had when this migration sent them`);
+  if (kept.unfound > 0)
+    parts.push(`${count(kept.unfound, 'message')} created without a service id the service's list did not give either`);
+  return parts.join(', ');
+}
+
 /** How a run that did not finish its work ended, in words. */
 const STOPPED_WORDS: Record<string, string> = { failed: 'failed', interrupted: 'was interrupted', running: 'crashed' };
 
@@ -232,10 +249,9 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
     const what =
       `${count(d.messages, 'message')}, ${count(d.members, 'member')}, ` +
       `${count(d.groups, 'group')} and ${count(d.users, 'user')}`;
-    return {
-      state: 'undone',
-      statusLine: `Undone: ${what} this migration created were deleted; nothing of this migration is on the service.`,
-    };
+    const kept = data.undone.kept;
+    const left = kept === undefined ? '; nothing of this migration is on the service.' : `; kept: ${keptWords(kept)}.`;
+    return { state: 'undone', statusLine: `Undone: ${what} this migration created were deleted${left}` };
   }
   // A run still `running` in the ledger was killed before it could say how it ended.
   const last = data?.lastRun;

@@ -92,6 +92,7 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
         retrying: (entity, notice) => events.retrying(entity, notice),
         answered: (_entity, status, latencyMs) => requests.answered(status, latencyMs),
       },
+      writeAhead: (entity, ids) => idLog!.sending(entity, ids),
       namesOwnCause: (entity, error) => entity === 'messages' && isRetentionRefusal(error),
       rejectAlone: (record, status, error) =>
         status >= 500 && record.entity === 'messages' && isRetentionRefusal(error)

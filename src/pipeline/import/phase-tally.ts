@@ -51,7 +51,8 @@ export class PhaseTally {
         this.reject({ entry, slot: { progress, ordinal: r.record.ordinal, hash: hashOfRecord(r.record) } });
       }
       if (outcome.skipped > 0) this.addSkips({ duplicate: outcome.skipped });
-      if (this.idLog && outcome.accepted.length > 0) this.idLog.write(outcome.accepted.map(idLogLine));
+      if (this.idLog && (outcome.accepted.length > 0 || outcome.sentAs !== undefined))
+        this.idLog.write(outcome.accepted.map(idLogLine), outcome.sentAs);
       for (const a of outcome.accepted) if (a.record.replayed) this.totals.replayed = (this.totals.replayed ?? 0) + 1;
       this.counts.imported += outcome.imported;
       this.counts.alreadyPresent += outcome.alreadyPresent;
