@@ -46,6 +46,8 @@ export interface LedgerRow {
   /** Brought in by replay (edited in the rejects file), and by verify --repair. */
   replayed: number;
   repaired: number;
+  /** Messages in without the files missing at their source (replay --without-missing-files). */
+  withoutFiles: number;
   skipped: number;
   skippedBy: Record<string, number>;
   /** Read but neither answered nor accounted for yet: the next run sends them. */
@@ -84,6 +86,7 @@ const emptyRow = (): LedgerRow => ({
   resolved: 0,
   replayed: 0,
   repaired: 0,
+  withoutFiles: 0,
   skipped: 0,
   skippedBy: {},
 });
@@ -161,6 +164,7 @@ function rowOf(t: EntityTotals | undefined): LedgerRow {
   row.resolved = t.resolved ?? 0;
   row.replayed = t.replayed ?? 0;
   row.repaired = t.repaired ?? 0;
+  row.withoutFiles = t.withoutFiles ?? 0;
   return row;
 }
 
@@ -178,6 +182,7 @@ function sumRows(rows: LedgerRow[]): LedgerRow {
       'resolved',
       'replayed',
       'repaired',
+      'withoutFiles',
       'skipped',
     ] as const)
       total[key] += row[key];

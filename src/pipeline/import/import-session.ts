@@ -13,6 +13,7 @@ import type { ReplaySource } from './replay-pass.js';
 import type { ExportFolder } from '../../media/media-sources.js';
 import { readProxySettings, type ProxySettings } from '../../http/proxy-env.js';
 import { startMediaPass } from './media-start.js';
+import type { WithoutMissing } from './media-pass.js';
 import type { Run, RunEnd } from '../run/run.js';
 import { ledgerView } from '../../checkpoint/ledger.js';
 import { BEYOND_RETENTION } from '../../entities/types.js';
@@ -32,6 +33,8 @@ export interface ImportSessionOptions {
   replay?: ReplaySource;
   /** A preset's export folder, for `media.exportFiles`. */
   exportFolder?: ExportFolder;
+  /** `replay --without-missing-files`: messages held only for missing files go in without them. */
+  withoutMissing?: WithoutMissing;
 }
 
 /**
@@ -113,9 +116,18 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     run.sample(counts, () => limiter.currentRate);
     let error: unknown;
     try {
-      const { plans, exportFolder, sinceSec } = options;
+      const { plans, exportFolder, sinceSec, withoutMissing } = options;
       const { stop, hardStop } = run;
-      const mediaOptions = { config, plans, exportFolder, sinceSec, retentionCutoffSec, stop, hardStop };
+      const mediaOptions = {
+        config,
+        plans,
+        exportFolder,
+        sinceSec,
+        retentionCutoffSec,
+        stop,
+        hardStop,
+        withoutMissing,
+      };
       media = await startMediaPass(mediaOptions, options.proxy ?? readProxySettings(process.env), events);
       await runImport(
         {

@@ -10,7 +10,7 @@ import type { ExportFolder } from '../../media/media-sources.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
 import { unlistedHostsText } from '../../media/unlisted-hosts.js';
-import { carryMessageMedia, rewriteMedia } from './media-pass.js';
+import { carryMessageMedia, rewriteMedia, type WithoutMissing } from './media-pass.js';
 import { MediaSession } from './media-session.js';
 
 /** What the message phase needs of media. */
@@ -29,6 +29,8 @@ export interface MediaStartOptions {
   retentionCutoffSec?: number;
   stop: AbortSignal;
   hardStop: AbortSignal;
+  /** `replay --without-missing-files`: messages held only for missing files go in without them. */
+  withoutMissing?: WithoutMissing;
 }
 
 export async function startMediaPass(
@@ -73,5 +75,12 @@ export async function startMediaPass(
     await ready.catch(() => undefined);
     await session.close();
   };
-  return { session, close, hook: { ready, rewrite: (record, input) => rewriteMedia(record, input.path, session.run) } };
+  return {
+    session,
+    close,
+    hook: {
+      ready,
+      rewrite: (record, input) => rewriteMedia(record, input.path, session.run, options.withoutMissing),
+    },
+  };
 }

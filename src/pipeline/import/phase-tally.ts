@@ -53,7 +53,10 @@ export class PhaseTally {
       if (outcome.skipped > 0) this.addSkips({ duplicate: outcome.skipped });
       if (this.idLog && (outcome.accepted.length > 0 || outcome.sentAs !== undefined))
         this.idLog.write(outcome.accepted.map(idLogLine), outcome.sentAs);
-      for (const a of outcome.accepted) if (a.record.replayed) this.totals.replayed = (this.totals.replayed ?? 0) + 1;
+      for (const a of outcome.accepted) {
+        if (a.record.replayed) this.totals.replayed = (this.totals.replayed ?? 0) + 1;
+        if (a.record.media?.without?.length) this.totals.withoutFiles = (this.totals.withoutFiles ?? 0) + 1;
+      }
       this.counts.imported += outcome.imported;
       this.counts.alreadyPresent += outcome.alreadyPresent;
       this.totals.imported += outcome.imported;
