@@ -24,6 +24,8 @@ export interface EntityTotals {
   replayed?: number;
   /** Records verify --repair found missing and sent again. */
   repaired?: number;
+  /** Messages in without the files missing at their source (`replay --without-missing-files`). */
+  withoutFiles?: number;
   /** Records the last reading of the entity to its end met. */
   inExport?: number;
   /** Members or messages held back by a user or group not in, as the last reading to its end met them. */

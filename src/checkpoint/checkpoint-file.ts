@@ -70,7 +70,7 @@ export async function readCheckpoint(filePath: string): Promise<CheckpointData |
   const corrupt = (why: string) =>
     new CheckpointError('CHECKPOINT_CORRUPT', `the checkpoint ${filePath} is damaged (${why})`, {
       hint:
-        'run again with --fresh to start over ' +
+        'start over with `chat-migrate import --fresh` ' +
         '(records already imported are recognised by the service and counted as already present)',
     });
   let data: CheckpointData;
@@ -110,15 +110,40 @@ export async function readCheckpoint(filePath: string): Promise<CheckpointData |
   return data;
 }
 
-export function assertSameMigration(data: CheckpointData, identity: CheckpointIdentity, filePath: string): void {
-  const hint = `use --fresh to start a new migration, or --checkpoint to pick another file`;
+/**
+ * Whether the checkpoint is an undone migration's ledger with nothing sent since: nothing of it is on
+ * the service, so the next import starts over under its own sources and id rule.
+ */
+export const startsOver = (data: CheckpointData): boolean =>
+  data.undone !== undefined && Object.keys(data.files).length === 0;
+
+/** `http://host (app a1)`: the target a checkpoint belongs to, as a person sets it. */
+const targetWords = (target: CheckpointData['target']): string =>
+  `${target.baseUrl}${target.appId ? ` (appId ${target.appId})` : ''}`;
+
+/**
+ * Throws unless the checkpoint is this migration's. `canStartOver`: the command may begin a migration
+ * (import, replay, sync); the others (verify, undo) are only told the checkpoint's own target.
+ */
+export function assertSameMigration(
+  data: CheckpointData,
+  identity: CheckpointIdentity,
+  filePath: string,
+  canStartOver = true,
+): void {
   if (data.target.baseUrl !== identity.target.baseUrl || (data.target.appId ?? '') !== (identity.target.appId ?? '')) {
+    const own = `its target is ${targetWords(data.target)}: set baseUrl and appId to it to go on with that migration`;
     throw new CheckpointError(
       'CHECKPOINT_OTHER_TARGET',
       `the checkpoint ${filePath} belongs to a migration into ${data.target.baseUrl}, not ${identity.target.baseUrl}`,
-      { hint },
+      {
+        hint: canStartOver
+          ? `${own}; to start a new one into ${targetWords(identity.target)}, give --checkpoint another file`
+          : `${own}, or give --checkpoint the file of the migration into ${targetWords(identity.target)}`,
+      },
     );
   }
+  if (startsOver(data)) return;
   if (data.sourcesHash !== identity.sourcesHash) {
     throw new CheckpointError(
       'CHECKPOINT_OTHER_SOURCES',
@@ -126,7 +151,8 @@ export function assertSameMigration(data: CheckpointData, identity: CheckpointId
       {
         hint:
           'to send records you fixed, edit them in the rejects file (or in the export) and run ' +
-          '`chat-migrate replay`; to start a new migration use --fresh, or --checkpoint to pick another file',
+          '`chat-migrate replay`; to start a new migration, `chat-migrate import --fresh`, or give --checkpoint ' +
+          'another file',
       },
     );
   }
@@ -139,7 +165,8 @@ export function assertSameMigration(data: CheckpointData, identity: CheckpointId
       {
         hint:
           `set idRule to ${earlier} (--id-rule ${earlier}) to go on with this migration; to move to ` +
-          `${identity.idRule} ids, run \`chat-migrate undo --yes\` first, then import with --fresh (docs/ids.md)`,
+          `${identity.idRule} ids, run ` +
+          '`chat-migrate undo --yes` first: the import after it starts over under the idRule set (docs/ids.md)',
       },
     );
   }

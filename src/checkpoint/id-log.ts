@@ -5,7 +5,7 @@ import type { CheckpointCompanion, CompanionMark } from './store.js';
 /**
  * One line of the id log: a record the service holds after the import. `created`: the service
  * answered success (this migration made it). `existing`: it answered ERR_*_ALREADY_EXISTS (it was
- * there already, or an earlier try's answer was lost: `resent`); `undo` never deletes those.
+ * there already, or an earlier try's answer was lost: `resent`, which undo deletes).
  */
 export interface IdLogLine {
   entity: EntityName;
@@ -67,12 +67,32 @@ export class IdLog {
     return this.log.path;
   }
 
+  /** Write-ahead batches this run recorded: their numbers, which `write` names once answered. */
+  private sent = 0;
+
+  /**
+   * The write-ahead line of a batch about to be sent, on disk (in the system's hands: a killed
+   * process loses nothing written) before the request goes: an already-exists answer later, for a
+   * record of a batch whose answer never came, was that batch's own record (undo deletes it). Its number.
+   */
+  async sending(entity: EntityName, ids: readonly string[]): Promise<number> {
+    const batch = ++this.sent;
+    this.log.writeLines(
+      `{"run":"${this.log.run}","sending":"${entity}","batch":${batch},"ids":${JSON.stringify(ids)}}\n`,
+    );
+    await this.log.flush();
+    return batch;
+  }
+
   get companion(): CheckpointCompanion {
     return this.log;
   }
 
-  /** The lines of one acknowledged batch, written as one piece of text. */
-  write(lines: readonly IdLogLine[]): void {
+  /**
+   * The lines of one acknowledged batch, written as one piece of text; with `answered`, the number
+   * `sending` gave it, so a reader tells batches answered from batches a crash or a failure cut off.
+   */
+  write(lines: readonly IdLogLine[], answered?: number): void {
     let text = '';
     const head = `{"run":"${this.log.run}","entity":"`;
     for (const line of lines) {
@@ -88,6 +108,7 @@ export class IdLog {
       text += `,"state":"${line.state}"${line.resent ? ',"resent":true' : ''}`;
       text += `${line.via ? `,"via":"${line.via}"` : ''}}\n`;
     }
+    if (answered !== undefined) text += `{"run":"${this.log.run}","answered":${answered}}\n`;
     if (text !== '') this.log.writeLines(text);
   }
 

@@ -38,6 +38,16 @@ export interface UndoMark {
   notFound: number;
   /** The earlier migration's files, renamed aside. */
   setAside: string[];
+  /** Records of the id logs the undo left on the service (none: absent). */
+  kept?: UndoKept;
+}
+
+/** What an undo leaves on the service, by why. */
+export interface UndoKept {
+  /** Answered already-exists when this migration sent them, with no earlier send unanswered: there before. */
+  existing: number;
+  /** Messages this migration created whose service id neither its logs nor the service's list gave. */
+  unfound: number;
 }
 
 export const emptyTraffic = (): Traffic => ({ requests: 0, retries: 0, rateLimited: 0, sendingMs: 0 });

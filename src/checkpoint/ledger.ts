@@ -5,7 +5,14 @@
  */
 import { BEYOND_RETENTION, ENTITY_ORDER, MEDIA_NOT_CARRIED, type EntityName } from '../entities/types.js';
 import type { BlockedMark, CheckpointData, EntityTotals } from './checkpoint-data.js';
-import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyMark } from './ledger-marks.js';
+import {
+  emptyTraffic,
+  type MediaHold,
+  type Traffic,
+  type UndoKept,
+  type UndoMark,
+  type VerifyMark,
+} from './ledger-marks.js';
 
 export type { MediaHold, Traffic, UndoMark, VerifyMark };
 
@@ -39,6 +46,8 @@ export interface LedgerRow {
   /** Brought in by replay (edited in the rejects file), and by verify --repair. */
   replayed: number;
   repaired: number;
+  /** Messages in without the files missing at their source (replay --without-missing-files). */
+  withoutFiles: number;
   skipped: number;
   skippedBy: Record<string, number>;
   /** Read but neither answered nor accounted for yet: the next run sends them. */
@@ -77,6 +86,7 @@ const emptyRow = (): LedgerRow => ({
   resolved: 0,
   replayed: 0,
   repaired: 0,
+  withoutFiles: 0,
   skipped: 0,
   skippedBy: {},
 });
@@ -154,6 +164,7 @@ function rowOf(t: EntityTotals | undefined): LedgerRow {
   row.resolved = t.resolved ?? 0;
   row.replayed = t.replayed ?? 0;
   row.repaired = t.repaired ?? 0;
+  row.withoutFiles = t.withoutFiles ?? 0;
   return row;
 }
 
@@ -171,6 +182,7 @@ function sumRows(rows: LedgerRow[]): LedgerRow {
       'resolved',
       'replayed',
       'repaired',
+      'withoutFiles',
       'skipped',
     ] as const)
       total[key] += row[key];
@@ -221,6 +233,16 @@ function mediaOf(data: CheckpointData | undefined): LedgerView['media'] {
 
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
+/** What an undo left on the service and why: the dry run's words and the status line's. */
+export function keptWords(kept: UndoKept): string {
+  const parts: string[] = [];
+  if (kept.existing > 0)
+    parts.push(`${count(kept.existing, 'record')} the service already had when this migration sent them`);
+  if (kept.unfound > 0)
+    parts.push(`${count(kept.unfound, 'message')} created without a service id the service's list did not give either`);
+  return parts.join(', ');
+}
+
 /** How a run that did not finish its work ended, in words. */
 const STOPPED_WORDS: Record<string, string> = { failed: 'failed', interrupted: 'was interrupted', running: 'crashed' };
 
@@ -232,10 +254,9 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
     const what =
       `${count(d.messages, 'message')}, ${count(d.members, 'member')}, ` +
       `${count(d.groups, 'group')} and ${count(d.users, 'user')}`;
-    return {
-      state: 'undone',
-      statusLine: `Undone: ${what} this migration created were deleted; nothing of this migration is on the service.`,
-    };
+    const kept = data.undone.kept;
+    const left = kept === undefined ? '; nothing of this migration is on the service.' : `; kept: ${keptWords(kept)}.`;
+    return { state: 'undone', statusLine: `Undone: ${what} this migration created were deleted${left}` };
   }
   // A run still `running` in the ledger was killed before it could say how it ended.
   const last = data?.lastRun;

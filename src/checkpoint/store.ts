@@ -10,7 +10,7 @@ import {
   type CompanionName,
   type EntityTotals,
 } from './checkpoint-data.js';
-import { assertSameMigration, readCheckpoint, writeAtomically } from './checkpoint-file.js';
+import { assertSameMigration, readCheckpoint, startsOver, writeAtomically } from './checkpoint-file.js';
 
 // The types and the reader live beside it; importers of the store keep finding them here.
 export {
@@ -64,6 +64,11 @@ export class CheckpointStore {
     if (existing) {
       assertSameMigration(existing, identity, filePath);
       store.data = existing;
+      // Undone and not sent to since: it starts over under this run's sources and id rule.
+      if (startsOver(existing)) {
+        existing.sourcesHash = identity.sourcesHash;
+        existing.idRule = identity.idRule;
+      }
     } else {
       const now = new Date().toISOString();
       store.data = {
@@ -92,7 +97,7 @@ export class CheckpointStore {
   ): Promise<CheckpointStore | undefined> {
     const existing = await readCheckpoint(filePath);
     if (!existing) return undefined;
-    assertSameMigration(existing, { target, sourcesHash: existing.sourcesHash, idRule }, filePath);
+    assertSameMigration(existing, { target, sourcesHash: existing.sourcesHash, idRule }, filePath, false);
     const store = new CheckpointStore(filePath, minIntervalMs);
     store.data = existing;
     return store;
@@ -189,13 +194,15 @@ export class CheckpointStore {
    * (the files were set aside); what it cost (traffic) and what was undone stay.
    */
   startOver(undone: UndoMark): void {
-    const { version, tool, target, sourcesHash, createdAt, traffic } = this.data;
+    const { version, tool, target, sourcesHash, idRule, createdAt, traffic } = this.data;
     const now = new Date().toISOString();
     this.data = {
       version,
       tool,
       target,
       sourcesHash,
+      // Kept so the ledger still reads as the preset's; the next import sets its own (startsOver).
+      ...(idRule !== undefined ? { idRule } : {}),
       createdAt,
       updatedAt: now,
       phasesDone: [],

@@ -136,6 +136,12 @@ export function registerCommands(program: Command, ctx: CommandContext, outcome:
     .argument('[rejects-file]', 'the rejects file, as you edited it (default: the "rejects" key)')
     .description('send the rejected records again, as edited in the rejects file; what gets in is closed')
     .option('--dry-run', 'check the records still open without sending anything')
+    .option(
+      '--without-missing-files',
+      'send the messages held for attachments missing at their source (404, 410, not in the export) without ' +
+        'them; their text kept, what was left out noted in data.metadata.notCarried',
+    )
+    .option('--reason <text>', 'with --without-missing-files: why, kept in the note of each message')
     .action(later(() => import('./replay-command.js'), 'replayAction'));
 
   addConfigOptions(program.command('undo'), 'undo')

@@ -1,6 +1,6 @@
 import { readCheckpoint } from '../checkpoint/store.js';
 import { ENTITIES } from '../entities/index.js';
-import { CheckpointError, ExitCode } from '../errors.js';
+import { CheckpointError, ConfigError, ExitCode } from '../errors.js';
 import { checkReplayDry } from '../pipeline/import/replay-dry.js';
 import { retentionCutoff } from '../pipeline/retention.js';
 import {
@@ -19,6 +19,8 @@ import type { CommandContext } from './context.js';
 
 interface ReplayOptions extends CommonOptions {
   dryRun?: boolean;
+  withoutMissingFiles?: boolean;
+  reason?: string;
 }
 
 const STOPPING_NOTICE =
@@ -32,6 +34,12 @@ export async function replayAction(
   const { config, baseDir, warnings } = await loadCommandConfig(ctx, opts, !opts.dryRun, true);
   ctx.warn(warnings);
   if (file !== undefined) config.rejects = ctx.resolve(file);
+  if (opts.reason !== undefined && !opts.withoutMissingFiles) {
+    throw new ConfigError('REPLAY_REASON_ALONE', '--reason goes with --without-missing-files: nothing was sent', {
+      exitCode: ExitCode.usage,
+      hint: 'run `chat-migrate replay --without-missing-files --reason "..."`',
+    });
+  }
   const before = await readCheckpoint(config.checkpoint);
   if (!before) {
     throw new CheckpointError('REPLAY_NO_CHECKPOINT', `no checkpoint at ${config.checkpoint}: nothing to replay`, {
@@ -96,11 +104,14 @@ export async function replayAction(
           idMap: plan.idMap,
           fresh: false,
           replay: { ...rejects, sent: () => sent++ },
+          withoutMissing: opts.withoutMissingFiles ? { reason: opts.reason } : undefined,
         }),
       importEnd,
     );
-    const after = openSlotsOf(await readCheckpoint(config.checkpoint));
-    const replay = replayOutcome(openBefore, rejects.deleted, after, sent);
+    const ledger = await readCheckpoint(config.checkpoint);
+    const after = openSlotsOf(ledger);
+    const withoutFiles = (ledger?.totals.messages?.withoutFiles ?? 0) - (before.totals.messages?.withoutFiles ?? 0);
+    const replay = { ...replayOutcome(openBefore, rejects.deleted, after, sent), withoutFiles };
     if (opts.json) await printSummary(ctx, { ...summary, replay } as typeof summary, true);
     else {
       await printSummary(ctx, summary, false);
@@ -130,7 +141,7 @@ function replayOutcome(before: OpenSlot[], deleted: OpenSlot[], after: OpenSlot[
   return { openBefore: before.length, sent, gotIn: closed.length - dropped, dropped, stillOpen: after.length, ...left };
 }
 
-function formatReplay(r: ReplayOutcome, rejectsPath: string): string {
+function formatReplay(r: ReplayOutcome & { withoutFiles: number }, rejectsPath: string): string {
   const codes = (byCode: Record<string, number>) =>
     Object.entries(byCode)
       .map(([code, n]) => `${code} ${n}`)
@@ -140,6 +151,8 @@ function formatReplay(r: ReplayOutcome, rejectsPath: string): string {
     `Replay: ${plural(r.openBefore, 'record')} open before, ${r.sent} sent, ${r.gotIn} got in, ` +
       `${r.dropped} dropped (deleted from the rejects file), ${r.stillOpen} still open`,
   ];
+  if (r.withoutFiles > 0)
+    lines.push(`  ${plural(r.withoutFiles, 'message')} went in without their missing files (data.metadata.notCarried)`);
   if (r.fixTheData.count > 0) lines.push(`  fix the data:   ${r.fixTheData.count} (${codes(r.fixTheData.byCode)})`);
   if (r.worthRetrying.count > 0)
     lines.push(`  worth retrying: ${r.worthRetrying.count} (${codes(r.worthRetrying.byCode)})`);

@@ -7,6 +7,7 @@ import type { MigrateConfig } from '../config/schema.js';
 import { DEFAULT_REST_REQUESTS_PER_MINUTE } from '../config/keys.js';
 import { formatDuration } from '../report/summary.js';
 import type { CommandContext } from './context.js';
+import { keptWords } from '../checkpoint/ledger.js';
 
 interface UndoOptions extends CommonOptions {
   yes?: boolean;
@@ -32,8 +33,12 @@ function describe(prepared: PreparedUndo, config: MigrateConfig): string {
     '  created by this migration only: records that were already there and mapped users are kept',
     `  ${plural(prepared.plan.steps.length, 'delete request')}: ${undoDuration(prepared, config)}`,
   ];
-  if (withoutServiceId.length > 0)
-    lines.push(`  ${plural(withoutServiceId.length, 'message')} without the service's id cannot be deleted`);
+  if (withoutServiceId.length > 0) {
+    const which = plural(withoutServiceId.length, 'message');
+    lines.push(`  and ${which} it has no service id for: looked up by muid in the service's message list first`);
+  }
+  const { existing } = prepared.logged;
+  if (existing > 0) lines.push(`  keeps ${keptWords({ existing, unfound: 0 })}: they were there before`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -45,10 +50,21 @@ export async function undoAction(ctx: CommandContext, opts: UndoOptions): Promis
   const host = new URL(config.baseUrl).host;
   const out = opts.json ? ctx.stderr : ctx.stdout;
   out.write(ctx.redact(describe(prepared, config)));
-  const { counts } = prepared.plan;
+  const { counts, withoutServiceId } = prepared.plan;
   if (opts.dryRun) {
     const estimate = undoDuration(prepared, config);
-    const doc = { dryRun: true, appId: config.appId, host, counts, requests: prepared.plan.steps.length, estimate };
+    const requests = prepared.plan.steps.length;
+    const kept = { existing: prepared.logged.existing };
+    const doc = {
+      dryRun: true,
+      appId: config.appId,
+      host,
+      counts,
+      lookUp: withoutServiceId.length,
+      kept,
+      requests,
+      estimate,
+    };
     if (opts.json) ctx.stdout.write(`${JSON.stringify(doc)}\n`);
     return ExitCode.ok;
   }
@@ -69,14 +85,15 @@ export async function undoAction(ctx: CommandContext, opts: UndoOptions): Promis
     stepSummary: true,
   };
   const outcome = await runInCommand(ctx, spec, (run) => undoInRun(run, prepared), undoEnd);
-  const { state, setAside } = outcome;
+  const { state, setAside, kept } = outcome;
   const refused = state.refused.length;
-  if (opts.json) ctx.stdout.write(ctx.redact(`${JSON.stringify({ ...state, setAside })}\n`));
+  if (opts.json) ctx.stdout.write(ctx.redact(`${JSON.stringify({ ...state, kept, setAside })}\n`));
   else {
     const d = state.deleted;
     const lines = [
       `Deleted ${plural(d.messages, 'message')}, ${plural(d.members, 'member')}, ${plural(d.groups, 'group')}, ` +
         `${plural(d.users, 'user')}${state.notFound > 0 ? ` (${state.notFound} were gone already)` : ''}`,
+      ...(kept.existing + kept.unfound > 0 ? [`  kept: ${keptWords(kept)}`] : []),
       ...state.refused.map((r) => `  refused: ${r.label} [${r.code}]`),
       refused > 0
         ? '  the checkpoint is kept: run undo again once the refusals are dealt with'

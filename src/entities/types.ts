@@ -149,6 +149,11 @@ export interface MappedRecord {
   /** Set by ExportIndex when a parent it names was blocked in an earlier run: done slots are sent again. */
   heldBefore?: true;
   /** Set by the media pass: attachments carried into the bucket, and those it could not carry (why). */
-  media?: { carried: string[]; notCarried: Array<{ url: string; reason: string }> };
+  media?: {
+    carried: string[];
+    notCarried: Array<{ url: string; reason: string }>;
+    /** Files missing at their source, left out of the message (`replay --without-missing-files`). */
+    without?: Array<{ url: string; reason: string }>;
+  };
   skip?: 'permanently-deleted' | 'soft-deleted' | 'before-since' | 'duplicate' | (string & {});
 }

@@ -73,6 +73,7 @@ function describeRow(row: LedgerRow): string {
   const parts = [`${row.imported} imported`, `${row.alreadyPresent} already there`, rejected, skipped];
   if (row.blocked) parts.push(`${row.blocked} blocked by a user or group not in`);
   if (row.repaired) parts.push(`${row.repaired} repaired`);
+  if (row.withoutFiles) parts.push(`${row.withoutFiles} in without their missing files`);
   if (row.notYetSent) parts.push(`${row.notYetSent} not yet sent`);
   return parts.join(', ');
 }

@@ -13,6 +13,7 @@ import type { ReplaySource } from './replay-pass.js';
 import type { ExportFolder } from '../../media/media-sources.js';
 import { readProxySettings, type ProxySettings } from '../../http/proxy-env.js';
 import { startMediaPass } from './media-start.js';
+import type { WithoutMissing } from './media-pass.js';
 import type { Run, RunEnd } from '../run/run.js';
 import { ledgerView } from '../../checkpoint/ledger.js';
 import { BEYOND_RETENTION } from '../../entities/types.js';
@@ -32,6 +33,8 @@ export interface ImportInRunOptions {
   replay?: ReplaySource;
   /** A preset's export folder, for `media.exportFiles`. */
   exportFolder?: ExportFolder;
+  /** `replay --without-missing-files`: messages held only for missing files go in without them. */
+  withoutMissing?: WithoutMissing;
 }
 
 /**
@@ -92,6 +95,7 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
         retrying: (entity, notice) => events.retrying(entity, notice),
         answered: (_entity, status, latencyMs) => requests.answered(status, latencyMs),
       },
+      writeAhead: (entity, ids) => idLog!.sending(entity, ids),
       namesOwnCause: (entity, error) => entity === 'messages' && isRetentionRefusal(error),
       rejectAlone: (record, status, error) =>
         status >= 500 && record.entity === 'messages' && isRetentionRefusal(error)
@@ -112,9 +116,8 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
     run.sample(counts, () => limiter.currentRate);
     let error: unknown;
     try {
-      const { plans, exportFolder, sinceSec } = options;
-      const { stop, hardStop } = run;
-      const { env, cwd, clock } = run;
+      const { plans, exportFolder, sinceSec, withoutMissing } = options;
+      const { stop, hardStop, env, cwd, clock } = run;
       const mediaOptions = {
         config,
         plans,
@@ -123,6 +126,7 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
         retentionCutoffSec,
         stop,
         hardStop,
+        withoutMissing,
         env,
         cwd,
         clock,

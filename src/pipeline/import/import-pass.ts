@@ -20,7 +20,8 @@ import { PhaseTally, rejectOfRecord } from './phase-tally.js';
 import type { BatchSender } from './send-batch.js';
 import { offerReplayItems, type ReplaySource } from './replay-pass.js';
 import type { MediaHook } from './media-start.js';
-import { MEDIA_NOT_CARRIED, type ParentEntity } from '../../entities/types.js';
+import type { ParentEntity } from '../../entities/types.js';
+import { heldForMedia, mediaReject } from './media-pass.js';
 import { ParentHolds } from './parent-holds.js';
 
 export interface ImportRun {
@@ -284,7 +285,13 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
     // The export's answers first: a slot its own (fixed) line closed meanwhile is not sent again.
     await batcher.flush();
     await batcher.drain();
-    const slots = new ItemSlots(createMapper(mapperOptionsFor(entity, plan.source, run)));
+    const map = createMapper(mapperOptionsFor(entity, plan.source, run));
+    // The rejects file's lines meet the media pass's answers as the export's would.
+    const inputOf = new Map(plan.inputs.map((input) => [input.display, input]));
+    const slots = new ItemSlots((item) => {
+      const input = media && inputOf.get(item.file);
+      return input ? media.rewrite(map(item), input) : map(item);
+    });
     const { checkpoint, nowSec } = run;
     const items = run.replay.itemsFor(entity.name);
     const pass = { entity: entity.name, items, checkpoint, batcher, tally, index, slots, counts, nowSec };
@@ -353,24 +360,4 @@ const noSlot = (cursor: FileCursor, problem: SourceProblem): RejectedSlot => ({
 
 function rejectOfProblem(entity: EntityName, p: SourceProblem): RejectEntry {
   return { entity, file: p.file, line: p.line, ordinal: p.ordinal, code: p.rule, message: p.message };
-}
-
-/**
- * Keeps the ledger's attachments not carried in step with this reading: a file carried now clears its
- * hold; a message with a file not carried is held back (true), so no message goes out pointing at the
- * old system while a later run could still carry its file.
- */
-function heldForMedia(ledger: CheckpointStore, record: MappedRecord): boolean {
-  const { carried, notCarried } = record.media!;
-  for (const url of carried) ledger.setMediaHold(url, undefined);
-  for (const { url, reason } of notCarried)
-    ledger.setMediaHold(url, { reason, file: record.file, line: record.line, ordinal: record.ordinal });
-  return notCarried.length > 0;
-}
-
-function mediaReject(record: MappedRecord): RejectEntry {
-  const [first, ...more] = record.media!.notCarried;
-  const others = more.length > 0 ? ` (and ${more.length} more)` : '';
-  const message = `the attachment ${first.url} could not be carried: ${first.reason}${others}`;
-  return { ...rejectOfRecord(record, MEDIA_NOT_CARRIED, message), field: 'data.attachments' };
 }

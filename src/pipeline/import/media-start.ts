@@ -11,7 +11,7 @@ import type { ExportFolder } from '../../media/media-sources.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
 import { unlistedHostsText } from '../../media/unlisted-hosts.js';
-import { carryMessageMedia, rewriteMedia } from './media-pass.js';
+import { carryMessageMedia, rewriteMedia, type WithoutMissing } from './media-pass.js';
 import { MediaSession } from './media-session.js';
 
 /** What the message phase needs of media. */
@@ -34,6 +34,8 @@ export interface MediaStartOptions {
   /** Where a file's path is shown from. */
   cwd: string;
   clock: Clock;
+  /** `replay --without-missing-files`: messages held only for missing files go in without them. */
+  withoutMissing?: WithoutMissing;
 }
 
 export async function startMediaPass(
@@ -80,5 +82,12 @@ export async function startMediaPass(
     await ready.catch(() => undefined);
     await session.close();
   };
-  return { session, close, hook: { ready, rewrite: (record, input) => rewriteMedia(record, input.path, session.run) } };
+  return {
+    session,
+    close,
+    hook: {
+      ready,
+      rewrite: (record, input) => rewriteMedia(record, input.path, session.run, options.withoutMissing),
+    },
+  };
 }

@@ -51,8 +51,12 @@ export class PhaseTally {
         this.reject({ entry, slot: { progress, ordinal: r.record.ordinal, hash: hashOfRecord(r.record) } });
       }
       if (outcome.skipped > 0) this.addSkips({ duplicate: outcome.skipped });
-      if (this.idLog && outcome.accepted.length > 0) this.idLog.write(outcome.accepted.map(idLogLine));
-      for (const a of outcome.accepted) if (a.record.replayed) this.totals.replayed = (this.totals.replayed ?? 0) + 1;
+      if (this.idLog && (outcome.accepted.length > 0 || outcome.sentAs !== undefined))
+        this.idLog.write(outcome.accepted.map(idLogLine), outcome.sentAs);
+      for (const a of outcome.accepted) {
+        if (a.record.replayed) this.totals.replayed = (this.totals.replayed ?? 0) + 1;
+        if (a.record.media?.without?.length) this.totals.withoutFiles = (this.totals.withoutFiles ?? 0) + 1;
+      }
       this.counts.imported += outcome.imported;
       this.counts.alreadyPresent += outcome.alreadyPresent;
       this.totals.imported += outcome.imported;

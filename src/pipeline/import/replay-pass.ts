@@ -7,6 +7,7 @@ import { type ItemSlots, SKIP } from '../item-slots.js';
 import type { Batcher } from './batcher.js';
 import { slotHash } from './open-rejects.js';
 import { rejectOfRecord, type PhaseTally } from './phase-tally.js';
+import { heldForMedia, mediaReject } from './media-pass.js';
 
 /** A rejects file's line as the user left it: the record to send for a slot the checkpoint keeps open. */
 export interface ReplayItem {
@@ -89,6 +90,11 @@ export async function offerReplayItems(pass: ReplayPass): Promise<void> {
     if (record.blockedBy !== undefined) {
       // Its user or group is not in: sent with the export's reading once it is; the slot stays open.
       tally.stillRejected();
+      continue;
+    }
+    // A file still not carried holds the line as it holds the export's: never sent with its old URL.
+    if (record.media && heldForMedia(checkpoint, record)) {
+      batcher.hold(mediaReject(record), { progress, ordinal: item.ordinal, hash: slotHash(source) });
       continue;
     }
     pass.replay.sent?.(pass.entity);

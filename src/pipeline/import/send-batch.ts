@@ -19,6 +19,8 @@ export interface BatchOutcome {
   skipped: number;
   /** Every record the service holds now (imported or already present), for the id log. */
   accepted: AcceptedRecord[];
+  /** The number of the batch's write-ahead line (`writeAhead`), which its answer's lines name. */
+  sentAs?: number;
 }
 
 /** A record the service answered success or already-exists for. */
@@ -76,6 +78,8 @@ export interface BatchSenderOptions {
     error: { code: string; message: string } | undefined,
   ) => { code: string; message: string } | undefined;
   events?: SenderEvents;
+  /** Records, before the batch's first try, what is about to be sent (IdLog.sending); its number. */
+  writeAhead?: (entity: EntityName, ids: readonly string[]) => Promise<number>;
 }
 
 /** Records isolated as poison in a row, with no success between, before the run is judged to be failing. */
@@ -97,6 +101,12 @@ export class BatchSender {
 
   async send(entity: EntityDef, records: MappedRecord[]): Promise<BatchOutcome> {
     const outcome: BatchOutcome = { imported: 0, alreadyPresent: 0, rejected: [], skipped: 0, accepted: [] };
+    const { writeAhead } = this.options;
+    if (writeAhead && records.length > 0)
+      outcome.sentAs = await writeAhead(
+        entity.name,
+        records.map((r) => r.id),
+      );
     await this.sendGroup(entity, records, outcome);
     return outcome;
   }

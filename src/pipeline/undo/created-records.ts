@@ -1,4 +1,5 @@
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { idLogPathOf } from '../../checkpoint/state-files.js';
 import type { CheckpointData } from '../../checkpoint/store.js';
 import { ENTITY_ORDER, type EntityName, type JsonObject } from '../../entities/types.js';
@@ -9,13 +10,6 @@ import type { CreatedRecord } from './undo-steps.js';
 const text = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
 
-/**
- * Whether an id log line says the service created the record for this migration: `state` `created`.
- * `existing` (an already-exists answer) is never undone, even one marked `resent`: it may have been
- * there before, and undo deletes nothing it cannot tell was its own.
- */
-const wasCreated = (line: JsonObject): boolean => line.state === 'created';
-
 /** The id log of the checkpoint's migration: where its mark says, else its default place beside it. */
 export function idLogOf(data: CheckpointData, checkpoint: string): string {
   const mark = (data as CheckpointData & { imported?: { path?: unknown } }).imported;
@@ -23,32 +17,85 @@ export function idLogOf(data: CheckpointData, checkpoint: string): string {
 }
 
 /**
- * The records the id log says this migration created, in the order they were accepted: read through
- * the NDJSON reader. Lines for records that were already there are left out, as are mapped users
- * (never sent, so never logged).
+ * Every id log of the migration, oldest first: those `import --fresh` set aside (`<log>.<time>`),
+ * then the current one. Not those an undo set aside (`.undone-`): their records were deleted.
  */
-export async function readCreatedRecords(logPath: string): Promise<CreatedRecord[]> {
-  const created: CreatedRecord[] = [];
-  if (!(await stat(logPath).catch(() => undefined))?.isFile()) return created;
+export async function idLogsOf(current: string): Promise<string[]> {
+  const folder = path.dirname(current);
+  const prefix = `${path.basename(current)}.`;
+  const names = await readdir(folder).catch(() => [] as string[]);
+  const aside = names
+    .filter((n) => n.startsWith(prefix) && !n.includes('.undone-') && !n.includes('.tmp-'))
+    .sort()
+    .map((n) => path.join(folder, n));
+  return [...aside, current];
+}
+
+/** What the id logs say of the records this migration sent. */
+export interface LoggedRecords {
+  /** Created by this migration, in the order they were accepted. */
+  created: CreatedRecord[];
+  /** Records the service said were there already when this migration sent them (answer seen): kept. */
+  existing: number;
+}
+
+/** The parsed lines of one id log; a torn last line (a crash) and an empty file have none. */
+async function* linesOf(logPath: string): AsyncGenerator<JsonObject> {
+  if (!(await stat(logPath).catch(() => undefined))?.isFile()) return;
   const file = { path: logPath, display: logPath, format: 'ndjson' as const, gzip: false };
   for await (const item of readSourceFile(file)) {
-    if (item.kind === 'problem') {
-      if (item.rule === 'input.empty-file') continue;
-      // A last line cut short by a crash: the checkpoint's mark says the record is sent again on resume.
-      if (item.rule === 'input.json-syntax') continue;
+    if (item.kind === 'record') yield item.value;
+    else if (item.rule !== 'input.empty-file' && item.rule !== 'input.json-syntax')
       throw new InputError('UNDO_LOG_UNREADABLE', item.message, { location: { file: item.file, line: item.line } });
-    }
-    const v = item.value;
-    const entity = v.entity as EntityName;
-    const id = text(v.id);
-    if (!ENTITY_ORDER.includes(entity) || id === undefined || !wasCreated(v)) continue;
-    created.push({
-      entity,
-      id,
-      serviceId: text(v.serviceId) ?? text(v.messageId),
-      guid: text(v.guid),
-      uid: text(v.uid),
-    });
   }
-  return created;
+}
+
+const keyOf = (entity: string, id: string): string => `${entity}\t${id.toLowerCase()}`;
+
+/**
+ * The records the id logs say this migration created: a `created` line (the service answered
+ * success), or an already-exists answer to a record this migration had sent before without seeing
+ * the answer: a retry (`resent`), or a batch whose write-ahead line (`sending`) has no `answered`
+ * line (a kill, a failed run). Other already-exists answers are kept: the record was there already.
+ * Mapped users are never sent, so never logged.
+ */
+export async function readCreatedRecords(logs: readonly string[]): Promise<LoggedRecords> {
+  const answered = new Set<string>();
+  for (const log of logs) {
+    for await (const v of linesOf(log)) if (v.answered !== undefined) answered.add(`${v.run}:${v.answered}`);
+  }
+  const created: CreatedRecord[] = [];
+  const createdKeys = new Set<string>();
+  const existingKeys = new Set<string>();
+  /** Records of batches sent and never answered, until a later answer about each. */
+  const unanswered = new Set<string>();
+  for (const log of logs) {
+    for await (const v of linesOf(log)) {
+      if (typeof v.sending === 'string' && Array.isArray(v.ids)) {
+        if (answered.has(`${v.run}:${v.batch}`)) continue;
+        for (const id of v.ids) if (typeof id === 'string') unanswered.add(keyOf(v.sending, id));
+        continue;
+      }
+      const entity = v.entity as EntityName;
+      const id = text(v.id);
+      if (!ENTITY_ORDER.includes(entity) || id === undefined) continue;
+      const key = keyOf(entity, id);
+      const sentBefore = unanswered.delete(key);
+      if (v.state !== 'created' && !(v.state === 'existing' && (v.resent === true || sentBefore))) {
+        existingKeys.add(key);
+        continue;
+      }
+      createdKeys.add(key);
+      created.push({
+        entity,
+        id,
+        serviceId: text(v.serviceId) ?? text(v.messageId),
+        guid: text(v.guid),
+        uid: text(v.uid),
+      });
+    }
+  }
+  let existing = 0;
+  for (const key of existingKeys) if (!createdKeys.has(key)) existing++;
+  return { created, existing };
 }

@@ -38,18 +38,24 @@ function memberIds(r: CreatedRecord): { guid: string; uid: string } | undefined 
 }
 
 /**
- * The deletes that take a trial import back, newest first: messages (permanently, by the service's
+ * The deletes that take a trial import back (`found`: service ids of messages the log has none for,
+ * by lower-cased muid, read from the service), newest first: messages (permanently, by the service's
  * id), then members, then groups, then users (permanently), each in the reverse of the order the log
  * has them in. A record logged twice (a resend after a crash) is deleted once.
  */
-export function planUndo(created: readonly CreatedRecord[]): UndoPlan {
+export function planUndo(created: readonly CreatedRecord[], found?: ReadonlyMap<string, string>): UndoPlan {
   const plan: UndoPlan = { steps: [], withoutServiceId: [], counts: { users: 0, groups: 0, members: 0, messages: 0 } };
   const seen = new Set<string>();
-  const newestFirst = [...created].reverse().filter((r) => {
-    const key = `${r.entity}\u0000${r.id.toLowerCase()}`;
-    if (seen.has(key)) return false;
+  const keyOf = (r: CreatedRecord) => `${r.entity}\u0000${r.id.toLowerCase()}`;
+  // The newest service id a log gave the record: a later already-exists answer carries none.
+  const serviceIds = new Map<string, string>();
+  for (const r of created) if (r.serviceId !== undefined) serviceIds.set(keyOf(r), r.serviceId);
+  const newestFirst = [...created].reverse().flatMap((r) => {
+    const key = keyOf(r);
+    if (seen.has(key)) return [];
     seen.add(key);
-    return true;
+    const serviceId = r.serviceId ?? serviceIds.get(key) ?? found?.get(r.id.toLowerCase());
+    return [{ ...r, serviceId }];
   });
   const of = (entity: EntityName) => newestFirst.filter((r) => r.entity === entity);
   for (const m of of('messages')) {

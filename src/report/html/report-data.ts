@@ -21,6 +21,7 @@ export const OVERVIEW_ROWS: ReadonlyArray<{ label: string; key: keyof LedgerRow;
   { label: 'given up (dropped from the rejects file)', key: 'dropped', optional: true },
   { label: 'in by replay', key: 'replayed', optional: true },
   { label: 'repaired by verify --repair', key: 'repaired', optional: true },
+  { label: 'in without their missing files', key: 'withoutFiles', optional: true },
   { label: 'skipped', key: 'skipped' },
   { label: 'not yet sent', key: 'notYetSent' },
 ];
