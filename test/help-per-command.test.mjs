@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { COMMAND_NAMES, CONFIG_KEYS, PRESET_CHOICES } from '../dist/config/keys.js';
-import { PRESET_NAMES } from '../dist/presets/shared/context.js';
+import { PRESET_NAMES } from '../dist/systems/shared/context.js';
 import { generatedWorkspace, runCli, sandbox, tempDir } from './helpers.mjs';
 
 /** Each config-reading command as typed, with its name in the key table. */

@@ -19,7 +19,7 @@ const layout = { json: { head: '{"channel":{"id":"c1"},"messages":[', tail: ']}'
 /** @param {number} i */
 const message = (i) => ({ id: `m${i}`, ts: 1_000_000 + i * 1000 });
 /** @typedef {{ id: string, ts: number }} Message */
-/** @type {import('../dist/pull/types.js').StreamSpec} */
+/** @type {import('../dist/systems/shared/pull-types.js').StreamSpec} */
 const messagesSpec = {
   id: 'messages:c1',
   file: 'messages/c1.json',
@@ -32,7 +32,7 @@ const messagesSpec = {
 
 /**
  * A session over `journal` writing into `dir`/`run`, with the given delta.
- * @param {import('../dist/pull/types.js').PullSince} [since]
+ * @param {import('../dist/systems/shared/pull-types.js').PullSince} [since]
  */
 function session(journal, dir, since = { kind: 'full' }) {
   const stop = new AbortController().signal;
@@ -45,7 +45,7 @@ const pager = (from, pages, fetched) => async (cursor) => {
   const page = cursor ?? 0;
   fetched.push(page);
   const items = [0, 1, 2].map((k) => message(from + page * 3 + k));
-  /** @type {import('../dist/pull/types.js').Page<number>} */
+  /** @type {import('../dist/systems/shared/pull-types.js').Page<number>} */
   const answer = { items, next: page + 1 < pages ? page + 1 : undefined, remember: [[`page:${page}`, page]] };
   return answer;
 };
@@ -106,7 +106,7 @@ test('a delta leaves out messages an earlier pull wrote and those before the cut
   journal = await PullJournal.open(file);
   assert.equal(journal.channels.get('c1').newestMs, message(5).ts);
   await journal.beginRun({ id: 'delta', kind: 'delta', startedAt: 3, source: 'sendbird' });
-  /** @type {import('../dist/pull/types.js').PullSince} */
+  /** @type {import('../dist/systems/shared/pull-types.js').PullSince} */
   const since = { kind: 'delta', mode: 'time', cutoffMs: () => message(3).ts, listCutoffMs: 0 };
   // The source answers from the cutoff: m3..m5 again (the lookback), then two new ones.
   const answer = async () => ({ items: [3, 4, 5, 6, 7].map(message) });

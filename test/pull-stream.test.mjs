@@ -6,7 +6,7 @@ import { startFake as startSourceFake } from './fake-helpers.mjs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toVendorId } from '../dist/presets/index.js';
+import { toVendorId } from '../dist/systems/preset.js';
 import { collect, readNdjson, runCli, sandbox, spawnCli, tempDir, waitFor, writeConfig } from './helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from './media-servers.mjs';
 import { byId, plan, readPlans } from './presets-helpers.mjs';

@@ -15,15 +15,15 @@ import {
   type PresetName,
   type PresetOptions,
 } from './shared/context.js';
-import { planDiscord } from './discord/index.js';
+import { planDiscord } from './discord/preset.js';
 import { openExportTree } from './shared/export-tree.js';
 import { IdCache, IdMapWriter, messageIds } from './shared/ids.js';
-import { planSendbird } from './sendbird/index.js';
-import { planSlack } from './slack/index.js';
-import { planStream } from './stream/index.js';
-import { planTelegram } from './telegram/index.js';
-import { planTwilio } from './twilio/index.js';
-import { planMattermost } from './mattermost/index.js';
+import { planSendbird } from './sendbird/preset.js';
+import { planSlack } from './slack/preset.js';
+import { planStream } from './stream/preset.js';
+import { planTelegram } from './telegram/preset.js';
+import { planTwilio } from './twilio/preset.js';
+import { planMattermost } from './mattermost/preset.js';
 
 export { PRESET_NAMES } from './shared/context.js';
 export type { PresetOptions } from './shared/context.js';

@@ -3,7 +3,7 @@
  * DiscordChatExporter JSON for the discord preset (docs/pull/discord.md).
  */
 import { ConfigError } from '../../errors.js';
-import type { Credentials, LiveSource } from '../types.js';
+import type { Credentials, LiveSource } from '../shared/pull-types.js';
 import { DiscordApi } from './api.js';
 import { checkMessageContent, pullChannels, pullMembers, pullMessages, resolveGuild } from './walk.js';
 

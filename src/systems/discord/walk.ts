@@ -4,7 +4,7 @@
  * with its pages, so a resumed pull that finished it knows its channels without asking again.
  */
 import { ConfigError } from '../../errors.js';
-import type { PullContext } from '../types.js';
+import type { PullContext } from '../shared/pull-types.js';
 import { type DiscordApi, type DiscordChannel, type DiscordGuild, MEMBERS_PAGE } from './api.js';
 import {
   channelFileName,

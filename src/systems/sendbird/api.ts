@@ -4,7 +4,7 @@
  */
 import { ConfigError, RemoteError } from '../../errors.js';
 import type { SourceAnswer, SourceHttp, SourceRequest } from '../../http/source-client.js';
-import type { Credentials } from '../types.js';
+import type { Credentials } from '../shared/pull-types.js';
 
 export const ENV_NAMES = ['SENDBIRD_APP_ID', 'SENDBIRD_API_TOKEN'] as const;
 export const AUTH_HINT = 'check SENDBIRD_API_TOKEN (a master or secondary API token of the app) and SENDBIRD_APP_ID';

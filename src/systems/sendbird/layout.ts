@@ -5,7 +5,7 @@
  * `{"channel": {...}, "messages": [...]}`. Items go in as the API gave them: the preset maps those fields.
  */
 import { createHash } from 'node:crypto';
-import type { FileLayout, StreamSpec } from '../types.js';
+import type { FileLayout, StreamSpec } from '../shared/pull-types.js';
 import { type ChannelType, msOf, type SendbirdObject } from './api.js';
 
 const listLayout = (key: string): FileLayout => ({ json: { head: `{"${key}":[`, tail: ']}' } });

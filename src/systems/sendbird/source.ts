@@ -2,7 +2,7 @@
  * `pull sendbird`: the Sendbird Platform API v3 read into the Data Export's layout, which the sendbird
  * preset imports. api.ts holds the paths and shapes, layout.ts the files, walk.ts the order of reading.
  */
-import type { LiveSource } from '../types.js';
+import type { LiveSource } from '../shared/pull-types.js';
 import { AUTH_HINT, ENV_NAMES, sendbirdCredentials } from './api.js';
 import { walkSendbird } from './walk.js';
 

@@ -5,7 +5,7 @@
  * with its pages, so the messages step finds it after a resume.
  */
 import type { SourceHttp } from '../../http/source-client.js';
-import type { Page, PullContext } from '../types.js';
+import type { Page, PullContext } from '../shared/pull-types.js';
 import {
   type ChannelType,
   channelsPath,

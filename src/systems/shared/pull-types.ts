@@ -4,8 +4,8 @@
  * pull (src/pipeline/pull/) owns everything else: the state journal, the output files, resume, deltas,
  * progress and the run.
  */
-import { SOURCE_NAMES } from '../config/key-spec.js';
-import type { SourceHttp } from '../http/source-client.js';
+import { SOURCE_NAMES } from '../../config/key-spec.js';
+import type { SourceHttp } from '../../http/source-client.js';
 
 export { SOURCE_NAMES };
 export type SourceName = (typeof SOURCE_NAMES)[number];

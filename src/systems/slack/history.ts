@@ -4,7 +4,7 @@
  * (conversations.replies), written with the page that holds the parent. Pins need no call of their
  * own: history marks a pinned message `pinned_to`. Files come as metadata in `files`.
  */
-import type { PullContext } from '../types.js';
+import type { PullContext } from '../shared/pull-types.js';
 import { callSlack, isRefusal, nextCursor, objectsOf, tsMs } from './api.js';
 import { ARRAY_FILE, type ConversationFacts, dayFileOf } from './layout.js';
 import { CONVERSATION_FACT } from './lists.js';

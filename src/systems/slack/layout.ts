@@ -1,9 +1,9 @@
 /**
  * Where the pull puts what Slack answers: the layout of a Slack workspace export, which the slack
- * preset reads (src/presets/slack/, docs/presets/slack.md): users.json, one index file per kind of
+ * preset reads (src/systems/slack/preset.ts, docs/presets/slack.md): users.json, one index file per kind of
  * conversation, and a folder per conversation (channels by name, DMs by id) of day files.
  */
-import type { FileLayout } from '../types.js';
+import type { FileLayout } from '../shared/pull-types.js';
 
 /** The kinds of conversation, each listed with its own `conversations.list` type into its own file. */
 export const CONVERSATION_KINDS = [

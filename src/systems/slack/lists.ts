@@ -5,7 +5,7 @@
  * with the facts the message walk needs (which conversations, their folders, their members), so a
  * resumed pull knows them without listing again.
  */
-import type { PullContext } from '../types.js';
+import type { PullContext } from '../shared/pull-types.js';
 import { callSlack, isRefusal, nextCursor, objectsOf } from './api.js';
 import { ARRAY_FILE, CONVERSATION_KINDS, type ConversationFacts, folderOf, indexEntry } from './layout.js';
 

@@ -4,7 +4,7 @@
  * called, with which scopes and limits: docs/pull/slack.md.
  */
 import { ConfigError } from '../../errors.js';
-import type { LiveSource } from '../types.js';
+import type { LiveSource } from '../shared/pull-types.js';
 import { SLACK_AUTH_HINT } from './api.js';
 import { pullMessages } from './history.js';
 import { pullConversations, pullUsers } from './lists.js';

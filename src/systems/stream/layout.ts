@@ -5,7 +5,7 @@
  * a v2 line stands alone, and an uploaded file's links say which message they came from (markLinks).
  */
 import { streamLinkFragment } from '../../http/stream-links.js';
-import type { FileLayout, StreamSpec } from '../types.js';
+import type { FileLayout, StreamSpec } from '../shared/pull-types.js';
 import type { ChannelRef, StreamObject } from './client.js';
 
 export const NDJSON: FileLayout = 'ndjson';

@@ -5,7 +5,7 @@
  * uses on Stream's self-serve plan (Query Members and Search, 300), from Stream's rate limits page.
  */
 import { STREAM_DEFAULT_BASE_URL, STREAM_ENV, streamCredentials } from '../../http/stream-token.js';
-import type { LiveSource } from '../types.js';
+import type { LiveSource } from '../shared/pull-types.js';
 import { StreamApi } from './client.js';
 import { walkStream } from './walk.js';
 

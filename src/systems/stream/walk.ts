@@ -7,7 +7,7 @@
  * nothing new costs one request a channel. docs/pull/stream.md says why.
  */
 import pLimit from 'p-limit';
-import type { PullContext } from '../types.js';
+import type { PullContext } from '../shared/pull-types.js';
 import { type ChannelRef, PAGE, type StreamApi, type StreamObject } from './client.js';
 import {
   channelLine,

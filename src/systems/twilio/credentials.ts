@@ -4,7 +4,7 @@
  * way: it says which account the key must belong to, and it is the auth token's user name.
  */
 import { ConfigError } from '../../errors.js';
-import type { Credentials } from '../types.js';
+import type { Credentials } from '../shared/pull-types.js';
 
 /** Conversations v1; the paths carry `/v1`, so `--base-url http://127.0.0.1:PORT` reaches a fake as it is. */
 export const DEFAULT_BASE_URL = 'https://conversations.twilio.com';

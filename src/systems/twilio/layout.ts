@@ -5,7 +5,7 @@
  * gets the stable address of its bytes on the Media Content Service (`links.content`): the temporary
  * links Twilio hands out expire, this address does not (it needs the account's Basic auth).
  */
-import type { FileLayout } from '../types.js';
+import type { FileLayout } from '../shared/pull-types.js';
 import { isObject, type ListKey, type TwilioItem } from './api.js';
 
 export const listLayout = (key: ListKey): FileLayout => ({

@@ -2,7 +2,7 @@
  * `pull twilio`: Twilio Conversations v1 over its REST API (docs/pull/twilio.md), written as the list
  * pages the twilio preset reads.
  */
-import type { LiveSource } from '../types.js';
+import type { LiveSource } from '../shared/pull-types.js';
 import { AUTH_HINT, ENV_NAMES, twilioCredentials } from './credentials.js';
 import { pullTwilio } from './walk.js';
 

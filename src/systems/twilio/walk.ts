@@ -6,7 +6,7 @@
  * pages, so a resumed or delta run knows them without listing again what an earlier run finished.
  */
 import { InterruptedError } from '../../errors.js';
-import type { PullContext } from '../types.js';
+import type { PullContext } from '../shared/pull-types.js';
 import { changedMs, paths, readListPage, timeMs, type ListKey, type ListPage, type TwilioItem } from './api.js';
 import { DEFAULT_MEDIA_BASE_URL } from './credentials.js';
 import { files, listLayout, messageForExport } from './layout.js';
