@@ -23,6 +23,8 @@ const LAYERS = {
   json: 0,
   entities: 0,
   'errors.ts': 0,
+  // The list of chat systems is data alone: the config table and the CLI read their names from it.
+  'systems/registry.ts': 0,
 };
 
 /**
@@ -62,7 +64,8 @@ export function importGraph(dir) {
   return graph;
 }
 
-const top = (rel) => rel.split(path.sep)[0];
+/** A module's place: its own entry when the table gives it one, else its top folder's. */
+const top = (rel) => (rel.split(path.sep).join('/') in LAYERS ? rel.split(path.sep).join('/') : rel.split(path.sep)[0]);
 const pipelinePart = (rel) => (rel.split(path.sep).length > 2 ? rel.split(path.sep)[1] : '.');
 
 /** Imports that run up or sideways between layers, as `from -> to` lines. */

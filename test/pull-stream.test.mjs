@@ -236,7 +236,7 @@ test('pull stream with a wrong secret: exit 1 naming the variables, secret and t
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /STREAM_API_SECRET/);
   assert.match(r.stderr, /HTTP 401/);
-  const { streamServerToken } = await import('../dist/http/stream-token.js');
+  const { streamServerToken } = await import('../dist/systems/stream/token.js');
   const token = streamServerToken(secret);
   for (const leak of [secret, token, token.split('.')[2]]) {
     assert.ok(!r.stdout.includes(leak) && !r.stderr.includes(leak), 'printed');

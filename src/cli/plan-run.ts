@@ -4,7 +4,7 @@ import type { IdRule } from '../config/keys.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { CheckpointError, ConfigError } from '../errors.js';
 import { planSources, type EntityPlan } from '../sources/plan.js';
-import { PRESET_NAMES } from '../systems/shared/context.js';
+import { PRESET_NAMES } from '../systems/registry.js';
 import { EXPORT_PLACEHOLDER_BASE, type ExportFolder } from '../media/media-sources.js';
 
 export interface RunPlan {

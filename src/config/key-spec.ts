@@ -44,12 +44,6 @@ export const COMMAND_NAMES = [
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
-/** The presets' names, as the `preset` key accepts them (src/systems/shared/context.ts PRESET_NAMES). */
-export const PRESET_CHOICES = ['sendbird', 'stream', 'slack', 'discord', 'telegram', 'twilio', 'mattermost'] as const;
-
-/** The live sources `pull` reads (src/systems/<name>/source.ts), each read back by the preset of the same name. */
-export const SOURCE_NAMES = ['sendbird', 'stream', 'twilio', 'slack', 'discord'] as const;
-
 /** The sections of the reference page, in its order. */
 export const KEY_GROUPS = {
   connection: { title: 'Connection', note: 'Where to import, and the key to do it with.' },

@@ -8,36 +8,15 @@
  */
 import { ConfigError } from '../errors.js';
 import type { EntityPlan } from '../sources/plan.js';
-import {
-  PRESET_NAMES,
-  resolveOptions,
-  type PresetContext,
-  type PresetName,
-  type PresetOptions,
-} from './shared/context.js';
-import { planDiscord } from './discord/preset.js';
+import { loadSystem } from './index.js';
+import { PRESET_NAMES, type SystemName } from './registry.js';
+import { resolveOptions, type PresetContext, type PresetOptions } from './shared/context.js';
 import { openExportTree } from './shared/export-tree.js';
 import { IdCache, IdMapWriter, messageIds } from './shared/ids.js';
-import { planSendbird } from './sendbird/preset.js';
-import { planSlack } from './slack/preset.js';
-import { planStream } from './stream/preset.js';
-import { planTelegram } from './telegram/preset.js';
-import { planTwilio } from './twilio/preset.js';
-import { planMattermost } from './mattermost/preset.js';
 
-export { PRESET_NAMES } from './shared/context.js';
+export { PRESET_NAMES } from './registry.js';
 export type { PresetOptions } from './shared/context.js';
 export { messageIdOf, serviceIdOf, toServiceId, toVendorId } from './shared/ids.js';
-
-const PLANNERS: Record<PresetName, (ctx: PresetContext) => Promise<EntityPlan[]>> = {
-  sendbird: planSendbird,
-  stream: planStream,
-  slack: planSlack,
-  discord: planDiscord,
-  telegram: planTelegram,
-  twilio: planTwilio,
-  mattermost: planMattermost,
-};
 
 /** A preset's plans, and its id mapping file written aside until the run puts it in place. */
 export interface PreparedPreset {
@@ -54,12 +33,13 @@ export async function preparePreset(name: string, from: string, options: PresetO
   if (!(PRESET_NAMES as readonly string[]).includes(name)) {
     throw new ConfigError('CONFIG_INVALID', `unknown preset "${name}": use one of ${PRESET_NAMES.join(', ')}`);
   }
+  const plan = await (await loadSystem(name as SystemName)).preset();
   const tree = await openExportTree(from, options.cwd);
   const idMap = new IdMapWriter(options.idMapFile);
   await idMap.open();
   const resolved = resolveOptions(options);
   const ctx: PresetContext = {
-    preset: name as PresetName,
+    preset: name as SystemName,
     tree,
     options: resolved,
     idMap,
@@ -69,7 +49,7 @@ export async function preparePreset(name: string, from: string, options: PresetO
     names: new Map(),
   };
   try {
-    const plans = await PLANNERS[ctx.preset](ctx);
+    const plans = await plan(ctx);
     for (const plan of plans) {
       if (plan.entity.name === 'users') plan.idCollisions = ctx.uids.collisions;
       if (plan.entity.name === 'groups') plan.idCollisions = ctx.guids.collisions;

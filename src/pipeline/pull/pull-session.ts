@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, InterruptedError } from '../../errors.js';
-import { loadSource } from '../../systems/sources.js';
+import { loadSource } from '../../systems/index.js';
 import type { PullSince, SourceName } from '../../systems/shared/pull-types.js';
 import type { Run } from '../run/run.js';
 import { type PullCounts, PullSession } from './pull-context.js';

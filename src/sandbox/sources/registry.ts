@@ -1,4 +1,4 @@
-import { SOURCE_NAMES } from '../../config/key-spec.js';
+import { SOURCE_NAMES } from '../../systems/registry.js';
 import type { FakeSource } from './types.js';
 
 /** A fake for each live source `pull` reads: the one list of their names. */

@@ -8,11 +8,12 @@ import path from 'node:path';
 import type { ExportTree } from '../shared/export-tree.js';
 import { countExport, type Counts } from './count.js';
 import { peekFile } from './peek.js';
-import { recognize, type DetectablePreset, type FileKind, type Recognized } from './recognize.js';
+import { loadSystems } from '../index.js';
+import type { SystemName } from '../registry.js';
+import { recognize, type FileKind, type Recognized } from './recognize.js';
 
 export { openExportTree } from '../shared/export-tree.js';
 export type { ExportTree } from '../shared/export-tree.js';
-export { DETECTABLE, type DetectablePreset } from './recognize.js';
 
 /** Files peeked at before the rest is judged by their place. */
 const MAX_PEEKED = 300;
@@ -20,7 +21,7 @@ const MAX_PEEKED = 300;
 const MEDIA = /\.(jpe?g|png|gif|webp|heic|bmp|svg|tgs|webm|mp4|mov|mkv|avi|mp3|ogg|oga|opus|wav|m4a|flac|pdf|zip|gz)$/i;
 
 export interface Detection {
-  preset: DetectablePreset;
+  preset: SystemName;
   /** What to give the preset as `from`: the export, or (Telegram) the one file it reads. */
   from: string;
   files: number;
@@ -29,7 +30,7 @@ export interface Detection {
   example: string;
   counts: Counts;
   /** Files that look like another preset's, not read by this one. */
-  others: Array<{ preset: DetectablePreset; files: number }>;
+  others: Array<{ preset: SystemName; files: number }>;
   /** Files no rule recognised (CSV, media, notes). */
   unrecognized: string[];
 }
@@ -38,17 +39,19 @@ export interface Detection {
 export async function detectPreset(tree: ExportTree, fromPath: string): Promise<Detection | undefined> {
   const found: Array<{ rel: string; what: Recognized }> = [];
   const unrecognized: string[] = [];
+  const systems = await loadSystems();
+  const recognizers = systems.map(([, system]) => system.recognize);
   // Shallow files first: an export's index files (users, channels) sit near its root, its many
   // message files below, so the peek limit never hides the index behind the day files.
   const depth = (rel: string) => rel.split('/').length;
   const candidates = tree.files.filter((rel) => !MEDIA.test(rel)).sort((a, b) => depth(a) - depth(b));
   for (const rel of candidates.slice(0, MAX_PEEKED)) {
     const peek = await peekFile(tree, rel);
-    const what = peek === undefined ? undefined : recognize(peek);
+    const what = peek === undefined ? undefined : recognize(peek, recognizers);
     if (what === undefined) unrecognized.push(rel);
     else found.push({ rel, what });
   }
-  const byPreset = new Map<DetectablePreset, number>();
+  const byPreset = new Map<SystemName, number>();
   for (const f of found) byPreset.set(f.what.preset, (byPreset.get(f.what.preset) ?? 0) + 1);
   const ranked = [...byPreset].sort((a, b) => b[1] - a[1]);
   if (ranked.length === 0) return undefined;
@@ -59,7 +62,14 @@ export async function detectPreset(tree: ExportTree, fromPath: string): Promise<
   for (const f of mine) filesByKind[f.what.kind] = (filesByKind[f.what.kind] ?? 0) + 1;
   return {
     preset,
-    from: presetFrom(preset, tree, fromPath, mine),
+    from:
+      systems
+        .find(([name]) => name === preset)?.[1]
+        .presetFrom?.(
+          tree,
+          fromPath,
+          mine.map((f) => f.rel),
+        ) ?? fromPath,
     files: mine.length,
     filesByKind,
     example: tree.where(mine[0].rel),
@@ -77,15 +87,4 @@ function judgedByPlace(rest: readonly string[], mine: Array<{ rel: string; what:
     const what = model.get(shape(rel));
     return what === undefined ? [] : [{ rel, what }];
   });
-}
-
-/**
- * Telegram's preset reads one `result.json`; any other name in a folder is given as the file itself.
- * Every other preset takes the export as it is.
- */
-function presetFrom(preset: DetectablePreset, tree: ExportTree, fromPath: string, mine: Array<{ rel: string }>) {
-  if (preset !== 'telegram' || tree.kind !== 'folder') return fromPath;
-  const named = mine.filter((f) => f.rel.split('/').pop() === 'result.json');
-  if (named.length > 0) return fromPath;
-  return path.join(fromPath, mine[0].rel);
 }

@@ -3,11 +3,9 @@
  * configured rule (uids and guids cached) and the id mapping file. Also the two shapes a
  * conversation can take on the service.
  */
+import type { SystemName } from '../registry.js';
 import type { ExportTree } from './export-tree.js';
 import type { IdCache, IdMapWriter, IdRule, ServiceIds } from './ids.js';
-
-export const PRESET_NAMES = ['sendbird', 'stream', 'slack', 'discord', 'telegram', 'twilio', 'mattermost'] as const;
-export type PresetName = (typeof PRESET_NAMES)[number];
 
 /** Options of `planPreset`; all but cwd optional. */
 export interface PresetOptions {
@@ -39,7 +37,7 @@ export interface ResolvedOptions {
 }
 
 export interface PresetContext {
-  preset: PresetName;
+  preset: SystemName;
   tree: ExportTree;
   options: ResolvedOptions;
   idMap: IdMapWriter;

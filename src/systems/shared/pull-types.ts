@@ -4,11 +4,10 @@
  * pull (src/pipeline/pull/) owns everything else: the state journal, the output files, resume, deltas,
  * progress and the run.
  */
-import { SOURCE_NAMES } from '../../config/key-spec.js';
 import type { SourceHttp } from '../../http/source-client.js';
+import type { SourceName } from '../registry.js';
 
-export { SOURCE_NAMES };
-export type SourceName = (typeof SOURCE_NAMES)[number];
+export type { SourceName };
 
 /** The entities a pull reports progress for, in the preset's words: channels are groups. */
 export type PullEntity = 'users' | 'groups' | 'members' | 'messages';

@@ -4,7 +4,7 @@
  * Objects are kept as the API gave them; a member or message line also names its channel (`cid`), since
  * a v2 line stands alone, and an uploaded file's links say which message they came from (markLinks).
  */
-import { streamLinkFragment } from '../../http/stream-links.js';
+import { streamLinkFragment } from './links.js';
 import type { FileLayout, StreamSpec } from '../shared/pull-types.js';
 import type { ChannelRef, StreamObject } from './client.js';
 

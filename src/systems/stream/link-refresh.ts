@@ -1,5 +1,5 @@
 /**
- * Fresh links for Stream CDN attachments whose signed link has expired (issue 27, point 8). `pull
+ * Fresh links for Stream CDN attachments whose signed link has expired. `pull
  * stream` marks each attachment link with where it came from, in the URL's fragment (never sent to a
  * server): `#stream-message=<message id>&attachment=<index>&field=<asset_url|image_url|thumb_url>`.
  * When the link's `Expires` is past, or its download answers 403 or 410, the media pass asks Stream for
@@ -7,40 +7,17 @@
  * the attachment's new link. The credentials come from the environment, as the pull's did, and go to
  * Stream's API origin only (`STREAM_BASE_URL`, else Stream's own), through the one try loop.
  */
-import { MigrationError } from '../errors.js';
-import type { ProxySettings } from '../http/proxy-env.js';
-import { type Clock, RateLimiter } from '../http/rate-limiter.js';
-import type { RetryPolicy } from '../http/retry-policy.js';
-import { SourceClient } from '../http/source-client.js';
-import type { StreamLinkOrigin } from '../http/stream-links.js';
-import { STREAM_DEFAULT_BASE_URL, STREAM_ENV, streamCredentials } from '../http/stream-token.js';
-
-/** A signed link whose `Expires` (Unix seconds, CloudFront's and Stream's) is already past. */
-export function linkExpired(url: string, nowMs: number): boolean {
-  try {
-    const expires = Number(new URL(url).searchParams.get('Expires') ?? Number.NaN);
-    return Number.isFinite(expires) && expires * 1000 <= nowMs;
-  } catch {
-    return false;
-  }
-}
+import { MigrationError } from '../../errors.js';
+import { RateLimiter } from '../../http/rate-limiter.js';
+import { SourceClient } from '../../http/source-client.js';
+import type { ExpiringLinks, LinkRefresher, RefresherOptions, Refreshed } from '../../media/expiring-links.js';
+import { streamLinkOriginOf } from './links.js';
+import { STREAM_DEFAULT_BASE_URL, STREAM_ENV, streamCredentials } from './token.js';
 
 /** Get Message's self-serve limit a minute (Stream's Rate Limits by Endpoint). */
 const GET_MESSAGE_PER_MINUTE = 1000;
 
-export interface RefresherOptions {
-  env: Readonly<Record<string, string | undefined>>;
-  policy: RetryPolicy;
-  clock: Clock;
-  proxy: ProxySettings;
-  timeoutMs: number;
-  signal: AbortSignal;
-}
-
-/** A fresh link, or why there is none (said in the attachment's "not carried" reason). */
-export type Refreshed = { url: string } | { reason: string };
-
-export class StreamLinkRefresher {
+export class StreamLinkRefresher implements LinkRefresher {
   private client: SourceClient | undefined;
   private readonly apiKey: string | undefined;
   private readonly missing: string | undefined;
@@ -69,8 +46,9 @@ export class StreamLinkRefresher {
   }
 
   /** Asks Stream for the message again and answers the attachment's new link. */
-  async refresh(origin: StreamLinkOrigin): Promise<Refreshed> {
+  async refresh(url: string): Promise<Refreshed> {
     if (this.client === undefined) return { reason: `the Stream link expired: ${this.missing}` };
+    const origin = streamLinkOriginOf(url)!;
     try {
       const answer = await this.client.request({
         path: `/messages/${encodeURIComponent(origin.messageId)}`,
@@ -94,3 +72,10 @@ export class StreamLinkRefresher {
     this.client = undefined;
   }
 }
+
+/** Stream's marked links, for the media pass (media/expiring-links.ts). */
+export const streamExpiringLinks: ExpiringLinks = {
+  system: 'Stream',
+  marks: (url) => streamLinkOriginOf(url) !== undefined,
+  refresher: (options) => new StreamLinkRefresher(options),
+};

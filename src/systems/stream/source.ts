@@ -4,7 +4,7 @@
  * token, never sent). The default rate is the lowest per-minute limit among the endpoints the pull
  * uses on Stream's self-serve plan (Query Members and Search, 300), from Stream's rate limits page.
  */
-import { STREAM_DEFAULT_BASE_URL, STREAM_ENV, streamCredentials } from '../../http/stream-token.js';
+import { STREAM_DEFAULT_BASE_URL, STREAM_ENV, streamCredentials } from './token.js';
 import type { LiveSource } from '../shared/pull-types.js';
 import { StreamApi } from './client.js';
 import { walkStream } from './walk.js';

@@ -5,7 +5,7 @@
  * (stream-chat-js src/signing.ts: `noTimestamp`, so the same secret always gives the same token).
  */
 import { createHmac } from 'node:crypto';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../errors.js';
 
 export const STREAM_ENV = { key: 'STREAM_API_KEY', secret: 'STREAM_API_SECRET' } as const;
 export const STREAM_DEFAULT_BASE_URL = 'https://chat.stream-io-api.com';
