@@ -52,6 +52,13 @@ const STICKER_FORMATS: Record<number, string> = { 1: 'Png', 2: 'Apng', 3: 'Lotti
 
 const iso = (s: string | null | undefined): string | null => (s ? new Date(s).toISOString() : null);
 
+/** The first key of the member list file, which the preset and `init` know it by. */
+export const MEMBER_LIST_KEY = 'guildMembers';
+
+/** The member list file up to its members: `{"guildMembers": {guild}, "members": [`. */
+export const memberListHead = (guild: DiscordGuild): string =>
+  `{"${MEMBER_LIST_KEY}":${JSON.stringify(dceGuild(guild))},"members":[`;
+
 export function dceGuild(g: DiscordGuild): Record<string, unknown> {
   return { id: g.id, name: g.name ?? g.id, iconUrl: g.icon ? `${CDN}/icons/${g.id}/${g.icon}.png?size=512` : null };
 }

@@ -9,6 +9,7 @@ import type { JsonObject } from '../../entities/types.js';
 import { InputError } from '../../errors.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
+import { MEMBER_LIST_KEY } from './layout.js';
 import { discordAuthor, mapDiscordMessage } from './map.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } from '../shared/inputs.js';
@@ -45,7 +46,7 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
     const key = await firstKey(ctx, rel);
     if (key === 'guild' || key === 'channel')
       files.push({ rel, channel: {}, guild: {}, line: 0, authors: new Map(), earliest: Number.POSITIVE_INFINITY });
-    else if (key === 'guildMembers') memberLists.push(rel);
+    else if (key === MEMBER_LIST_KEY) memberLists.push(rel);
   }
   if (files.length === 0)
     throw new InputError('INPUT_NOT_PRESET', 'not a DiscordChatExporter export: no JSON file starting with "guild"', {

@@ -2,7 +2,7 @@
  * `pull discord`: a guild's members, channels, threads and messages over Discord's API v10, written as
  * DiscordChatExporter JSON for the discord preset (docs/pull/discord.md).
  */
-import { ConfigError } from '../../errors.js';
+import { SourceError } from '../../errors.js';
 import type { Credentials, LiveSource } from '../shared/pull-types.js';
 import { DiscordApi } from './api.js';
 import { checkMessageContent, pullChannels, pullMembers, pullMessages, resolveGuild } from './walk.js';
@@ -21,7 +21,7 @@ export const source: LiveSource = {
   credentials(env): Credentials {
     const raw = env[TOKEN]?.trim();
     if (raw === undefined || raw === '')
-      throw new ConfigError('SOURCE_CREDENTIALS', `discord: set ${TOKEN} to the bot's token`, {
+      throw new SourceError('SOURCE_CREDENTIALS_MISSING', `discord: set ${TOKEN} to the bot's token`, {
         hint: 'Developer Portal -> your application -> Bot -> Reset Token; optionally DISCORD_GUILD_ID',
       });
     // Accept a token pasted with its scheme: `Bot xxx` is the same token.

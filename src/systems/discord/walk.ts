@@ -10,10 +10,10 @@ import {
   channelFileName,
   channelHead,
   dceChannel,
-  dceGuild,
   dceMember,
   dceMessage,
   MESSAGE_CHANNEL_TYPES,
+  memberListHead,
   THREAD_PARENT_TYPES,
 } from './layout.js';
 import { snowflakeAt, snowflakeMs } from './snowflake.js';
@@ -57,7 +57,7 @@ export async function resolveGuild(ctx: PullContext, api: DiscordApi): Promise<s
 }
 
 export async function pullMembers(ctx: PullContext, api: DiscordApi, guild: DiscordGuild): Promise<void> {
-  const head = `{"guildMembers":${JSON.stringify(dceGuild(guild))},"members":[`;
+  const head = memberListHead(guild);
   let forbidden = false;
   await ctx.pages<string>(
     {

@@ -8,6 +8,13 @@ import { createHash } from 'node:crypto';
 import type { FileLayout, StreamSpec } from '../shared/pull-types.js';
 import { type ChannelType, msOf, type SendbirdObject } from './api.js';
 
+/**
+ * The top-level keys that say what a file holds: those the pull writes (the Data Export's), and the
+ * older export's `users` and `channels`. The preset and `init` read a file's kind from its first key.
+ */
+export const USER_KEYS: ReadonlySet<string> = new Set(['active_users', 'deactivated_users', 'users']);
+export const CHANNEL_KEYS: ReadonlySet<string> = new Set(['group_channels', 'open_channels', 'channels']);
+
 const listLayout = (key: string): FileLayout => ({ json: { head: `{"${key}":[`, tail: ']}' } });
 
 const idOf = (item: unknown) => String((item as SendbirdObject).user_id ?? '');

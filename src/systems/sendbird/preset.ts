@@ -24,9 +24,8 @@ import {
   sendbirdMembers,
   type SendbirdChannel,
 } from './map.js';
+import { CHANNEL_KEYS, USER_KEYS } from './layout.js';
 
-const USER_KEYS = new Set(['active_users', 'deactivated_users', 'users']);
-const CHANNEL_KEYS = new Set(['group_channels', 'open_channels', 'channels']);
 const under = (keys: ReadonlySet<string>) => (p: JsonPath) =>
   p.length === 0 || (p.length === 1 && keys.has(String(p[0])));
 const USERS_DESCEND = under(USER_KEYS);

@@ -5,7 +5,7 @@
  * method's tier is spent (https://docs.slack.dev/apis/web-api/rate-limits). Paging is
  * `response_metadata.next_cursor` (https://docs.slack.dev/apis/web-api/pagination).
  */
-import { RemoteError } from '../../errors.js';
+import { SourceError } from '../../errors.js';
 import type { SourceAnswer, SourceHttp } from '../../http/source-client.js';
 import type { Verdict } from '../../http/retrying-request.js';
 
@@ -61,17 +61,21 @@ function judgeSlack(answer: SourceAnswer, method: string, allow: readonly string
   if (allow.includes(error)) return { done: answer };
   if (error === 'ratelimited') return { retry: `${method}: ratelimited`, reason: 'ratelimited' };
   if (AUTH_ERRORS.has(error)) {
-    throw new RemoteError('SOURCE_AUTH', `slack refused the credentials (${method}: ${error})`, {
+    throw new SourceError('SOURCE_CREDENTIALS_REFUSED', `slack refused the credentials (${method}: ${error})`, {
       hint: SLACK_AUTH_HINT,
     });
   }
   if (error === 'missing_scope') {
     const needed = typeof body.needed === 'string' ? body.needed : 'a scope';
-    throw new RemoteError('SOURCE_SCOPE', `slack: ${method} needs the scope ${needed}, which SLACK_TOKEN lacks`, {
-      hint: `add ${needed} to the app's scopes, reinstall it and use its new token (docs/pull/slack.md)`,
-    });
+    throw new SourceError(
+      'SOURCE_CREDENTIALS_REFUSED',
+      `slack: ${method} needs the scope ${needed}, which SLACK_TOKEN lacks`,
+      {
+        hint: `add ${needed} to the app's scopes, reinstall it and use its new token (docs/pull/slack.md)`,
+      },
+    );
   }
-  throw new RemoteError('SOURCE_REFUSED', `slack: ${method}: ${error.slice(0, 100)}`);
+  throw new SourceError('SOURCE_REFUSED', `slack: ${method}: ${error.slice(0, 100)}`);
 }
 
 /** The cursor of the next page, or undefined on the last one (Slack sends `""` there). */

@@ -5,12 +5,24 @@
  */
 import type { FileLayout } from '../shared/pull-types.js';
 
-/** The kinds of conversation, each listed with its own `conversations.list` type into its own file. */
+/** The users' index file; with channels.json, what marks an export's root. */
+export const USERS_FILE = 'users.json';
+
+/**
+ * The kinds of conversation, each listed with its own `conversations.list` type into its own index
+ * file, and what the preset makes of its conversations (`becomes`).
+ */
 export const CONVERSATION_KINDS = [
-  { type: 'public_channel', file: 'channels.json', scope: 'channels:read', history: 'channels:history' },
-  { type: 'private_channel', file: 'groups.json', scope: 'groups:read', history: 'groups:history' },
-  { type: 'mpim', file: 'mpims.json', scope: 'mpim:read', history: 'mpim:history' },
-  { type: 'im', file: 'dms.json', scope: 'im:read', history: 'im:history' },
+  {
+    type: 'public_channel',
+    file: 'channels.json',
+    scope: 'channels:read',
+    history: 'channels:history',
+    becomes: 'public',
+  },
+  { type: 'private_channel', file: 'groups.json', scope: 'groups:read', history: 'groups:history', becomes: 'private' },
+  { type: 'mpim', file: 'mpims.json', scope: 'mpim:read', history: 'mpim:history', becomes: 'private' },
+  { type: 'im', file: 'dms.json', scope: 'im:read', history: 'im:history', becomes: 'direct' },
 ] as const;
 
 export type ConversationType = (typeof CONVERSATION_KINDS)[number]['type'];

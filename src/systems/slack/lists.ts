@@ -7,7 +7,7 @@
  */
 import type { PullContext } from '../shared/pull-types.js';
 import { callSlack, isRefusal, nextCursor, objectsOf } from './api.js';
-import { ARRAY_FILE, CONVERSATION_KINDS, type ConversationFacts, folderOf, indexEntry } from './layout.js';
+import { ARRAY_FILE, CONVERSATION_KINDS, USERS_FILE, type ConversationFacts, folderOf, indexEntry } from './layout.js';
 
 const PAGE = 200;
 /** conversations.members allows up to 1000 a page; it is Tier 4 (100+ a minute). */
@@ -21,7 +21,7 @@ export async function pullUsers(ctx: PullContext): Promise<void> {
   await ctx.pages<string>(
     {
       id: 'users',
-      file: 'users.json',
+      file: USERS_FILE,
       layout: ARRAY_FILE,
       entity: 'users',
       // `updated` is seconds: a delta keeps the users created or changed since its cutoff.

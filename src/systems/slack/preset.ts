@@ -20,16 +20,9 @@ import {
   type IndexFile,
   type SlackConversation,
 } from './indexes.js';
+import { CONVERSATION_KINDS, USERS_FILE } from './layout.js';
 import { findRoots, inRoot, LastCopy } from './roots.js';
 import { str } from '../shared/message-parts.js';
-
-/** Index files and what their conversations become. */
-export const SLACK_INDEXES = [
-  { file: 'channels.json', kind: 'public' },
-  { file: 'groups.json', kind: 'private' },
-  { file: 'mpims.json', kind: 'private' },
-  { file: 'dms.json', kind: 'direct' },
-] as const;
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.json$/;
 
@@ -44,9 +37,9 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
   // Users first: messages and member lists then only add who users.json lacks.
   const botUsers = new Set<string>();
   const usersFiles = roots
-    .map((root, at) => ({ rel: inRoot(root, 'users.json'), root: at }))
+    .map((root, at) => ({ rel: inRoot(root, USERS_FILE), root: at }))
     .filter((u) => has.has(u.rel))
-    .map((u) => ({ ...u, display: `slack:${roots.length > 1 ? u.rel : 'users.json'}` }));
+    .map((u) => ({ ...u, display: `slack:${roots.length > 1 ? u.rel : USERS_FILE}` }));
   for (const { rel, root: at } of usersFiles) {
     for await (const { value } of objectsIn(ctx, rel, TOP_ARRAY)) {
       const id = str(value.id);
@@ -61,7 +54,8 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
   const conversations = new Map<string, SlackConversation>();
   const indexes: IndexFile[] = [];
   for (const [at, root] of roots.entries()) {
-    for (const index of SLACK_INDEXES) {
+    for (const { file, becomes } of CONVERSATION_KINDS) {
+      const index = { file, kind: becomes };
       const rel = inRoot(root, index.file);
       if (!has.has(rel)) continue;
       indexes.push({ ...index, rel, root: at, display: `slack:${roots.length > 1 ? rel : index.file}` });

@@ -7,10 +7,11 @@
 import path from 'node:path';
 import { InputError } from '../../errors.js';
 import { byCodeUnit } from '../shared/export-tree.js';
+import { CONVERSATION_KINDS, USERS_FILE } from './layout.js';
 
 /** A pull run's folder (src/pipeline/pull/pull-session.ts names them). */
 const RUN_FOLDER = /^(?:full|delta)-(\d{8}T\d{6}Z)$/;
-const ANCHORS = ['users.json', 'channels.json'];
+const ANCHORS: string[] = [USERS_FILE, CONVERSATION_KINDS[0].file];
 
 /** The export's roots, oldest first; `''` is the tree's own top. */
 export function findRoots(files: readonly string[]): string[] {

@@ -3,7 +3,7 @@
  * preset reads (users.json, channels.json, groups.json, mpims.json, dms.json, day files). What is
  * called, with which scopes and limits: docs/pull/slack.md.
  */
-import { ConfigError } from '../../errors.js';
+import { SourceError } from '../../errors.js';
 import type { LiveSource } from '../shared/pull-types.js';
 import { SLACK_AUTH_HINT } from './api.js';
 import { pullMessages } from './history.js';
@@ -19,7 +19,7 @@ export const source: LiveSource = {
   credentials(env) {
     const token = env.SLACK_TOKEN?.trim();
     if (!token) {
-      throw new ConfigError('PULL_CREDENTIALS', 'pull slack needs SLACK_TOKEN in the environment', {
+      throw new SourceError('SOURCE_CREDENTIALS_MISSING', 'pull slack needs SLACK_TOKEN in the environment', {
         hint: 'a bot (xoxb-) or user (xoxp-) token of an app installed in the workspace: docs/pull/slack.md',
       });
     }

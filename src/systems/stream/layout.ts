@@ -10,6 +10,9 @@ import type { ChannelRef, StreamObject } from './client.js';
 
 export const NDJSON: FileLayout = 'ndjson';
 
+/** The `type` of a v2 line: what the preset reads, and what `init` knows a Stream file by. */
+export const LINE_TYPES: ReadonlySet<string> = new Set(['user', 'channel', 'member', 'message', 'reaction']);
+
 export interface Line {
   type: 'user' | 'channel' | 'member' | 'message';
   data: StreamObject;

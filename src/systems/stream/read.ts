@@ -13,6 +13,7 @@ import type { JsonPath, ProblemPiece } from '../../sources/read-pieces.js';
 import type { PresetContext } from '../shared/context.js';
 import { pieces, treeBytes } from '../shared/inputs.js';
 import { isObject } from '../shared/items.js';
+import { LINE_TYPES } from './layout.js';
 
 export type StreamKind = 'user' | 'channel' | 'member' | 'message' | 'reaction' | 'other';
 
@@ -23,7 +24,6 @@ export type StreamEvent =
 
 export type StreamLayout = 'array' | 'document' | 'lines';
 
-const KINDS = new Set(['user', 'channel', 'member', 'message', 'reaction']);
 const PEEK_BYTES = 64 * 1024;
 
 /** Tells the layouts apart from the file's first 64 KB: `[`, one object per line, or one document. */
@@ -80,7 +80,7 @@ export async function* streamEvents(
     if (bad !== undefined) {
       yield { kind: 'problem', piece: bad };
     } else if (item !== undefined && type !== undefined) {
-      yield { kind: KINDS.has(type) ? (type as StreamKind) : 'other', value: item, line };
+      yield { kind: LINE_TYPES.has(type) ? (type as StreamKind) : 'other', value: item, line };
     } else if (item !== undefined || type !== undefined) {
       yield { kind: 'problem', piece: shape(line, 'an import item needs both "type" and "item"') };
     }
@@ -131,7 +131,7 @@ function* fromWhole(value: JsonObject, line: number, index: number): Generator<S
   const type = value.type;
   const item = isObject(value.item) ? value.item : isObject(value.data) ? value.data : undefined;
   if (typeof type === 'string' && item !== undefined) {
-    yield { kind: KINDS.has(type) ? (type as StreamKind) : 'other', value: item, line };
+    yield { kind: LINE_TYPES.has(type) ? (type as StreamKind) : 'other', value: item, line };
     return;
   }
   if (!isObject(value.channel)) {

@@ -1,15 +1,10 @@
 import type { Recognizer } from '../detect/recognize.js';
 import { isObject } from '../shared/items.js';
-
-const STREAM_TYPES = new Set(['user', 'channel', 'member', 'message', 'reaction']);
+import { LINE_TYPES } from './layout.js';
 
 export const recognizeStream: Recognizer = {
   lines(first) {
-    if (
-      typeof first.type === 'string' &&
-      STREAM_TYPES.has(first.type) &&
-      (isObject(first.data) || isObject(first.item))
-    )
+    if (typeof first.type === 'string' && LINE_TYPES.has(first.type) && (isObject(first.data) || isObject(first.item)))
       return { preset: 'stream', kind: 'mixed', records: { at: 'lines', type: 'message' } };
     // Stream's channel export v2: one `{channel, messages, members}` object per line.
     if (isObject(first.channel) && typeof first.channel.cid === 'string')
@@ -17,7 +12,7 @@ export const recognizeStream: Recognizer = {
     return undefined;
   },
   array([first]) {
-    if (typeof first.type === 'string' && STREAM_TYPES.has(first.type) && isObject(first.item))
+    if (typeof first.type === 'string' && LINE_TYPES.has(first.type) && isObject(first.item))
       return { preset: 'stream', kind: 'mixed', records: { at: 'top', type: 'message' } };
     if (isObject(first.channel) && typeof first.channel.cid === 'string')
       return { preset: 'stream', kind: 'mixed', records: { at: 'top', type: 'message' } };

@@ -4,7 +4,7 @@
  * `{"<key>": [...], "meta": {"key", "page", "page_size", "next_page_url", ...}}`; the next page is the
  * absolute `meta.next_page_url` (with its `PageToken`), followed as it is, on the base URL's origin only.
  */
-import { RemoteError } from '../../errors.js';
+import { SourceError } from '../../errors.js';
 import type { SourceHttp } from '../../http/source-client.js';
 
 /** The largest `PageSize` each list takes (twilio-node: "the maximum is 100"; Users: 50). */
@@ -60,7 +60,7 @@ export async function readListPage(
   const body = answer.body;
   const list = isObject(body) ? body[key] : undefined;
   if (!Array.isArray(list))
-    throw new RemoteError('SOURCE_SHAPE', `twilio: the ${key} list answered without "${key}"`, {
+    throw new SourceError('SOURCE_SHAPE', `twilio: the ${key} list answered without "${key}"`, {
       hint: 'check --base-url: it must be the Conversations API (https://conversations.twilio.com)',
     });
   const meta = isObject(body) ? body.meta : undefined;

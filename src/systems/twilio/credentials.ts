@@ -3,7 +3,7 @@
  * advice for production) or the account SID and its auth token. `TWILIO_ACCOUNT_SID` is needed either
  * way: it says which account the key must belong to, and it is the auth token's user name.
  */
-import { ConfigError } from '../../errors.js';
+import { ConfigError, SourceError } from '../../errors.js';
 import type { Credentials } from '../shared/pull-types.js';
 
 /** Conversations v1; the paths carry `/v1`, so `--base-url http://127.0.0.1:PORT` reaches a fake as it is. */
@@ -39,7 +39,7 @@ export function twilioCredentials(env: Env): Credentials {
   if (key === undefined && secret === undefined && token === undefined)
     missing.push('TWILIO_API_KEY and TWILIO_API_SECRET (or TWILIO_AUTH_TOKEN)');
   if (missing.length > 0)
-    throw new ConfigError('PULL_CREDENTIALS_MISSING', `pull twilio needs ${missing.join(', ')} in the environment`, {
+    throw new SourceError('SOURCE_CREDENTIALS_MISSING', `pull twilio needs ${missing.join(', ')} in the environment`, {
       hint: AUTH_HINT,
     });
   // An API key wins over the auth token when both are set: it is the narrower credential.

@@ -8,6 +8,23 @@
 import type { FileLayout } from '../shared/pull-types.js';
 import { isObject, type ListKey, type TwilioItem } from './api.js';
 
+/** The lists a page holds, by their key, and what `init` calls a file of each. */
+export const LIST_FILE_KINDS = {
+  conversations: 'channels',
+  participants: 'members',
+  messages: 'messages',
+  users: 'users',
+} as const;
+export type TwilioKind = keyof typeof LIST_FILE_KINDS;
+
+/** What a resource is by its SID's first two letters: a CLI array has no list key to say it. */
+export const SID_PREFIX: Readonly<Record<string, TwilioKind>> = {
+  CH: 'conversations',
+  MB: 'participants',
+  IM: 'messages',
+  US: 'users',
+};
+
 export const listLayout = (key: ListKey): FileLayout => ({
   json: { head: `{"${key}":[`, tail: `],"meta":{"key":"${key}"}}` },
 });

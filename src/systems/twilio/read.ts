@@ -10,12 +10,12 @@ import type { JsonObject } from '../../entities/types.js';
 import type { JsonPath } from '../../sources/read-pieces.js';
 import type { PresetContext } from '../shared/context.js';
 import { objectsIn } from '../shared/inputs.js';
+import { SID_PREFIX, type TwilioKind } from './layout.js';
 
-export type TwilioKind = 'conversations' | 'participants' | 'messages' | 'users';
+export type { TwilioKind };
 
 export const KINDS: readonly TwilioKind[] = ['users', 'conversations', 'participants', 'messages'];
 const LIST_KEYS = new Set<string>(KINDS);
-const SID_PREFIX: Record<string, TwilioKind> = { CH: 'conversations', MB: 'participants', IM: 'messages', US: 'users' };
 
 /** Walk each document, a page's list and a CLI array; take items (and a page's `meta`) whole. */
 export const LAYOUT = {

@@ -2,14 +2,9 @@ import type { JsonObject } from '../../entities/types.js';
 import { type FileKind, type Recognized, type Recognizer, str } from '../detect/recognize.js';
 import { recordsAt } from '../detect/peek.js';
 import { isObject } from '../shared/items.js';
+import { LIST_FILE_KINDS, SID_PREFIX } from './layout.js';
 
-const TWILIO_SID = /^(CH|MB|IM|US)[0-9a-f]{32}$/i;
-const TWILIO_LISTS = {
-  conversations: 'channels',
-  participants: 'members',
-  messages: 'messages',
-  users: 'users',
-} as const;
+const TWILIO_SID = new RegExp(`^(${Object.keys(SID_PREFIX).join('|')})[0-9a-f]{32}$`, 'i');
 
 export const recognizeTwilio: Recognizer = {
   lines(first) {
@@ -27,7 +22,7 @@ export const recognizeTwilio: Recognizer = {
 /** Twilio REST list pages: {"conversations": [...], "meta": {"key": "conversations", "page_size": 50, ...}}. */
 function recognizePage(doc: JsonObject): Recognized | undefined {
   const meta = isObject(doc.meta) ? doc.meta : undefined;
-  for (const [list, kind] of Object.entries(TWILIO_LISTS)) {
+  for (const [list, kind] of Object.entries(LIST_FILE_KINDS)) {
     const records = recordsAt(doc, list);
     if (Array.isArray(doc[list]) && (meta?.key === list || (records[0] !== undefined && isTwilio(records[0]))))
       return { preset: 'twilio', kind, records: { at: list } };
@@ -41,6 +36,6 @@ function isTwilio(record: JsonObject): boolean {
 }
 
 function twilioKind(record: JsonObject): FileKind {
-  const prefix = (str(record.sid) ?? '').slice(0, 2).toUpperCase();
-  return prefix === 'CH' ? 'channels' : prefix === 'IM' ? 'messages' : prefix === 'MB' ? 'members' : 'users';
+  const list = SID_PREFIX[(str(record.sid) ?? '').slice(0, 2).toUpperCase()];
+  return LIST_FILE_KINDS[list ?? 'users'];
 }
