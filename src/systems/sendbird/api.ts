@@ -2,7 +2,8 @@
  * Sendbird Platform API v3: the paths, parameters and answer shapes the pull reads, and how the API says
  * "not allowed". Each is from Sendbird's public reference (docs/pull/sendbird.md names the pages).
  */
-import { ConfigError, RemoteError } from '../../errors.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { SourceError } from '../../errors.js';
 import type { SourceAnswer, SourceHttp, SourceRequest } from '../../http/source-client.js';
 import type { Credentials } from '../shared/pull-types.js';
 
@@ -26,9 +27,13 @@ export type ChannelType = 'group_channels' | 'open_channels';
 export function sendbirdCredentials(env: Readonly<Record<string, string | undefined>>): Credentials {
   const missing = ENV_NAMES.filter((name) => !env[name]?.trim());
   if (missing.length > 0) {
-    throw new ConfigError('PULL_CREDENTIALS', `pull sendbird needs ${missing.join(' and ')} in the environment`, {
-      hint: 'the app id and an API token are on the Sendbird dashboard, Settings > Application > General',
-    });
+    throw new SourceError(
+      'SOURCE_CREDENTIALS_MISSING',
+      `pull sendbird needs ${missing.join(' and ')} in the environment`,
+      {
+        hint: 'the app id and an API token are on the Sendbird dashboard, Settings > Application > General',
+      },
+    );
   }
   const appId = env.SENDBIRD_APP_ID!.trim();
   const token = env.SENDBIRD_API_TOKEN!.trim();
@@ -50,11 +55,23 @@ const codeOf = (answer: SourceAnswer) => (answer.body as { code?: unknown } | un
 function judge(answer: SourceAnswer): ReturnType<NonNullable<SourceRequest['judge']>> {
   const code = codeOf(answer);
   if (answer.status >= 400 && typeof code === 'number' && AUTH_CODES.has(code)) {
-    throw new RemoteError('SOURCE_AUTH', `sendbird refused the credentials (HTTP ${answer.status} ${code})`, {
-      hint: AUTH_HINT,
-    });
+    throw new SourceError(
+      'SOURCE_CREDENTIALS_REFUSED',
+      `sendbird refused the credentials (HTTP ${answer.status} ${code})`,
+      {
+        hint: AUTH_HINT,
+      },
+    );
   }
   return undefined;
+}
+
+/** Sendbird names its wait X-RateLimit-RetryAfter (seconds, fractional) and sends no Retry-After. */
+function retryAfterOf(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const wait = headers['x-ratelimit-retryafter'];
+  return headers['retry-after'] === undefined && typeof wait === 'string'
+    ? { ...headers, 'retry-after': wait }
+    : headers;
 }
 
 async function getPage(
@@ -67,10 +84,11 @@ async function getPage(
     path,
     query,
     judge: (a) => judge(a) ?? (gone && a.status === 400 && codeOf(a) === NOT_FOUND ? { done: a } : undefined),
+    rateHeaders: retryAfterOf,
   });
   if (answer.status === 400) return undefined;
   if (typeof answer.body !== 'object' || answer.body === null || Array.isArray(answer.body)) {
-    throw new RemoteError('SOURCE_SHAPE', `sendbird: GET ${path}: the answer is not a JSON object`);
+    throw new SourceError('SOURCE_SHAPE', `sendbird: GET ${path}: the answer is not a JSON object`);
   }
   return answer.body as SendbirdObject;
 }
