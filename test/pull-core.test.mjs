@@ -178,7 +178,7 @@ test('the source client keeps its credentials on their origin and names the vari
       return true;
     });
     await assert.rejects(http.get('/refused'), (/** @type {any} */ err) => {
-      assert.equal(err.code, 'SOURCE_AUTH');
+      assert.equal(err.code, 'SOURCE_CREDENTIALS_REFUSED');
       assert.match(err.hint, /SENDBIRD_API_TOKEN/);
       assert.doesNotMatch(`${err.message} ${err.hint}`, /tok_secret/);
       return true;

@@ -110,7 +110,7 @@ export interface LiveSource {
   readonly envNames: readonly string[];
   /** The source's documented request rate (per minute) the pull keeps under by default. */
   readonly defaultRequestsPerMinute: number;
-  /** Reads the credentials; throws a ConfigError naming the variables missing. */
+  /** Reads the credentials; throws a SourceError (SOURCE_CREDENTIALS_MISSING) naming the variables missing. */
   credentials(env: Readonly<Record<string, string | undefined>>): Credentials;
   /** What to check when the source refuses the credentials (401/403): names the variables. */
   readonly authHint: string;

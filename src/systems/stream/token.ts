@@ -5,7 +5,7 @@
  * (stream-chat-js src/signing.ts: `noTimestamp`, so the same secret always gives the same token).
  */
 import { createHmac } from 'node:crypto';
-import { ConfigError } from '../../errors.js';
+import { SourceError } from '../../errors.js';
 
 export const STREAM_ENV = { key: 'STREAM_API_KEY', secret: 'STREAM_API_SECRET' } as const;
 export const STREAM_DEFAULT_BASE_URL = 'https://chat.stream-io-api.com';
@@ -27,13 +27,13 @@ export function streamServerToken(secret: string): string {
   return `${signed}.${createHmac('sha256', secret).update(signed).digest('base64url')}`;
 }
 
-/** Reads the key and secret from the environment; a ConfigError names what is missing. */
+/** Reads the key and secret from the environment; a SourceError names what is missing. */
 export function streamCredentials(env: Readonly<Record<string, string | undefined>>): StreamCredentials {
   const apiKey = env[STREAM_ENV.key]?.trim() ?? '';
   const secret = env[STREAM_ENV.secret]?.trim() ?? '';
   const missing = [!apiKey && STREAM_ENV.key, !secret && STREAM_ENV.secret].filter(Boolean);
   if (missing.length > 0) {
-    throw new ConfigError('SOURCE_CREDENTIALS', `Stream needs ${missing.join(' and ')} in the environment`, {
+    throw new SourceError('SOURCE_CREDENTIALS_MISSING', `Stream needs ${missing.join(' and ')} in the environment`, {
       hint: "the key and secret are on the app's page of the Stream dashboard (Chat Messaging > Overview)",
     });
   }
