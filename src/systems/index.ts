@@ -3,6 +3,7 @@
  * exports `system`): a new system needs no line here. test/systems.test.mjs holds every folder to it.
  */
 import { PRESET_NAMES, type SourceName, type SystemName } from './registry.js';
+import type { ExpiringHost } from '../media/host-rules.js';
 import type { LiveSource } from './shared/pull-types.js';
 import type { System } from './shared/system.js';
 
@@ -20,4 +21,9 @@ export async function loadSource(name: SourceName): Promise<LiveSource> {
   const { source } = await loadSystem(name);
   if (source === undefined) throw new Error(`${name} has no live source`);
   return source();
+}
+
+/** Every system's expiring attachment hosts, for validate's warning. */
+export async function expiringHosts(): Promise<ExpiringHost[]> {
+  return (await loadSystems()).flatMap(([, system]) => system.expiringHosts ?? []);
 }

@@ -4,6 +4,7 @@
  * loads its recogniser alone; the preset and the source are loaded when a run needs them.
  */
 import type { ExpiringLinks } from '../../media/expiring-links.js';
+import type { ExpiringHost } from '../../media/host-rules.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import type { Recognizer } from '../detect/recognize.js';
 import type { ExportTree } from './export-tree.js';
@@ -24,6 +25,8 @@ export interface System {
    * without it, the export as it is.
    */
   presetFrom?(tree: ExportTree, fromPath: string, files: readonly string[]): string;
+  /** Hosts of its attachment links that stop working with it or after a while: validate warns of them. */
+  expiringHosts?: readonly ExpiringHost[];
   /** Attachment links its pull marks that expire, and how to have them signed again. */
   expiringLinks?: ExpiringLinks;
 }

@@ -7,4 +7,5 @@ export const system: System = {
   preset: () => import('./preset.js').then((m) => m.planStream),
   source: () => import('./source.js').then((m) => m.source),
   expiringLinks: streamExpiringLinks,
+  expiringHosts: [{ pattern: '*.stream-io-cdn.com', why: "Stream's CDN URLs are signed and expire" }],
 };
