@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderPerformanceDoc } from '../bench/performance-doc.mjs';
+import { renderSystemsDoc } from './systems-doc.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -22,6 +23,7 @@ const readJson = (root, file, optional = false) =>
  */
 export const PAGES = [
   { file: 'docs/validate-rules.md', module: 'dist/rules/rules-doc.js', render: (m) => m.renderRulesDoc() },
+  { file: 'docs/systems.md', module: 'dist/systems/registry.js', render: (m) => renderSystemsDoc(m) },
   {
     file: 'docs/performance.md',
     render: (_m, root) =>
