@@ -333,7 +333,7 @@ test('sandbox --source: a child process prints its JSON line and serves the worl
 test('sandbox --source: a bad name, import-only flags and sizes without a source are usage errors', async () => {
   const bad = await runCli(['sandbox', '--source', 'icq', '--port', '0']);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--source <name>.*icq.*sendbird, stream, twilio, slack, discord/);
+  assert.match(bad.stderr, /--source <name>.*icq.*sendbird, stream, slack, discord, twilio/);
   const importOnly = await runCli(['sandbox', '--source', 'slack', '--port', '0', '--poison', 'x']);
   assert.equal(importOnly.code, 2);
   assert.match(importOnly.stderr, /--poison is for the import sandbox only/);
