@@ -58,18 +58,13 @@ export async function detectPreset(tree: ExportTree, fromPath: string): Promise<
   const preset = ranked[0][0];
   const mine = found.filter((f) => f.what.preset === preset);
   mine.push(...judgedByPlace(candidates.slice(MAX_PEEKED), mine));
+  const rels = mine.map((f) => f.rel);
+  const { presetFrom } = systems.find(([name]) => name === preset)![1];
   const filesByKind: Detection['filesByKind'] = {};
   for (const f of mine) filesByKind[f.what.kind] = (filesByKind[f.what.kind] ?? 0) + 1;
   return {
     preset,
-    from:
-      systems
-        .find(([name]) => name === preset)?.[1]
-        .presetFrom?.(
-          tree,
-          fromPath,
-          mine.map((f) => f.rel),
-        ) ?? fromPath,
+    from: presetFrom?.(tree, fromPath, rels) ?? fromPath,
     files: mine.length,
     filesByKind,
     example: tree.where(mine[0].rel),
