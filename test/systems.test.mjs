@@ -1,7 +1,7 @@
 // One folder per chat system, listed once (src/systems/registry.ts): every folder is listed, every
 // listed system's folder gives what the registry says it has, and every list of names is the registry's.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { CONFIG_KEYS } from '../dist/config/keys.js';
 import { loadSystems } from '../dist/systems/index.js';
@@ -33,4 +33,16 @@ test('the preset choices and the pull sources are the registry', () => {
     [...SOURCE_NAMES],
     PRESET_NAMES.filter((name) => SYSTEMS[name].live),
   );
+});
+
+test("no system imports another's folder, and what they share imports none", () => {
+  const dir = new URL('../src/systems/', import.meta.url);
+  const crossing = [];
+  for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+    const own = rel.split(/[\\/]/)[0];
+    for (const [, other] of readFileSync(new URL(rel, dir), 'utf8').matchAll(/from '\.\.\/([\w-]+)\//g)) {
+      if (other !== own && PRESET_NAMES.includes(other)) crossing.push(`${rel} -> ${other}/`);
+    }
+  }
+  assert.deepEqual(crossing, []);
 });

@@ -9,7 +9,7 @@ import type { JsonPath } from '../../sources/read-pieces.js';
 import type { ExportTree } from '../shared/export-tree.js';
 import { pieces } from '../shared/inputs.js';
 import { isObject } from '../shared/items.js';
-import { detectLayout, type StreamLayout } from '../stream/read.js';
+import { detectLayout, type FileShape } from '../shared/file-shape.js';
 
 /** Pieces looked at per JSON document, and lines per JSON Lines file. */
 const MAX_PIECES = 400;
@@ -19,7 +19,7 @@ const WALK_DEPTH = 4;
 
 export interface Peek {
   rel: string;
-  layout: StreamLayout;
+  layout: FileShape;
   /** The document as far as it was read (`layout` array or document); undefined for lines. */
   head?: unknown;
   /** The first objects of a JSON Lines file. */

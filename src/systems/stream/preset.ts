@@ -27,7 +27,8 @@ import {
   type ReactionSeen,
   type StreamChannel,
 } from './map.js';
-import { detectLayout, streamEvents, type StreamEvent, type StreamKind, type StreamLayout } from './read.js';
+import { detectLayout } from '../shared/file-shape.js';
+import { streamEvents, type StreamEvent, type StreamKind, type StreamLayout } from './read.js';
 
 const STREAM_FILE = /\.(json|jsonl|ndjson)$/i;
 const DISTINCT_ID = '!members-';

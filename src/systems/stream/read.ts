@@ -8,11 +8,11 @@
  * channel they belong to is that object's `channel`, which may come after them.
  */
 import type { JsonObject } from '../../entities/types.js';
-import { readBlocks } from '../../sources/read-blocks.js';
 import type { JsonPath, ProblemPiece } from '../../sources/read-pieces.js';
 import type { PresetContext } from '../shared/context.js';
-import { pieces, treeBytes } from '../shared/inputs.js';
+import { pieces } from '../shared/inputs.js';
 import { isObject } from '../shared/items.js';
+import type { FileShape } from '../shared/file-shape.js';
 import { LINE_TYPES } from './layout.js';
 
 export type StreamKind = 'user' | 'channel' | 'member' | 'message' | 'reaction' | 'other';
@@ -22,30 +22,7 @@ export type StreamEvent =
   /** `about`: the kind the bad piece stood for, when its place says (a v1 object's messages); else unknown. */
   | { kind: 'problem'; piece: ProblemPiece; about?: StreamKind };
 
-export type StreamLayout = 'array' | 'document' | 'lines';
-
-const PEEK_BYTES = 64 * 1024;
-
-/** Tells the layouts apart from the file's first 64 KB: `[`, one object per line, or one document. */
-export async function detectLayout(ctx: Pick<PresetContext, 'tree'>, rel: string): Promise<StreamLayout | undefined> {
-  let head = '';
-  // Through the byte layer, as the reading will be: the same BOM handling, whole characters.
-  for await (const block of readBlocks(treeBytes(ctx.tree, rel), { cutLongLinesAt: PEEK_BYTES })) {
-    head += block.bytes.toString('utf8');
-    if (head.length >= PEEK_BYTES) break;
-  }
-  const text = head.trimStart();
-  if (text.startsWith('[')) return 'array';
-  if (!text.startsWith('{')) return undefined;
-  const newline = text.indexOf('\n');
-  if (newline < 0) return 'document';
-  try {
-    JSON.parse(text.slice(0, newline));
-    return 'lines';
-  } catch {
-    return 'document';
-  }
-}
+export type StreamLayout = FileShape;
 
 /** Walk into array elements and into a v1 object's `messages` and `members`; cut out everything else. */
 const descendFor =
