@@ -41,7 +41,8 @@ test("no system imports another's folder, and what they share imports none", () 
   for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
     const own = rel.split(/[\\/]/)[0];
     for (const [, other] of readFileSync(new URL(rel, dir), 'utf8').matchAll(/from '\.\.\/([\w-]+)\//g)) {
-      if (other !== own && PRESET_NAMES.includes(other)) crossing.push(`${rel} -> ${other}/`);
+      if (other !== own && /** @type {readonly string[]} */ (PRESET_NAMES).includes(other))
+        crossing.push(`${rel} -> ${other}/`);
     }
   }
   assert.deepEqual(crossing, []);
