@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderPerformanceDoc } from '../bench/performance-doc.mjs';
+import { renderSystemsDoc } from './systems-doc.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -23,6 +24,7 @@ const readJson = (root, file, optional = false) =>
  */
 export const PAGES = [
   { file: 'docs/validate-rules.md', module: 'scripts/rules-doc.mjs', render: (m) => m.renderRulesDoc() },
+  { file: 'docs/systems.md', module: 'dist/systems/registry.js', render: (m) => renderSystemsDoc(m) },
   {
     file: 'docs/performance.md',
     render: (_m, root) =>

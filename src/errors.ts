@@ -65,6 +65,33 @@ export class InputError extends MigrationError {}
 /** The remote service refused the run (auth), or retries ran out. */
 export class RemoteError extends MigrationError {}
 
+/**
+ * What a live source's failure means, one code whichever source `pull` reads: its credentials are
+ * not in the environment, or it refused them (a permission they lack included); a resource it was
+ * asked for is gone; a request is outside its rules. And two the pull itself finds: an answer not in
+ * the documented shape, a link to another origin than the source's.
+ */
+export type SourceErrorCode =
+  | 'SOURCE_CREDENTIALS_MISSING'
+  | 'SOURCE_CREDENTIALS_REFUSED'
+  | 'SOURCE_GONE'
+  | 'SOURCE_REFUSED'
+  | 'SOURCE_SHAPE'
+  | 'SOURCE_OTHER_ORIGIN';
+
+/** A live source cannot be read: its code is one of SourceErrorCode's. */
+export class SourceError extends RemoteError {
+  declare readonly code: SourceErrorCode;
+
+  constructor(
+    code: SourceErrorCode,
+    message: string,
+    options: { exitCode?: number; location?: SourceLocation; hint?: string; cause?: unknown } = {},
+  ) {
+    super(code, message, options);
+  }
+}
+
 /** The checkpoint is corrupt, locked, unwritable, or made for another target. */
 export class CheckpointError extends MigrationError {}
 

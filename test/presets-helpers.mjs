@@ -5,7 +5,7 @@ import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { createMapper } from '../dist/pipeline/map/map.js';
 import { ExportIndex, validateRecord } from '../dist/rules/index.js';
-import { planPreset } from '../dist/presets/index.js';
+import { planPreset } from '../dist/systems/preset.js';
 import { FIXTURES, tempDir } from './helpers.mjs';
 
 export const PRESET_FIXTURES = path.join(FIXTURES, 'presets');

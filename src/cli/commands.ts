@@ -26,7 +26,7 @@ import {
   wholeNumber,
 } from './arg-parsers.js';
 import { KNOWN_REGIONS } from '../config/keys.js';
-import { SOURCE_NAMES } from '../config/key-spec.js';
+import { SOURCE_NAMES } from '../systems/registry.js';
 import { addConfigOptions, CONFIG_FILE } from './options.js';
 import { runCommand } from './fatal-error.js';
 import type { CommandContext } from './context.js';

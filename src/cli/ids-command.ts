@@ -2,7 +2,7 @@ import { findIdLines } from '../checkpoint/find-ids.js';
 import { idLogPathOf, idMapPathOf } from '../checkpoint/state-files.js';
 import type { IdRule } from '../config/keys.js';
 import { ExitCode } from '../errors.js';
-import { messageIdOf, serviceIdOf } from '../presets/shared/ids.js';
+import { messageIdOf, serviceIdOf } from '../systems/shared/ids.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import type { CommandContext } from './context.js';
 

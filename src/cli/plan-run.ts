@@ -4,7 +4,7 @@ import type { IdRule } from '../config/keys.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { CheckpointError, ConfigError } from '../errors.js';
 import { planSources, type EntityPlan } from '../sources/plan.js';
-import { PRESET_NAMES } from '../presets/shared/context.js';
+import { PRESET_NAMES } from '../systems/registry.js';
 import { EXPORT_PLACEHOLDER_BASE, type ExportFolder } from '../media/media-sources.js';
 
 export interface RunPlan {
@@ -79,7 +79,7 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
     // media.exportFiles: relative paths become URLs the media pass finds the files by (docs/media.md).
     const carryFiles = config.media?.exportFiles === true;
     const mediaBaseUrl = config.mediaBaseUrl ?? (carryFiles ? EXPORT_PLACEHOLDER_BASE : undefined);
-    const { preparePreset } = await import('../presets/index.js');
+    const { preparePreset } = await import('../systems/preset.js');
     const prepared = await preparePreset(config.preset, from, {
       cwd: baseDir,
       idMapFile,

@@ -1,7 +1,7 @@
 import { ExitCode } from '../errors.js';
 import type { MigrateConfig } from '../config/schema.js';
 import type { PullOptions, PullSummary } from '../pipeline/pull/pull-in-run.js';
-import type { SourceName } from '../pull/types.js';
+import type { SourceName } from '../systems/shared/pull-types.js';
 import { formatDuration } from '../report/summary.js';
 import { plural } from '../report/words.js';
 import { runInCommand } from './command-run.js';

@@ -1,4 +1,4 @@
-import type { SourceName } from '../pull/types.js';
+import type { SourceName } from '../systems/shared/pull-types.js';
 import type { SyncSummary } from '../pipeline/sync/sync-in-run.js';
 import { keepWasmCompileSmall } from './heap-budget.js';
 import { runInCommand } from './command-run.js';

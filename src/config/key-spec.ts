@@ -16,7 +16,7 @@ export const DEFAULT_REST_REQUESTS_PER_MINUTE = 500;
 export const KNOWN_REGIONS = ['us', 'eu', 'in'] as const;
 
 /**
- * How a preset derives service ids from the export's ids (src/presets/shared/ids.ts, docs/ids.md):
+ * How a preset derives service ids from the export's ids (src/systems/shared/ids.ts, docs/ids.md):
  * the vendor's own function, which its apps log users in with, or the rule that never merges two ids.
  */
 export const ID_RULES = ['vendor', 'collision-free'] as const;
@@ -43,12 +43,6 @@ export const COMMAND_NAMES = [
   'sync',
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
-
-/** The presets' names, as the `preset` key accepts them (src/presets/shared/context.ts PRESET_NAMES). */
-export const PRESET_CHOICES = ['sendbird', 'stream', 'slack', 'discord', 'telegram', 'twilio', 'mattermost'] as const;
-
-/** The live sources `pull` reads (src/pull/<name>/), each read back by the preset of the same name. */
-export const SOURCE_NAMES = ['sendbird', 'stream', 'twilio', 'slack', 'discord'] as const;
 
 /** The sections of the reference page, in its order. */
 export const KEY_GROUPS = {

@@ -12,9 +12,9 @@ import {
   ID_RULES,
   KNOWN_REGIONS,
   MAX_BATCH_SIZE,
-  PRESET_CHOICES,
   type KeySpec,
 } from './key-spec.js';
+import { PRESET_NAMES } from '../systems/registry.js';
 import { PULL_KEYS } from './pull-keys.js';
 
 export * from './key-spec.js';
@@ -215,9 +215,9 @@ export const CONFIG_KEYS = {
     group: 'presets',
     commands: EXPORT,
     flag: '--preset <name>',
-    choices: PRESET_CHOICES,
+    choices: PRESET_NAMES,
     example: null,
-    help: `read an export as its system wrote it: ${PRESET_CHOICES.join(', ')}`,
+    help: `read an export as its system wrote it: ${PRESET_NAMES.join(', ')}`,
     doc: 'With `preset` and `from` set, `sources` is not used.',
   },
   from: {

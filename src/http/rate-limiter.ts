@@ -125,7 +125,6 @@ export function rateSignalsOf(status: number, h: Record<string, string | string[
     limit: rateHeader(h, 'x-ratelimit-limit', 'x-rate-limit'),
     remaining: rateHeader(h, 'x-ratelimit-remaining', 'x-rate-limit-remaining'),
     resetAt: reset === undefined ? undefined : reset * 1000,
-    // Sendbird names its wait X-RateLimit-RetryAfter (seconds, fractional) and sends no Retry-After.
-    retryAfterMs: parseRetryAfter((h['retry-after'] ?? h['x-ratelimit-retryafter']) as string | undefined, Date.now()),
+    retryAfterMs: parseRetryAfter(h['retry-after'] as string | undefined, Date.now()),
   };
 }

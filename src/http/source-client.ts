@@ -5,7 +5,7 @@
  * to the base URL's origin only: a next-page link to another origin is refused, never followed.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { RemoteError } from '../errors.js';
+import { SourceError } from '../errors.js';
 import { createDispatcher } from './dispatcher.js';
 import { proxyFor, readProxySettings, type ProxySettings } from './proxy-env.js';
 import type { Clock } from '../clock.js';
@@ -128,14 +128,19 @@ export class SourceClient implements SourceHttp {
         if (own !== undefined) return own;
         if (kind === 'ok') return { done: answer };
         if (kind === 'auth') {
-          throw new RemoteError('SOURCE_AUTH', `${source} refused the credentials (HTTP ${answer.status})`, {
-            hint: authHint,
-          });
+          throw new SourceError(
+            'SOURCE_CREDENTIALS_REFUSED',
+            `${source} refused the credentials (HTTP ${answer.status})`,
+            {
+              hint: authHint,
+            },
+          );
         }
         if (kind === 'refused') {
           const said = errorWords(answer.body);
-          throw new RemoteError(
-            'SOURCE_REFUSED',
+          // A resource asked for by its id or link that is no longer there: not a request out of the rules.
+          throw new SourceError(
+            answer.status === 404 || answer.status === 410 ? 'SOURCE_GONE' : 'SOURCE_REFUSED',
             `${source}: ${subject}: HTTP ${answer.status}${said ? `: ${said}` : ''}`,
           );
         }
@@ -151,7 +156,7 @@ export class SourceClient implements SourceHttp {
       ? new URL(pathOrUrl)
       : new URL(`${this.base.pathname.replace(/\/+$/, '')}${pathOrUrl}`, this.base.origin);
     if (url.origin !== this.base.origin) {
-      throw new RemoteError(
+      throw new SourceError(
         'SOURCE_OTHER_ORIGIN',
         `${this.options.source} gave a link to another origin (${url.origin}); the pull only follows ` +
           `links on ${this.base.origin}`,

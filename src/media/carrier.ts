@@ -17,8 +17,7 @@ import { Bandwidth } from './bandwidth.js';
 import { Bucket } from './bucket.js';
 import { downloadFile, hashLocalFile, type DownloadContext, type Fetched } from './download.js';
 import type { HostRules } from './host-rules.js';
-import { streamLinkOriginOf } from '../http/stream-links.js';
-import { linkExpired, StreamLinkRefresher } from './link-refresh.js';
+import { type ExpiringLinks, type LinkRefresher, linkExpired } from './expiring-links.js';
 import type { MediaEntry, MediaMap } from './media-map.js';
 import type { MediaSource } from './media-sources.js';
 import type { DeclaredType } from './web-page.js';
@@ -52,6 +51,8 @@ export interface CarrierOptions {
   timeoutMs: number;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
+  /** The systems whose marked links are signed again once expired (the systems' registry). */
+  expiringLinks: readonly ExpiringLinks[];
   /**
    * The folder of downloads in progress: emptied at the start (what a killed run left), removed at
    * the end. The caller holds the migration's lock, so no other run uses it.
@@ -70,8 +71,8 @@ export class MediaCarrier {
   private readonly limit: LimitFunction;
   private readonly download: DownloadContext;
   private tempSeq = 0;
-  /** Made when the first expired Stream link is met: most imports have none. */
-  private refresher: StreamLinkRefresher | undefined;
+  /** Each made when the first expired link of its system is met: most imports have none. */
+  private readonly refreshers = new Map<ExpiringLinks, LinkRefresher>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Keys being uploaded now: a second source with the same bytes waits for the first. */
   private readonly uploading = new Map<string, Promise<void>>();
@@ -171,23 +172,27 @@ export class MediaCarrier {
   }
 
   /**
-   * A URL's bytes; a Stream CDN link the pull marked (link-refresh.ts) is asked of Stream again when it
-   * has expired, by its `Expires` or by the CDN's 403/410, and its fresh link downloaded instead.
+   * A URL's bytes; a link a pull marked (expiring-links.ts) is asked of its system again when it has
+   * expired, by its `Expires` or by the CDN's 403/410, and its fresh link downloaded instead.
    */
   private async fetchUrl(url: string, temp: string, declared: DeclaredType | undefined): Promise<Fetched> {
-    const origin = streamLinkOriginOf(url);
-    if (origin === undefined) return downloadFile(url, temp, this.download, declared);
+    const links = this.options.expiringLinks.find((l) => l.marks(url));
+    if (links === undefined) return downloadFile(url, temp, this.download, declared);
     // A link known to be expired is not tried: its 403 would only cost a request.
     if (!linkExpired(url, this.options.clock.now())) {
       const first = await downloadFile(url, temp, this.download, declared);
       if (first.ok || !/^HTTP (403|410)\b/.test(first.reason)) return first;
     }
-    const { env, policy, clock, proxy, timeoutMs, signal } = this.options;
-    this.refresher ??= new StreamLinkRefresher({ env, policy, clock, proxy, timeoutMs, signal });
-    const fresh = await this.refresher.refresh(origin);
+    let refresher = this.refreshers.get(links);
+    if (refresher === undefined) {
+      const { env, policy, clock, proxy, timeoutMs, signal } = this.options;
+      refresher = links.refresher({ env, policy, clock, proxy, timeoutMs, signal });
+      this.refreshers.set(links, refresher);
+    }
+    const fresh = await refresher.refresh(url);
     if ('reason' in fresh) return { ok: false, reason: fresh.reason };
     const again = await downloadFile(fresh.url, temp, this.download, declared);
-    return again.ok ? again : { ok: false, reason: `${again.reason} (from the fresh link Stream gave)` };
+    return again.ok ? again : { ok: false, reason: `${again.reason} (from the fresh link ${links.system} gave)` };
   }
 
   /** Puts the bytes under `key` unless the bucket has them; true when this call uploaded them. */
@@ -241,7 +246,7 @@ export class MediaCarrier {
 
   async close(): Promise<void> {
     this.bucket.close();
-    await this.refresher?.close();
+    for (const refresher of this.refreshers.values()) await refresher.close();
     await this.download.dispatcher.close().catch(() => undefined);
     await rm(this.tempDir, { recursive: true, force: true });
   }

@@ -68,26 +68,20 @@ export class HostRules {
 }
 
 /**
- * Hosts whose links stop working once the old system is closed or after a while (signed, expiring or
- * login-only URLs). `validate` counts attachments on them that `media` does not cover.
+ * A host whose links stop working once the old system is closed or after a while (signed, expiring or
+ * login-only URLs): each system names its own (src/systems/<name>/index.ts). `validate` counts the
+ * attachments on them that `media` does not cover.
  */
-export const EXPIRING_HOSTS: readonly { pattern: string; why: string }[] = [
-  { pattern: 'files.slack.com', why: "Slack's url_private: needs a Slack login" },
-  { pattern: 'cdn.discordapp.com', why: "Discord's CDN links expire (signed ex/is/hm parameters)" },
-  { pattern: 'media.discordapp.net', why: "Discord's CDN links expire" },
-  { pattern: '*.sendbird.com', why: 'Sendbird file URLs may need its auth and end with the app' },
-  { pattern: '*.sendbirdcdn.com', why: 'Sendbird file URLs end with the app' },
-  { pattern: '*.stream-io-cdn.com', why: "Stream's CDN URLs are signed and expire" },
-  { pattern: '*.twiliocdn.com', why: 'Twilio media URLs need the account and expire' },
-  { pattern: 'media.twiliocdn.com', why: 'Twilio media URLs need the account and expire' },
-  { pattern: 'api.twilio.com', why: 'Twilio media URLs need the account' },
-  { pattern: 'mcs.us1.twilio.com', why: "Twilio Conversations media need the account's auth (Media Content Service)" },
-];
+export interface ExpiringHost {
+  /** A host name, or `*.domain` for the domain's subdomains. */
+  pattern: string;
+  why: string;
+}
 
 /** The expiring-host entry a hostname falls under, if any. */
-export function expiringHostOf(hostname: string): string | undefined {
+export function expiringHostOf(hostname: string, hosts: readonly ExpiringHost[]): string | undefined {
   const name = hostname.toLowerCase();
-  for (const { pattern } of EXPIRING_HOSTS) {
+  for (const { pattern } of hosts) {
     if (pattern.startsWith('*.') ? name.endsWith(pattern.slice(1)) : name === pattern) return pattern;
   }
   return undefined;

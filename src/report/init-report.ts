@@ -6,17 +6,8 @@
 import type { InitProposal } from '../pipeline/init/inspect-export.js';
 import type { PlainFile } from '../pipeline/init/inspect-plain.js';
 import { describe } from '../pipeline/init/inspect-export.js';
+import { SYSTEMS } from '../systems/registry.js';
 import { plural } from './words.js';
-
-const PRESET_TITLES: Record<string, string> = {
-  slack: 'a Slack workspace export',
-  sendbird: 'a Sendbird Data Export',
-  stream: 'a Stream (getstream.io) export',
-  discord: 'a DiscordChatExporter JSON export',
-  telegram: 'a Telegram Desktop export (result.json)',
-  twilio: 'Twilio Conversations data (REST API pages or Twilio CLI output)',
-  mattermost: 'a Mattermost bulk export (mmctl export)',
-};
 
 export function formatInitReport(proposal: InitProposal): string {
   if (proposal.kind === 'nothing')
@@ -29,7 +20,7 @@ export function formatInitReport(proposal: InitProposal): string {
       .join(', ');
     const about = c.estimated ? 'about ' : '';
     const lines = [
-      `Found ${PRESET_TITLES[d.preset] ?? d.preset} (preset "${d.preset}"), recognised by content, e.g. ${d.example}`,
+      `Found ${SYSTEMS[d.preset].export} (preset "${d.preset}"), recognised by content, e.g. ${d.example}`,
       `  ${plural(d.files, 'file')} of the export, by what they hold: ${kinds}`,
       `  ${about}${[
         c.users > 0 ? plural(c.users, 'user') : undefined,

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { COMMAND_NAMES, CONFIG_KEYS, PRESET_CHOICES } from '../../dist/config/keys.js';
-import { PRESET_NAMES } from '../../dist/presets/shared/context.js';
+import { COMMAND_NAMES, CONFIG_KEYS } from '../../dist/config/keys.js';
+import { PRESET_NAMES } from '../../dist/systems/registry.js';
 import { generatedWorkspace, runCli, sandbox, tempDir } from '../helpers.mjs';
 
 /** Each config-reading command as typed, with its name in the key table. */
@@ -63,7 +63,7 @@ test('every key names only commands that exist; the preset choices are the prese
   for (const [key, spec] of Object.entries(CONFIG_KEYS)) {
     for (const command of spec.commands) assert.ok(COMMAND_NAMES.includes(command), `${key}: ${command}`);
   }
-  assert.deepEqual([...PRESET_CHOICES], [...PRESET_NAMES]);
+  assert.deepEqual([...CONFIG_KEYS.preset.choices], [...PRESET_NAMES]);
 });
 
 test('a located error names its place once: no doubled "t/rej.ndjson:3: t/rej.ndjson:3:"', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { PRESET_NAMES } from '../../dist/presets/index.js';
+import { PRESET_NAMES } from '../../dist/systems/preset.js';
 import { FIXTURES, runCli, sandbox, tempDir } from '../helpers.mjs';
 
 const INIT = path.join(FIXTURES, 'init');

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { isNeverTime, NEVER_BEFORE, toUnixSeconds } from '../../dist/entities/timestamps.js';
 import { ENTITIES } from '../../dist/entities/index.js';
 import { createMapper } from '../../dist/pipeline/map/map.js';
-import { seconds, sentSeconds } from '../../dist/presets/shared/message-parts.js';
+import { seconds, sentSeconds } from '../../dist/systems/shared/message-parts.js';
 import { API_KEY, FIXTURES, readNdjson, runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 import { byId, plan, PRESET_FIXTURES, readPlans } from '../presets-helpers.mjs';
 

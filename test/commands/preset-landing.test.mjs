@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { messageIdOf, toVendorId } from '../../dist/presets/index.js';
+import { messageIdOf, toVendorId } from '../../dist/systems/preset.js';
 const muidOf = (id) => messageIdOf('vendor', id);
 import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 import { assertAccounted, importWithConfig } from '../preset-run.mjs';

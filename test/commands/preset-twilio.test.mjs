@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Readable } from 'node:stream';
-import { messageIdOf, toVendorId } from '../../dist/presets/index.js';
+import { messageIdOf, toVendorId } from '../../dist/systems/preset.js';
 import { readPieces } from '../../dist/sources/read-pieces.js';
 import { tempDir } from '../helpers.mjs';
 import { assertAccounted, importWithConfig } from '../preset-run.mjs';

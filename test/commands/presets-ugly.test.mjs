@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { cp, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { messageIdOf, toVendorId } from '../../dist/presets/index.js';
+import { messageIdOf, toVendorId } from '../../dist/systems/preset.js';
 import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 import { PRESET_FIXTURES, zipFolder } from '../presets-helpers.mjs';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toVendorId } from '../../dist/presets/index.js';
+import { toVendorId } from '../../dist/systems/preset.js';
 import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 import { PRESET_FIXTURES, zipFolder } from '../presets-helpers.mjs';
 

@@ -198,7 +198,7 @@ test('a bot without the Message Content intent stops before any page, saying how
 });
 
 test('route buckets: a spent bucket holds its own channel until it refills, a global 429 holds all', async () => {
-  const { BucketGate } = await import('../../dist/pull/discord/buckets.js');
+  const { BucketGate } = await import('../../dist/systems/discord/buckets.js');
   let now = 1_000_000;
   const gate = new BucketGate(() => now);
   const route = 'GET /channels/:id/messages';
@@ -223,7 +223,7 @@ test('route buckets: a spent bucket holds its own channel until it refills, a gl
 });
 
 test('a delta asks after the snowflake of its cutoff', async () => {
-  const { snowflakeAt, snowflakeMs } = await import('../../dist/pull/discord/snowflake.js');
+  const { snowflakeAt, snowflakeMs } = await import('../../dist/systems/discord/snowflake.js');
   // Discord's documented example: 175928847299117063 was made at 2016-04-30T11:18:25.796Z.
   assert.equal(snowflakeMs('175928847299117063'), Date.parse('2016-04-30T11:18:25.796Z'));
   const at = Date.parse('2016-04-30T11:18:25.796Z');

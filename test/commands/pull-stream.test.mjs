@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toVendorId } from '../../dist/presets/index.js';
+import { toVendorId } from '../../dist/systems/preset.js';
 import { manualClock, pullStoppedThenResumed, startFake as startSourceFake } from '../fakes/helpers.mjs';
 import { readNdjson, runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from '../media-servers.mjs';
@@ -216,7 +216,7 @@ test('pull stream with a wrong secret: exit 1 naming the variables, secret and t
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /STREAM_API_SECRET/);
   assert.match(r.stderr, /HTTP 401/);
-  const { streamServerToken } = await import('../../dist/http/stream-token.js');
+  const { streamServerToken } = await import('../../dist/systems/stream/token.js');
   const token = streamServerToken(secret);
   for (const leak of [secret, token, token.split('.')[2]]) {
     assert.ok(!r.stdout.includes(leak) && !r.stderr.includes(leak), 'printed');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toVendorId } from '../../dist/presets/shared/ids.js';
+import { toVendorId } from '../../dist/systems/shared/ids.js';
 import { FIXTURES, readNdjson, runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 
 const ndjson = (rows) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { messageIdOf, serviceIdOf, toVendorId } from '../../dist/presets/index.js';
+import { messageIdOf, serviceIdOf, toVendorId } from '../../dist/systems/preset.js';
 import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 import { PRESET_FIXTURES } from '../presets-helpers.mjs';
 

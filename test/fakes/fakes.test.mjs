@@ -3,7 +3,7 @@
 // share nothing, whose waits and link lifetimes the test sets.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { streamServerToken } from '../../dist/http/stream-token.js';
+import { streamServerToken } from '../../dist/systems/stream/token.js';
 import { GeneratedWorld, startFake } from './dist/index.js';
 import { ECHO_TOKEN, echoSource } from './echo-source.mjs';
 import { manualClock } from './helpers.mjs';

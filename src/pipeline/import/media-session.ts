@@ -14,6 +14,7 @@ import { HostRules } from '../../media/host-rules.js';
 import { MediaMap } from '../../media/media-map.js';
 import { MediaSources, type ExportFolder } from '../../media/media-sources.js';
 import type { UnlistedHosts } from '../../media/unlisted-hosts.js';
+import { loadSystems } from '../../systems/index.js';
 import type { MediaRun } from './media-pass.js';
 
 /** What the summary says of media. */
@@ -78,6 +79,7 @@ export class MediaSession {
         timeoutMs: options.timeoutMs,
         env: options.env,
         signal: options.hardStop,
+        expiringLinks: (await loadSystems()).flatMap(([, system]) => system.expiringLinks ?? []),
         tempDir: mediaTempPathOf(options.checkpoint),
         onFailure: (failure) => {
           failures.push(failure);

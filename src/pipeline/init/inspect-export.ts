@@ -1,13 +1,13 @@
 /**
  * `init`'s inspection: a folder, zip or file -> the config that imports it. A preset's export is
- * recognised by content (presets/detect); otherwise each plain CSV / JSON / NDJSON file is given
+ * recognised by content (systems/detect); otherwise each plain CSV / JSON / NDJSON file is given
  * an entity and a `map` from its columns (inspect-plain.ts). The proposal says what is settled and
  * what needs the user's choice; it never writes anything (cli/init-command.ts does).
  */
 import path from 'node:path';
 import type { SourceConfig, SourcesConfig } from '../../config/types.js';
 import { ENTITY_ORDER, type EntityName } from '../../entities/types.js';
-import { detectPreset, openExportTree, type Detection } from '../../presets/detect/index.js';
+import { detectPreset, openExportTree, type Detection } from '../../systems/detect/index.js';
 import type { Ambiguity } from './guess-map.js';
 import { inspectPlainFile, PLAIN_FILE, resolvePlainFile, type PlainFile } from './inspect-plain.js';
 

@@ -2,7 +2,7 @@ import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import { ENTITIES } from '../../entities/index.js';
 import type { IdMaps } from '../../entities/types.js';
-import { serviceIdOf, type IdRule } from '../../presets/shared/ids.js';
+import { serviceIdOf, type IdRule } from '../../systems/shared/ids.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { readMapPairs } from './id-map-file.js';
 import { createMapper, mapperOptionsFor } from './map.js';

@@ -6,7 +6,7 @@
  */
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { FileLayout } from '../../pull/types.js';
+import type { FileLayout } from '../../systems/shared/pull-types.js';
 
 export class OutputFile {
   private fd?: FileHandle;

@@ -1,5 +1,5 @@
 /**
- * What a source pulls through (the PullContext of src/pull/types.ts): each stream resumes from its
+ * What a source pulls through (the PullContext of src/systems/shared/pull-types.ts): each stream resumes from its
  * journalled cursor, a delta's items are filtered before they are written, and every page is journalled
  * after its items are on disk, so a kill loses at most the page in flight.
  */
@@ -9,7 +9,14 @@ import pLimit from 'p-limit';
 import { type Clock, systemClock } from '../../clock.js';
 import { InterruptedError } from '../../errors.js';
 import type { SourceHttp } from '../../http/source-client.js';
-import type { Page, PullContext, PullEntity, PullSince, StreamResult, StreamSpec } from '../../pull/types.js';
+import type {
+  Page,
+  PullContext,
+  PullEntity,
+  PullSince,
+  StreamResult,
+  StreamSpec,
+} from '../../systems/shared/pull-types.js';
 import { emptyCounts, type EntityCounts, type RunEvents } from '../events.js';
 import { OutputFile } from './output-file.js';
 import { KEEP_RECENT_MS, type PullJournal } from './pull-journal.js';

@@ -7,8 +7,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, InterruptedError } from '../../errors.js';
-import { loadSource } from '../../pull/registry.js';
-import type { PullSince, SourceName } from '../../pull/types.js';
+import { loadSource } from '../../systems/index.js';
+import type { PullSince, SourceName } from '../../systems/shared/pull-types.js';
 import type { Run } from '../run/run.js';
 import { type PullCounts, PullSession } from './pull-context.js';
 import { JOURNAL_FILE, PullJournal, type PullRunInfo } from './pull-journal.js';

@@ -3,7 +3,7 @@
  * messages (both threads), and judged at the end: a second reading of the messages cost a third of
  * validate's speed.
  * - Expiring hosts: hosts whose links stop working with the old system (login-only, signed
- *   or expiring URLs: media/host-rules.ts EXPIRING_HOSTS) that `media` does not carry. One summary,
+ *   or expiring URLs: each system's `expiringHosts`) that `media` does not carry. One summary,
  *   counts per host, so a person sees the size of the problem at once.
  * - Unlisted hosts: with `media` set, attachments on hosts not on `media.hosts`, which keep
  *   their URL; a typo in `hosts` shows as a host with all the attachments (media/unlisted-hosts.ts).
@@ -13,6 +13,7 @@ import type { JsonObject } from '../../entities/types.js';
 import { expiringHostOf, HostRules } from '../../media/host-rules.js';
 import type { ExportFolder } from '../../media/media-sources.js';
 import { addHostCount, OTHER_HOSTS, type UnlistedHosts } from '../../media/unlisted-hosts.js';
+import { expiringHosts } from '../../systems/index.js';
 import { isPlainObject } from '../map/object-paths.js';
 
 export interface ExpiringMedia {
@@ -38,16 +39,17 @@ export function addHostCounts(into: Record<string, number>, from: Record<string,
 }
 
 /** The summary of the counted expiring hosts that `media.hosts` does not cover; undefined when there are none. */
-export function expiringMediaOf(
+export async function expiringMediaOf(
   counts: Record<string, number>,
   media: MediaConfig | undefined,
-): ExpiringMedia | undefined {
+): Promise<ExpiringMedia | undefined> {
+  const hosts = await expiringHosts();
   const covered = media ? new HostRules(media.hosts) : undefined;
   const byHost: Record<string, number> = {};
   let total = 0;
   for (const [host, n] of Object.entries(counts)) {
     // Hosts past the first thousand are not told apart: whether they expire is not known.
-    const entry = host === OTHER_HOSTS ? undefined : expiringHostOf(host);
+    const entry = host === OTHER_HOSTS ? undefined : expiringHostOf(host, hosts);
     if (entry === undefined || covered?.allows(host)) continue;
     byHost[entry] = (byHost[entry] ?? 0) + n;
     total += n;

@@ -190,7 +190,7 @@ export async function runValidate(options: ValidateOptions): Promise<ValidateRes
   }
   for (const [parent, line] of missingLines) line.message = heldBackProblem(parent, result.stoppedEarly).message;
   if (!result.stoppedEarly) {
-    result.expiringMedia = expiringMediaOf(hostCounts, options.media);
+    result.expiringMedia = await expiringMediaOf(hostCounts, options.media);
     result.unlistedMedia = unlistedMediaOf(hostCounts, options.media, options.exportFolder);
     for (const p of index.blocked.list()) {
       if (p.reason === MISSING_PARENT || p.held.members + p.held.messages === 0) continue;

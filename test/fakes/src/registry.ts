@@ -1,4 +1,4 @@
-import { SOURCE_NAMES } from '../../../dist/config/key-spec.js';
+import { SOURCE_NAMES } from '../../../dist/systems/registry.js';
 import { fake as discord } from './discord.js';
 import { fake as sendbird } from './sendbird.js';
 import { fake as slack } from './slack.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { cp, mkdir, open, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { detectPreset, openExportTree } from '../../../dist/presets/detect/index.js';
+import { detectPreset, openExportTree } from '../../../dist/systems/detect/index.js';
 import { tempDir } from '../../helpers.mjs';
 import { PRESET_FIXTURES } from '../../presets-helpers.mjs';
 

@@ -1,8 +1,8 @@
-// The mention templates every preset writes (src/presets/shared/mentions.ts): which text is a mention,
+// The mention templates every preset writes (src/systems/shared/mentions.ts): which text is a mention,
 // and the service's limit of 10 mentioned users a message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { placeMentions } from '../../../dist/presets/shared/mentions.js';
+import { placeMentions } from '../../../dist/systems/shared/mentions.js';
 
 const user = (uid, token = `@${uid}`) => ({ uid, name: uid.toUpperCase(), token });
 

@@ -1,9 +1,9 @@
-// The id transform (src/presets/shared/ids.ts) and the id mapping file.
+// The id transform (src/systems/shared/ids.ts) and the id mapping file.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { IdMapWriter, toServiceId } from '../../../dist/presets/shared/ids.js';
+import { IdMapWriter, toServiceId } from '../../../dist/systems/shared/ids.js';
 import { tempDir } from '../../helpers.mjs';
 
 const VALID = /^[a-z0-9_-]{1,100}$/;

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { openExportTree } from '../../../dist/presets/shared/export-tree.js';
+import { openExportTree } from '../../../dist/systems/shared/export-tree.js';
 import { JsonScanner, TAKE, WALK } from '../../../dist/sources/json-scan.js';
 import { readPieces } from '../../../dist/sources/read-pieces.js';
 import { tempDir } from '../../helpers.mjs';

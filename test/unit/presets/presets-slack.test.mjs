@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { messageIdOf, toVendorId } from '../../../dist/presets/index.js';
+import { messageIdOf, toVendorId } from '../../../dist/systems/preset.js';
 import { tempDir } from '../../helpers.mjs';
 import { byId, plan, PRESET_FIXTURES, readIdMap, readPlans, zipFolder } from '../../presets-helpers.mjs';
 

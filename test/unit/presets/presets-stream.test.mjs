@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { toVendorId } from '../../../dist/presets/index.js';
+import { toVendorId } from '../../../dist/systems/preset.js';
 import { tempDir } from '../../helpers.mjs';
 import { byId, plan, PRESET_FIXTURES, readPlans } from '../../presets-helpers.mjs';
 

@@ -9,12 +9,11 @@ const SRC = new URL('../../../src/', import.meta.url).pathname;
 
 /** Higher imports lower; a folder never imports one of its own rank or above. */
 const LAYERS = {
-  cli: 6,
-  report: 5,
-  pipeline: 4,
-  presets: 3,
+  cli: 7,
+  report: 6,
+  pipeline: 5,
+  systems: 4,
   media: 3,
-  pull: 3,
   sources: 2,
   http: 2,
   checkpoint: 2,
@@ -25,6 +24,8 @@ const LAYERS = {
   entities: 0,
   'errors.ts': 0,
   'clock.ts': 0,
+  // The list of chat systems is data alone: the config table and the CLI read their names from it.
+  'systems/registry.ts': 0,
 };
 
 /**
@@ -64,7 +65,8 @@ export function importGraph(dir) {
   return graph;
 }
 
-const top = (rel) => rel.split(path.sep)[0];
+/** A module's place: its own entry when the table gives it one, else its top folder's. */
+const top = (rel) => (rel.split(path.sep).join('/') in LAYERS ? rel.split(path.sep).join('/') : rel.split(path.sep)[0]);
 const pipelinePart = (rel) => (rel.split(path.sep).length > 2 ? rel.split(path.sep)[1] : '.');
 
 /** Imports that run up or sideways between layers, as `from -> to` lines. */
@@ -119,7 +121,7 @@ export function importCycles(graph) {
   return cycles;
 }
 
-test('src: imports run down a layer (cli > report > pipeline > presets > readers, http... > config > base)', () => {
+test('src: imports run down a layer (cli > report > pipeline > systems > media > readers... > base)', () => {
   const graph = importGraph(SRC);
   assert.ok(graph.size > 50, 'the graph was read');
   assert.deepEqual(layerViolations(graph), []);

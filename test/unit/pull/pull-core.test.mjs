@@ -20,7 +20,7 @@ const layout = { json: { head: '{"channel":{"id":"c1"},"messages":[', tail: ']}'
 /** @param {number} i */
 const message = (i) => ({ id: `m${i}`, ts: 1_000_000 + i * 1000 });
 /** @typedef {{ id: string, ts: number }} Message */
-/** @type {import('../../../dist/pull/types.js').StreamSpec} */
+/** @type {import('../../../dist/systems/shared/pull-types.js').StreamSpec} */
 const messagesSpec = {
   id: 'messages:c1',
   file: 'messages/c1.json',
@@ -33,7 +33,7 @@ const messagesSpec = {
 
 /**
  * A session over `journal` writing into `dir`/`run`, with the given delta.
- * @param {import('../../../dist/pull/types.js').PullSince} [since]
+ * @param {import('../../../dist/systems/shared/pull-types.js').PullSince} [since]
  */
 function session(journal, dir, since = { kind: 'full' }) {
   const stop = new AbortController().signal;
@@ -46,7 +46,7 @@ const pager = (from, pages, fetched) => async (cursor) => {
   const page = cursor ?? 0;
   fetched.push(page);
   const items = [0, 1, 2].map((k) => message(from + page * 3 + k));
-  /** @type {import('../../../dist/pull/types.js').Page<number>} */
+  /** @type {import('../../../dist/systems/shared/pull-types.js').Page<number>} */
   const answer = { items, next: page + 1 < pages ? page + 1 : undefined, remember: [[`page:${page}`, page]] };
   return answer;
 };
@@ -107,7 +107,7 @@ test('a delta leaves out messages an earlier pull wrote and those before the cut
   journal = await PullJournal.open(file);
   assert.equal(journal.channels.get('c1').newestMs, message(5).ts);
   await journal.beginRun({ id: 'delta', kind: 'delta', startedAt: 3, source: 'sendbird' });
-  /** @type {import('../../../dist/pull/types.js').PullSince} */
+  /** @type {import('../../../dist/systems/shared/pull-types.js').PullSince} */
   const since = { kind: 'delta', mode: 'time', cutoffMs: () => message(3).ts, listCutoffMs: 0 };
   // The source answers from the cutoff: m3..m5 again (the lookback), then two new ones.
   const answer = async () => ({ items: [3, 4, 5, 6, 7].map(message) });
@@ -179,7 +179,7 @@ test('the source client keeps its credentials on their origin and names the vari
       return true;
     });
     await assert.rejects(http.get('/refused'), (/** @type {any} */ err) => {
-      assert.equal(err.code, 'SOURCE_AUTH');
+      assert.equal(err.code, 'SOURCE_CREDENTIALS_REFUSED');
       assert.match(err.hint, /SENDBIRD_API_TOKEN/);
       assert.doesNotMatch(`${err.message} ${err.hint}`, /tok_secret/);
       return true;

@@ -1,0 +1,187 @@
+/**
+ * The walk of a Sendbird app: users (active, then deactivated), group channels with their members,
+ * open channels, then each channel's messages, `ctx.concurrency` channels at a time. Every file is a
+ * `ctx.pages` stream, so a killed pull resumes from its last page; the channel list is remembered
+ * with its pages, so the messages step finds it after a resume.
+ */
+import type { SourceHttp } from '../../http/source-client.js';
+import type { Page, PullContext } from '../shared/pull-types.js';
+import {
+  type ChannelType,
+  channelsPath,
+  isObject,
+  listPage,
+  MESSAGES_LIMIT,
+  membersPath,
+  messagesFrom,
+  msOf,
+  type SendbirdObject,
+  usersPath,
+} from './api.js';
+import {
+  activeUsersStream,
+  type ChannelFact,
+  channelsStream,
+  deactivatedUsersStream,
+  messagesStream,
+} from './layout.js';
+
+const CHANNEL_FACT = 'channel:';
+
+/** Group channels: every kind an API token sees (Sendbird's "List group channels" filters). */
+const GROUP_QUERY = {
+  show_member: true,
+  show_empty: true,
+  show_frozen: true,
+  public_mode: 'all',
+  distinct_mode: 'all',
+  super_mode: 'all',
+  order: 'chronological',
+};
+
+export async function walkSendbird(ctx: PullContext): Promise<void> {
+  for (const [stream, mode] of [
+    [activeUsersStream, 'activated'],
+    [deactivatedUsersStream, 'deactivated'],
+  ] as const) {
+    await ctx.pages<string>(stream, (token) => listPage(ctx.http, usersPath, 'users', { active_mode: mode }, token));
+  }
+  const known = channelFacts(ctx);
+  for (const type of ['group_channels', 'open_channels'] as const) {
+    await ctx.pages<string>(channelsStream(type), (token) => channelsPage(ctx, type, token, known));
+  }
+  const channels = [...channelFacts(ctx).values()];
+  await ctx.eachChannel(channels, (channel) => pullMessages(ctx, channel));
+}
+
+/** The channels remembered by this pull and earlier ones, the latest fact of each. */
+function channelFacts(ctx: PullContext): Map<string, ChannelFact> {
+  const facts = new Map<string, ChannelFact>();
+  for (const [, value] of ctx.remembered(CHANNEL_FACT)) {
+    const fact = value as ChannelFact;
+    facts.set(fact.url, fact);
+  }
+  return facts;
+}
+
+/**
+ * One page of channels, each group channel with all its members (the list shows only some of a large
+ * channel's: the rest are paged from its members route within this page). A delta writes the channels
+ * created since the cutoff or unknown to earlier pulls whole, and a known channel only with its new
+ * members (the preset keeps the channel as first pulled).
+ */
+async function channelsPage(
+  ctx: PullContext,
+  type: ChannelType,
+  token: string | undefined,
+  known: ReadonlyMap<string, ChannelFact>,
+): Promise<Page<string>> {
+  const page = await listPage(
+    ctx.http,
+    channelsPath(type),
+    'channels',
+    type === 'group_channels'
+      ? GROUP_QUERY
+      : {
+          show_frozen: true,
+        },
+    token,
+  );
+  const items: SendbirdObject[] = [];
+  const remember: Array<[string, ChannelFact]> = [];
+  for (const listed of page.items) {
+    const channel = type === 'group_channels' ? await withAllMembers(ctx.http, listed) : listed;
+    const fact = factOf(type, channel);
+    if (fact === undefined) continue;
+    remember.push([`${CHANNEL_FACT}${fact.url}`, fact]);
+    const written = deltaOf(ctx, channel, fact, known.get(fact.url));
+    if (written !== undefined) items.push(written);
+  }
+  const members = items.reduce((n, c) => n + (Array.isArray(c.members) ? c.members.length : 0), 0);
+  const nested = { members };
+  return page.next === undefined ? { items, remember, nested } : { items, remember, nested, next: page.next };
+}
+
+function deltaOf(
+  ctx: PullContext,
+  channel: SendbirdObject,
+  fact: ChannelFact,
+  before: ChannelFact | undefined,
+): SendbirdObject | undefined {
+  const { since } = ctx;
+  if (since.kind === 'full' || before === undefined) return channel;
+  if ((msOf(channel.created_at) ?? 0) >= since.listCutoffMs) return channel;
+  const had = new Set(before.members ?? []);
+  const added = (fact.members ?? []).filter((id) => !had.has(id));
+  if (added.length === 0) return undefined;
+  const members = (channel.members as unknown[]).filter((m) => isObject(m) && added.includes(String(m.user_id)));
+  return { ...channel, members };
+}
+
+function factOf(type: ChannelType, channel: SendbirdObject): ChannelFact | undefined {
+  if (typeof channel.channel_url !== 'string' || channel.channel_url === '') return undefined;
+  const fact: ChannelFact = { type, url: channel.channel_url };
+  if (typeof channel.name === 'string' && channel.name !== '') fact.name = channel.name;
+  if (Array.isArray(channel.members)) {
+    fact.members = channel.members.filter(isObject).map((m) => String(m.user_id));
+  }
+  return fact;
+}
+
+/** The channel with every member: the list's own when complete, else its members route, page by page. */
+async function withAllMembers(http: SourceHttp, channel: SendbirdObject): Promise<SendbirdObject> {
+  const listed = Array.isArray(channel.members) ? channel.members : undefined;
+  const count = typeof channel.member_count === 'number' ? channel.member_count : undefined;
+  if (listed !== undefined && (count === undefined || listed.length >= count)) return channel;
+  const members: SendbirdObject[] = [];
+  let token: string | undefined;
+  do {
+    const page = await listPage(http, membersPath(String(channel.channel_url)), 'members', {}, token);
+    members.push(...page.items);
+    token = page.next;
+  } while (token !== undefined && members.length < 1_000_000);
+  return { ...channel, members };
+}
+
+/** Where a channel's messages stand: the last page's newest time, and the ids met at that very millisecond. */
+interface MessagesCursor {
+  ts: number;
+  ids: string[];
+}
+
+async function pullMessages(ctx: PullContext, channel: ChannelFact): Promise<void> {
+  const from = ctx.since.kind === 'delta' ? ctx.since.cutoffMs(channel.url) : 0;
+  await ctx.pages<MessagesCursor>(messagesStream(channel), async (cursor) => {
+    const at = cursor ?? { ts: from, ids: [] };
+    const page = await messagesFrom(ctx.http, channel.type, channel.url, at.ts);
+    if (page === undefined) {
+      ctx.warning(`sendbird: channel ${channel.url} is gone (deleted since it was listed): no messages read`);
+      return { items: [] };
+    }
+    const met = new Set(at.ids);
+    const items = page.filter((m) => !(msOf(m.created_at) === at.ts && met.has(String(m.message_id))));
+    if (page.length < MESSAGES_LIMIT) return { items };
+    return { items, next: nextCursor(ctx, channel, at, page, items.length) };
+  });
+}
+
+/**
+ * The anchor of the next page: the newest time on this one, with the ids already met at that time
+ * (`include=true` brings them again). A full page of one millisecond met before cannot move on by
+ * time: then the next millisecond, said out loud, since Sendbird pages only by time here.
+ */
+function nextCursor(
+  ctx: PullContext,
+  channel: ChannelFact,
+  at: MessagesCursor,
+  page: SendbirdObject[],
+  fresh: number,
+): MessagesCursor {
+  const ts = msOf(page[page.length - 1].created_at) ?? at.ts;
+  if (fresh === 0) {
+    ctx.warning(`sendbird: over ${MESSAGES_LIMIT} messages of ${channel.url} at ${ts} ms: some may be left out`);
+    return { ts: ts + 1, ids: [] };
+  }
+  const ids = page.filter((m) => msOf(m.created_at) === ts).map((m) => String(m.message_id));
+  return { ts, ids: ts === at.ts ? [...at.ids, ...ids.filter((id) => !at.ids.includes(id))] : ids };
+}
