@@ -25,19 +25,24 @@ const STOPPING_NOTICE =
 export async function importAction(opts: ImportOptions): Promise<number> {
   // A dry run is validate, whole: the same checks, media counts, run log and Ctrl+C.
   if (opts.dryRun) return validateAction({ ...opts, maxErrors: undefined });
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, true, true);
+  const { config, baseDir, warnings, chosen } = await loadCommandConfig(opts, true, true);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const plan = await planRun(config, baseDir, { writeIdMap: true });
   for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
   try {
-    return await importPlan(opts, config, plan);
+    return await importPlan(opts, config, plan, chosen.has('retentionDays'));
   } finally {
     // Once committed there is nothing to discard; before, the migration's id map stays as it was.
     await plan.idMap?.discard();
   }
 }
 
-async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunPlan): Promise<number> {
+async function importPlan(
+  opts: ImportOptions,
+  config: MigrateConfig,
+  plan: RunPlan,
+  retentionChosen: boolean,
+): Promise<number> {
   const { plans, sourcesIdentity, idRule, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
   if (opts.strict) {
@@ -84,6 +89,7 @@ async function importPlan(opts: ImportOptions, config: MigrateConfig, plan: RunP
         sinceSec: opts.since,
         // Counting lines first: 0.1-0.3 s for 1M messages (240 MB), about 1% of their import (docs/sending.md).
         estimateTotals: true,
+        retentionChosen,
       });
       // Said once, after the run: this run's skips are its own count of them (no reading ahead).
       const old = summary.totals.skippedBy[BEYOND_RETENTION] ?? 0;

@@ -1,6 +1,6 @@
 import { ExitCode } from '../errors.js';
 import { planRun } from './plan-run.js';
-import { retentionNotice } from '../pipeline/retention.js';
+import { retentionNotice, retentionOutcome } from '../pipeline/retention.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
 
@@ -11,7 +11,7 @@ export interface ValidateOptions extends CommonOptions {
 
 /** validate, and `import --dry-run`, which is the same run. */
 export async function validateAction(opts: ValidateOptions): Promise<number> {
-  const { config, baseDir, warnings } = await loadCommandConfig(opts, false, true);
+  const { config, baseDir, warnings, chosen } = await loadCommandConfig(opts, false, true);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
   for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
@@ -38,16 +38,19 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
       // The text report names them; beside --json's document, a person still reads the warning on stderr.
       const notice = opts.json ? retentionNotice(result.beyondRetention, config.retentionDays, nowSec) : undefined;
       if (notice) process.stderr.write(`warning: ${notice}\n`);
-      process.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
+      const old = retentionOutcome(result.beyondRetention, config.retentionDays, nowSec, chosen.has('retentionDays'));
+      process.stdout.write(opts.json ? formatValidateJson(result, old) : formatValidateText(result, old));
       const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention } = result;
       const ended = { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention };
       run.log.event('validate-end', ended);
-      return { result, interrupted: run.stop.aborted };
+      // Messages left out by a window nobody set are not a decision yet: exit 3, as for errors.
+      const undecided = old !== undefined && !old.chosen;
+      return { result, interrupted: run.stop.aborted, undecided };
     },
     ({ result, interrupted }) => ({
       status: interrupted ? 'interrupted' : result.errorCount > 0 ? 'completed-with-errors' : 'completed',
     }),
   );
   if (outcome.interrupted) return ExitCode.interrupted;
-  return outcome.result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
+  return outcome.result.errorCount > 0 || outcome.undecided ? ExitCode.rejected : ExitCode.ok;
 }

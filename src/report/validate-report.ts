@@ -1,5 +1,5 @@
 import type { LocatedProblem, RetentionNote, ValidateResult } from '../pipeline/validate/validate-result.js';
-import { HOW_TO_SEND_OLD } from '../pipeline/retention.js';
+import { HOW_TO_SEND_OLD, retentionLastLine, type RetentionOutcome } from '../pipeline/retention.js';
 import { unlistedHostsText } from '../media/unlisted-hosts.js';
 import { plural } from './words.js';
 
@@ -11,7 +11,8 @@ export function formatProblem(p: LocatedProblem): string {
   return `${p.file}:${p.line}: ${who}: ${field}${p.message} [${p.rule}]`;
 }
 
-export function formatValidateText(r: ValidateResult): string {
+/** `outcome`: the messages left out as too old, said on the last line (pipeline/retention.ts). */
+export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome): string {
   const out: string[] = [];
   if (r.errors.length > 0) {
     out.push(`Errors (${r.errorCount}):`);
@@ -48,10 +49,11 @@ export function formatValidateText(r: ValidateResult): string {
       ? `OK: ${read} read, no errors${r.warningCount ? `, ${warnings}` : ''}`
       : `FAILED: ${read} read, ${plural(r.errorCount, 'error')}, ${warnings}`,
   );
+  if (outcome) out.push(retentionLastLine(outcome));
   return `${out.join('\n')}\n`;
 }
 
-export function formatValidateJson(r: ValidateResult): string {
+export function formatValidateJson(r: ValidateResult, outcome?: RetentionOutcome): string {
   return `${JSON.stringify({
     ok: r.errorCount === 0,
     recordsRead: r.recordsRead,
@@ -65,7 +67,7 @@ export function formatValidateJson(r: ValidateResult): string {
     ...(r.expiringMedia ? { expiringMedia: r.expiringMedia } : {}),
     ...(r.unlistedMedia ? { unlistedMedia: r.unlistedMedia } : {}),
     beyondRetention: r.beyondRetention,
-    ...(r.retention ? { retention: { ...r.retention, howToSend: HOW_TO_SEND_OLD } } : {}),
+    ...(r.retention ? { retention: { ...r.retention, chosen: outcome?.chosen, howToSend: HOW_TO_SEND_OLD } } : {}),
   })}\n`;
 }
 

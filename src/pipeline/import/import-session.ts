@@ -16,7 +16,7 @@ import { startMediaPass } from './media-start.js';
 import type { Run, RunEnd } from '../run/run.js';
 import { ledgerView } from '../../checkpoint/ledger.js';
 import { BEYOND_RETENTION } from '../../entities/types.js';
-import { isRetentionRefusal, retentionCutoff, retentionRefusalMessage } from '../retention.js';
+import { isRetentionRefusal, retentionCutoff, retentionOutcome, retentionRefusalMessage } from '../retention.js';
 
 export interface ImportSessionOptions {
   plans: EntityPlan[];
@@ -32,6 +32,11 @@ export interface ImportSessionOptions {
   replay?: ReplaySource;
   /** A preset's export folder, for `media.exportFiles`. */
   exportFolder?: ExportFolder;
+  /**
+   * The user set retentionDays: messages it leaves out are their decision. Otherwise a finished run
+   * that left some out ends with exit 3 (retention.ts). Default: set (sync, replay and demo).
+   */
+  retentionChosen?: boolean;
 }
 
 /**
@@ -153,7 +158,11 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
       mediaNotCarried: view.media.notCarried,
       mediaNotCarriedBy: view.media.byReason,
     };
-    return { ...summary, migration };
+    const old = view.total.skippedBy[BEYOND_RETENTION] ?? 0;
+    const chosen = options.retentionChosen ?? true;
+    const retention = retentionOutcome(old, config.retentionDays, nowSec, chosen);
+    if (retention && !chosen && summary.exitCode === ExitCode.ok) summary = { ...summary, exitCode: ExitCode.rejected };
+    return { ...summary, migration, ...(retention ? { retention } : {}) };
   } catch (err) {
     failed.abort();
     throw err;
