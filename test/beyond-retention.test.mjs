@@ -3,6 +3,7 @@
 // refuses them as the vendor's guides say the service does, isolated as rejects once, never re-sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readNdjson, runCli } from './helpers.mjs';
 import { importRun, sandboxProcess, verify, verifyWorkspace } from './verify-helpers.mjs';
@@ -186,4 +187,30 @@ test('a window cleared later: the messages skipped only as too old are sent by t
   // Nothing left to send: a run after it sends nothing and says every record is in.
   const again = await importRun(ws.dir, ['--json', '--retention-days', '0']);
   assert.equal(JSON.parse(again.stdout).entities.messages.imported, 0, again.stderr);
+});
+
+test('validate checks the messages beyond the window too: what a cleared window would reject is named', async (t) => {
+  const sb = await sandboxProcess(t);
+  const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
+  const file = path.join(ws.dir, 'messages.ndjson');
+  const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+  // Two old messages given the id of another old one, with other text: line 61 and 62.
+  const copy = (n) => JSON.stringify({ ...JSON.parse(lines[2]), data: { text: `another text ${n}` } });
+  await writeFile(file, `${[...lines, copy(1), copy(2)].join('\n')}\n`);
+
+  const run = await runCli(['validate', '--retention-days', '180'], { cwd: ws.dir });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /sent with a window that allows them, 2 errors would be rejected:/);
+  const named = run.stdout.match(/^ {4}messages\.ndjson:(\d+): message msg2: .*$/gm) ?? [];
+  assert.deepEqual(
+    named.map((l) => Number(l.match(/:(\d+):/)[1])),
+    [61, 62],
+    run.stdout,
+  );
+
+  // The import with the window cleared rejects exactly those two.
+  const cleared = await importRun(ws.dir, ['--retention-days', '0']);
+  assert.equal(cleared.code, 3, cleared.stderr);
+  const rejects = await readNdjson(path.join(ws.dir, 'migrate-rejects.ndjson'));
+  assert.deepEqual(rejects.map((r) => r.line).sort(), [61, 62]);
 });

@@ -15,8 +15,9 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
   for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
-  const [{ runValidate }, { formatValidateJson, formatValidateText }] = await Promise.all([
+  const [{ runValidate }, { checkBeyondWindow }, { formatValidateJson, formatValidateText }] = await Promise.all([
     import('../pipeline/validate/run-validate.js'),
+    import('../pipeline/validate/beyond-window.js'),
     import('../report/validate-report.js'),
   ]);
   const spec: CommandRunSpec = { command: 'validate', config, ledger: 'none', json: opts.json };
@@ -24,7 +25,7 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
   const outcome = await runInCommand(
     spec,
     async (run) => {
-      const result = await runValidate({
+      const options = {
         plans,
         nowSec,
         importSoftDeleted: config.importSoftDeleted,
@@ -34,7 +35,9 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
         retentionDays: config.retentionDays,
         media: config.media,
         exportFolder,
-      });
+      };
+      const result = await runValidate(options);
+      await checkBeyondWindow(options, result);
       // The text report names them; beside --json's document, a person still reads the warning on stderr.
       const notice = opts.json ? retentionNotice(result.beyondRetention, config.retentionDays, nowSec) : undefined;
       if (notice) process.stderr.write(`warning: ${notice}\n`);

@@ -80,6 +80,12 @@ function retentionLines(count: number, note: RetentionNote): string[] {
   ];
   for (const { file, line } of note.first) out.push(`  ${file}:${line}`);
   if (count > note.first.length) out.push(`  (${count - note.first.length} more)`);
+  const errors = note.errors;
+  if (errors) {
+    out.push(`  sent with a window that allows them, ${plural(errors.count, 'error')} would be rejected:`);
+    for (const p of errors.listed) out.push(`    ${formatProblem(p)}`);
+    if (errors.count > errors.listed.length) out.push(`    (${errors.count - errors.listed.length} more)`);
+  }
   out.push(`  to send them: ${HOW_TO_SEND_OLD}`);
   return out;
 }
