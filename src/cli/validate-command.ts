@@ -48,12 +48,14 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
       run.log.event('validate-end', ended);
       // Messages left out by a window nobody set are not a decision yet: exit 3, as for errors.
       const undecided = old !== undefined && !old.chosen;
-      return { result, interrupted: run.stop.aborted, undecided };
+      // An export of no record is no success: something is not where the config says.
+      const empty = result.recordsRead === 0 && !run.stop.aborted;
+      return { result, interrupted: run.stop.aborted, failed: undecided || empty };
     },
     ({ result, interrupted }) => ({
       status: interrupted ? 'interrupted' : result.errorCount > 0 ? 'completed-with-errors' : 'completed',
     }),
   );
   if (outcome.interrupted) return ExitCode.interrupted;
-  return outcome.result.errorCount > 0 || outcome.undecided ? ExitCode.rejected : ExitCode.ok;
+  return outcome.result.errorCount > 0 || outcome.failed ? ExitCode.rejected : ExitCode.ok;
 }

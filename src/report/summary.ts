@@ -65,9 +65,11 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
   switch (summary.status) {
     case 'completed':
       // Left out as too old is not "in": the last line says how many and why.
-      words.push(
-        `Done in ${took}: every record is in${summary.retention ? ' but the messages left out as too old' : ''}.`,
-      );
+      if (summary.totals.read === 0) words.push(`Done in ${took}.`);
+      else
+        words.push(
+          `Done in ${took}: every record is in${summary.retention ? ' but the messages left out as too old' : ''}.`,
+        );
       break;
     case 'completed-with-rejects': {
       const earlier = summary.totals.rejectedEarlier;
@@ -100,6 +102,8 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
   // The run's own outcome above; the migration as a whole (every run so far) from the ledger.
   if (summary.migration) words.push(`Migration: ${summary.migration.statusLine}`);
   if (summary.retention) words.push(retentionLastLine(summary.retention));
+  if (summary.status === 'completed' && summary.totals.read === 0)
+    words.push("No record was read: the export's files hold none (are the config's paths, or --from, the export?).");
   const lines = width === undefined ? words : words.flatMap((line) => wrapText(line, width));
   return ['', formatSummaryTable(summary), '', ...lines, ''].join('\n');
 }

@@ -43,11 +43,14 @@ export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome
   }
   const read = plural(r.recordsRead, 'record');
   const warnings = plural(r.warningCount, 'warning');
+  const errors = r.errorCount ? ` (${plural(r.errorCount, 'error')})` : '';
   out.push(
     '',
-    r.errorCount === 0
-      ? `OK: ${read} read, no errors${r.warningCount ? `, ${warnings}` : ''}`
-      : `FAILED: ${read} read, ${plural(r.errorCount, 'error')}, ${warnings}`,
+    r.recordsRead === 0 && !r.stoppedEarly
+      ? `FAILED: no record read: the export's files hold none${errors}`
+      : r.errorCount === 0
+        ? `OK: ${read} read, no errors${r.warningCount ? `, ${warnings}` : ''}`
+        : `FAILED: ${read} read, ${plural(r.errorCount, 'error')}, ${warnings}`,
   );
   if (outcome) out.push(retentionLastLine(outcome));
   return `${out.join('\n')}\n`;
@@ -55,7 +58,7 @@ export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome
 
 export function formatValidateJson(r: ValidateResult, outcome?: RetentionOutcome): string {
   return `${JSON.stringify({
-    ok: r.errorCount === 0,
+    ok: r.errorCount === 0 && r.recordsRead > 0,
     recordsRead: r.recordsRead,
     errorCount: r.errorCount,
     warningCount: r.warningCount,

@@ -161,7 +161,10 @@ export async function importInRun(run: Run, options: ImportSessionOptions): Prom
     const old = view.total.skippedBy[BEYOND_RETENTION] ?? 0;
     const chosen = options.retentionChosen ?? true;
     const retention = retentionOutcome(old, config.retentionDays, nowSec, chosen);
-    if (retention && !chosen && summary.exitCode === ExitCode.ok) summary = { ...summary, exitCode: ExitCode.rejected };
+    // Left out by a window nobody set, or nothing read at all: finished, but not a success.
+    const empty = summary.status === 'completed' && summary.totals.read === 0;
+    if (((retention && !chosen) || empty) && summary.exitCode === ExitCode.ok)
+      summary = { ...summary, exitCode: ExitCode.rejected };
     return { ...summary, migration, ...(retention ? { retention } : {}) };
   } catch (err) {
     failed.abort();
