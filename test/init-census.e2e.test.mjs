@@ -2,7 +2,7 @@
 // points 3 to 5): the project's own fixtures configured without a question, the retention window
 // written down when it leaves messages out, and an export of no record never an "OK".
 import assert from 'node:assert/strict';
-import { access, cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { FIXTURES, runCli, tempDir } from './helpers.mjs';
@@ -76,4 +76,42 @@ test('an export whose files hold no record: validate and import end saying so, e
   const i = await runCli(['import'], { cwd: dir });
   assert.equal(i.code, 3, i.stdout + i.stderr);
   assert.match(lastLine(i.stdout), /^No record was read: the export's files hold none/);
+});
+
+test('DiscordChatExporter DM files with "guild": null are the export, read and counted', async () => {
+  const dir = await tempDir('cm-init-census-');
+  const from = path.join(FIXTURES, 'presets', 'discord');
+  await mkdir(path.join(dir, 'export'));
+  for (const name of await readdir(from)) {
+    if (!name.startsWith('Direct Messages')) continue;
+    const doc = JSON.parse(await readFile(path.join(from, name), 'utf8'));
+    await writeFile(path.join(dir, 'export', name), JSON.stringify({ ...doc, guild: null }));
+  }
+  const r = await runCli(['init', 'export'], { cwd: dir });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /preset "discord"/);
+  assert.match(r.stdout, /^The config reads 3 users, 2 groups, 3 members, 6 messages/m);
+});
+
+test('several one-chat Telegram exports in one folder are one migration: every chat read', async () => {
+  const dir = await tempDir('cm-init-census-');
+  const single = JSON.parse(
+    await readFile(path.join(FIXTURES, 'presets', 'telegram', 'single', 'result.json'), 'utf8'),
+  );
+  const other = { ...single, id: single.id + 1000, name: 'Another chat' };
+  for (const [folder, doc] of [
+    ['ChatExport_a', single],
+    ['ChatExport_b', other],
+  ]) {
+    await mkdir(path.join(dir, 'export', folder), { recursive: true });
+    await writeFile(path.join(dir, 'export', folder, 'result.json'), JSON.stringify(doc));
+  }
+  const r = await runCli(['init', 'export'], { cwd: dir });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal(JSON.parse(await readFile(path.join(dir, CONFIG), 'utf8')).from, './export');
+  const n = single.messages.length;
+  assert.match(r.stdout, new RegExp(`^The config reads .*, ${2 * n} messages`, 'm'));
+  const v = await runCli(['validate', '--json', '--retention-days', '0'], { cwd: dir });
+  assert.equal(v.code, 0, v.stdout + v.stderr);
+  assert.equal(JSON.parse(v.stdout).byEntity.messages.records, 2 * n);
 });

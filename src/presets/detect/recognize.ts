@@ -88,8 +88,9 @@ function recognizeArray(items: JsonObject[]): Recognized | undefined {
 
 function recognizeDocument(doc: JsonObject): Recognized | undefined {
   const keys = topKeys(doc);
-  // DiscordChatExporter: {"guild": {...}, "channel": {"id", "type", ...}, "messages": [...]}.
-  if (isObject(doc.guild) && isObject(doc.channel) && 'id' in doc.channel)
+  // DiscordChatExporter: {"guild": {...}, "channel": {"id", "type", ...}, "messages": [...]}; a DM's
+  // guild may be null.
+  if ((isObject(doc.guild) || doc.guild === null) && isObject(doc.channel) && 'id' in doc.channel)
     return { preset: 'discord', kind: 'messages', records: { at: 'messages' } };
   // `pull discord`'s member list: {"guildMembers": {guild}, "members": [...]}.
   if (isObject(doc.guildMembers) && Array.isArray(doc.members))
