@@ -293,6 +293,7 @@ export const CASES = [
 export const MAPPER_CODES = ['field.json', 'field.unknown', 'field.conflict', 'timestamp.invalid', 'timestamp.never'];
 export const READER_CODES = [
   'input.csv-columns',
+  'input.encoding',
   'input.csv-syntax',
   'input.csv-header',
   'input.json-syntax',

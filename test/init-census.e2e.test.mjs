@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { access, cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { FIXTURES, runCli, tempDir } from './helpers.mjs';
+import { FIXTURES, runCli, sandbox, tempDir } from './helpers.mjs';
 
 const CONFIG = '.migrate.config.json';
 const lastLine = (text) => text.trimEnd().split('\n').at(-1);
@@ -115,3 +115,33 @@ test('several one-chat Telegram exports in one folder are one migration: every c
   assert.equal(v.code, 0, v.stdout + v.stderr);
   assert.equal(JSON.parse(v.stdout).byEntity.messages.records, 2 * n);
 });
+
+/** @type {Array<[string, (text: string) => Buffer, RegExp]>} */
+const ENCODINGS = [
+  ['Latin-1', (text) => Buffer.from(text, 'latin1'), /looks like Latin-1 \/ Windows-1252/],
+  ['UTF-16 with a BOM', (text) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]), /UTF-16LE/],
+];
+for (const [encoding, bytesOf, looks] of ENCODINGS) {
+  test(`a ${encoding} file: one file-level error naming the encoding and iconv, no record of it sent`, async () => {
+    const box = await sandbox();
+    try {
+      const dir = await tempDir('cm-encoding-');
+      await writeFile(path.join(dir, 'users.csv'), bytesOf('uid,name\nu1,Ann\nu2,José\nu3,Bo\n'));
+      const config = { sources: { users: { path: 'users.csv' } }, baseUrl: box.url, retentionDays: 0 };
+      await writeFile(path.join(dir, CONFIG), JSON.stringify(config));
+      const v = await runCli(['validate'], { cwd: dir });
+      assert.equal(v.code, 3, v.stdout + v.stderr);
+      const errors = v.stdout.split('\n').filter((l) => /\[input\.\w+/.test(l));
+      assert.equal(errors.length, 1, v.stdout);
+      assert.match(errors[0], /users\.csv:1: .*file is not UTF-8/);
+      assert.match(errors[0], looks);
+      assert.match(errors[0], /iconv -f \S+ -t UTF-8 'users\.csv'/);
+      const i = await runCli(['import', '--json'], { cwd: dir });
+      assert.equal(i.code, 3, i.stdout + i.stderr);
+      assert.equal(JSON.parse(i.stdout).entities.users.imported, 0);
+      assert.equal(box.stats().perEntity.users?.stored ?? 0, 0, 'no record of the file reached the service');
+    } finally {
+      await box.close();
+    }
+  });
+}

@@ -3,12 +3,13 @@
  * validate's shared NDJSON reading, presets' pieces): blocks go to the reader in order, its items
  * come back in order (a worker thread may work a few blocks ahead), a gzip layer that fails ends the
  * file after the blocks read before it (`input.gzip`), a file with nothing in it is `input.empty-file`,
+ * a file in another encoding than UTF-8 is `input.encoding` and read no further,
  * a reader that stops on a break in the file has the rest read through, so its problem can say how
  * many lines the break cost, and an abort ends the reading quietly. Readers only turn blocks into items.
  */
 import type { SourceProblem } from '../entities/types.js';
 import { CorruptGzipError, lastLineOf, readBlocks, type Block, type ByteSource } from './read-blocks.js';
-import { emptyFileProblem, gzipProblem } from './source-items.js';
+import { emptyFileProblem, encodingProblem, gzipProblem } from './source-items.js';
 
 /** What a reader makes of a file's blocks. */
 export interface BlockReader<T> {
@@ -58,6 +59,13 @@ export async function* readFileItems<T>(
   try {
     try {
       for await (const block of readBlocks(source, { signal, cutLongLinesAt })) {
+        if (lastBlock === undefined) {
+          const foreign = encodingProblem(source.display, block.bytes, block.badLines !== undefined);
+          if (foreign) {
+            yield [foreign];
+            return;
+          }
+        }
         lastBlock = block;
         if (counting) continue;
         pending.push(reader.block(block));
