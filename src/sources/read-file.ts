@@ -9,7 +9,7 @@
  */
 import type { SourceProblem } from '../entities/types.js';
 import { CorruptGzipError, lastLineOf, readBlocks, type Block, type ByteSource } from './read-blocks.js';
-import { emptyFileProblem, encodingProblem, gzipProblem } from './source-items.js';
+import { emptyFileProblem, encodingProblem, gzipProblem, lineSpan } from './source-items.js';
 
 /** What a reader makes of a file's blocks. */
 export interface BlockReader<T> {
@@ -50,6 +50,7 @@ export async function* readFileItems<T>(
   const ahead = options.ahead ?? 1;
   const pending: Array<T[] | Promise<T[]>> = [];
   let lastBlock: Block | undefined;
+  let foreign: SourceProblem | undefined;
   // The reader stopped: the rest is read only to find the file's last line.
   let counting = false;
   const take = async (): Promise<T[]> => {
@@ -59,13 +60,10 @@ export async function* readFileItems<T>(
   try {
     try {
       for await (const block of readBlocks(source, { signal, cutLongLinesAt })) {
-        if (lastBlock === undefined) {
-          const foreign = encodingProblem(source.display, block.bytes, block.badLines !== undefined);
-          if (foreign) {
-            yield [foreign];
-            return;
-          }
-        }
+        // Another encoding: the rest is read only to find the file's last line, for the problem.
+        if (lastBlock === undefined)
+          foreign = encodingProblem(source.display, block.bytes, block.badLines !== undefined);
+        if (foreign) counting = true;
         lastBlock = block;
         if (counting) continue;
         pending.push(reader.block(block));
@@ -86,6 +84,10 @@ export async function* readFileItems<T>(
       // The reader's break and the failure after it are both true: the first counts up to the second.
       const stop = reader.stopped ? (reader.stopProblem?.(lastLineOf(lastBlock)) ?? []) : [];
       yield [...stop, gzipProblem(source.display, error)];
+      return;
+    }
+    if (foreign) {
+      yield [{ ...foreign, message: `${foreign.message}: ${lineSpan(1, lastLineOf(lastBlock))}` }];
       return;
     }
     // A reader gives no items for blocks after the one that stopped it.

@@ -40,8 +40,8 @@ export function encodingProblem(file: string, bytes: Buffer, badLines: boolean):
     line: 1,
     rule: 'input.encoding',
     message:
-      `file is not UTF-8: it looks like ${looks}; nothing of it is read. Convert it: ` +
-      `iconv -f ${from} -t UTF-8 '${name}' > '${name}.utf8' and put the converted file in its place`,
+      `file is not UTF-8: it looks like ${looks}. Convert it (iconv -f ${from} -t UTF-8 '${name}' > ` +
+      `'${name}.utf8', then put the converted file in its place); nothing in the file could be read`,
     fatalForFile: true,
   };
 }
