@@ -58,7 +58,9 @@ text after a closing quote (\`input.csv-syntax\`: that row; reading goes on at t
 syntax error (\`input.json-syntax\`, at line and column: a record that is not JSON costs that record, a
 break in the structure around the records ends the file and names the lines not read; in NDJSON only
 that line), a line that is not an object (\`input.not-object\`), a JSON document of the wrong shape
-(\`input.json-shape\`), invalid UTF-8 (\`input.utf8\`, that record), an empty file (\`input.empty-file\`, a
+(\`input.json-shape\`), invalid UTF-8 (\`input.utf8\`, that record; a file whose start is not UTF-8, UTF-16 with
+its byte-order mark or Latin-1, is one \`input.encoding\` naming the \`iconv\` command, and none of its records is
+read), an empty file (\`input.empty-file\`, a
 warning), a corrupt gzip (\`input.gzip\`, names the line from which nothing could be read), a broken CSV
 header (\`input.csv-header\`). The mapper adds \`field.json\` (a JSON-text cell that is not JSON),
 \`field.conflict\` (a dotted column that collides with a value), \`field.unknown\` (warning, once per

@@ -15,7 +15,10 @@ export const ExitCode = {
   ok: 0,
   fatal: 1,
   usage: 2,
-  /** The run finished, but some records were rejected (import) or had errors (validate). */
+  /**
+   * The run finished, but some records were rejected (import) or had errors (validate), or messages are
+   * left out by a retention window the user never set (pipeline/retention.ts).
+   */
   rejected: 3,
   interrupted: 130,
 } as const;

@@ -229,6 +229,7 @@ export const CASES = [
   bad('input.csv-header', 'users-header.csv', 1, 'users'), // a repeated name
   bad('input.csv-syntax', 'users-quote.csv', 3, 'users'), // unterminated quote: that row only; u10 on line 4 is read
   bad('input.utf8', 'users-utf8.csv', 3, 'users'),
+  bad('input.encoding', 'users-latin1.csv', 1, 'users'), // the whole file: u14 and u15 are not read
   bad('input.empty-file', 'users-empty.csv', 1, 'users', W), // 0 bytes
   bad('input.empty-file', 'users-bom.csv', 1, 'users', W), // a BOM only
   bad('input.json-syntax', 'groups-syntax.json', 3, 'groups'), // that record only; g3 on line 4 is read
@@ -293,6 +294,7 @@ export const CASES = [
 export const MAPPER_CODES = ['field.json', 'field.unknown', 'field.conflict', 'timestamp.invalid', 'timestamp.never'];
 export const READER_CODES = [
   'input.csv-columns',
+  'input.encoding',
   'input.csv-syntax',
   'input.csv-header',
   'input.json-syntax',

@@ -20,6 +20,12 @@ export interface FileProgressData {
    * and a hash of what the slot held, so a later run can tell an edited record from the same one.
    */
   open?: Record<string, OpenReject>;
+  /**
+   * Half-open ranges of ordinals acknowledged as skipped beyond the retention window, sorted: a later
+   * run whose window allows them sends them (pipeline/retention.ts). Exports are mostly in time
+   * order, so the ranges are few.
+   */
+  old?: Array<[number, number]>;
 }
 
 /** A rejected slot still open: acknowledged (the run went on), but not "done". */
@@ -72,6 +78,36 @@ export class FileProgress {
     if (this.data.open === undefined || !(ordinal in this.data.open)) return false;
     delete this.data.open[ordinal];
     if (Object.keys(this.data.open).length === 0) delete this.data.open;
+    return true;
+  }
+
+  /** Whether the slot was acknowledged as skipped beyond the retention window. */
+  isOld(ordinal: number): boolean {
+    return this.data.old?.some(([start, end]) => ordinal >= start && ordinal < end) === true;
+  }
+
+  /** Marks the slot skipped beyond the retention window (before it is acknowledged: harmless till then). */
+  markOld(ordinal: number): void {
+    const ranges = (this.data.old ??= []);
+    const last = ranges[ranges.length - 1];
+    if (last && last[1] === ordinal) last[1]++;
+    else if (!this.isOld(ordinal)) {
+      ranges.push([ordinal, ordinal + 1]);
+      if (last && last[0] > ordinal) ranges.sort((a, b) => a[0] - b[0]);
+    }
+  }
+
+  /** The slot is no longer skipped as too old (its record was sent or rejected): true if it was. */
+  unmarkOld(ordinal: number): boolean {
+    const ranges = this.data.old;
+    const at = ranges?.findIndex(([start, end]) => ordinal >= start && ordinal < end) ?? -1;
+    if (ranges === undefined || at < 0) return false;
+    const [start, end] = ranges[at];
+    const parts: Array<[number, number]> = [];
+    if (start < ordinal) parts.push([start, ordinal]);
+    if (ordinal + 1 < end) parts.push([ordinal + 1, end]);
+    ranges.splice(at, 1, ...parts);
+    if (ranges.length === 0) delete this.data.old;
     return true;
   }
 

@@ -25,12 +25,12 @@ const STOPPING_NOTICE =
 export async function importAction(ctx: CommandContext, opts: ImportOptions): Promise<number> {
   // A dry run is validate, whole: the same checks, media counts, run log and Ctrl+C.
   if (opts.dryRun) return validateAction(ctx, { ...opts, maxErrors: undefined });
-  const { config, baseDir, warnings } = await loadCommandConfig(ctx, opts, true, true);
+  const { config, baseDir, warnings, chosen } = await loadCommandConfig(ctx, opts, true, true);
   ctx.warn(warnings);
   const plan = await planRun(config, baseDir, { writeIdMap: true });
   ctx.warn(plan.warnings);
   try {
-    return await importPlan(ctx, opts, config, plan);
+    return await importPlan(ctx, opts, config, plan, chosen.has('retentionDays'));
   } finally {
     // Once committed there is nothing to discard; before, the migration's id map stays as it was.
     await plan.idMap?.discard();
@@ -42,6 +42,7 @@ async function importPlan(
   opts: ImportOptions,
   config: MigrateConfig,
   plan: RunPlan,
+  retentionChosen: boolean,
 ): Promise<number> {
   const { plans, sourcesIdentity, idRule, idMap, exportFolder } = plan;
   const nowSec = Math.floor(Date.now() / 1000);
@@ -90,6 +91,7 @@ async function importPlan(
         sinceSec: opts.since,
         // Counting lines first: 0.1-0.3 s for 1M messages (240 MB), about 1% of their import (docs/sending.md).
         estimateTotals: true,
+        retentionChosen,
       });
       // Said once, after the run: this run's skips are its own count of them (no reading ahead).
       const old = summary.totals.skippedBy[BEYOND_RETENTION] ?? 0;

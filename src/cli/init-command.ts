@@ -6,6 +6,8 @@ import { inspectExport, type InitProposal } from '../pipeline/init/inspect-expor
 import { formatInitReport } from '../report/init-report.js';
 import { CONFIG_FILE } from './options.js';
 import type { CommandContext } from './context.js';
+import { DEFAULTS } from '../config/keys.js';
+import { censusText, takeInitCensus } from './init-census.js';
 
 interface InitOptions {
   force?: boolean;
@@ -49,15 +51,27 @@ async function settle(
     ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }),
     ...proposal.config,
   };
-  const text = `${JSON.stringify(config, null, 2)}\n`;
   const shown = ctx.shown(configFile);
   const problems = proposal.kind === 'plain' ? proposal.problems : [];
   if (problems.length > 0) {
-    out.push(`\nThe config would be:\n${text}`);
+    out.push(`\nThe config would be:\n${JSON.stringify(config, null, 2)}\n`);
     out.push(`\nNot written: ${problems.length === 1 ? 'one choice is' : 'choices are'} yours first:\n`);
     for (const p of problems) out.push(`  ${p}\n`);
     return ExitCode.rejected;
   }
+  if (proposal.kind === 'plain' && Object.keys(proposal.config.sources).length === 0) {
+    out.push('\nNot written: no file of it holds users, groups, members or messages.\n');
+    return ExitCode.rejected;
+  }
+  const census = await takeInitCensus(config, path.dirname(configFile));
+  out.push(`\n${censusText(census)}`);
+  if (census.recordsRead === 0) {
+    out.push('\nNot written: the export holds no record to import.\n');
+    return ExitCode.rejected;
+  }
+  // The window is a decision: written down, and said, whenever it leaves messages out.
+  const settled = census.beyondRetention > 0 ? { ...config, retentionDays: DEFAULTS.retentionDays } : config;
+  const text = `${JSON.stringify(settled, null, 2)}\n`;
   if (opts.print) {
     out.push(`\n${text}`);
     return ExitCode.ok;

@@ -1,6 +1,6 @@
 import { ExitCode } from '../errors.js';
 import { planRun } from './plan-run.js';
-import { retentionNotice } from '../pipeline/retention.js';
+import { retentionNotice, retentionOutcome } from '../pipeline/retention.js';
 import { loadCommandConfig, type CommonOptions } from './options.js';
 import { runInCommand, type CommandRunSpec } from './command-run.js';
 import type { CommandContext } from './context.js';
@@ -12,12 +12,13 @@ export interface ValidateOptions extends CommonOptions {
 
 /** validate, and `import --dry-run`, which is the same run. */
 export async function validateAction(ctx: CommandContext, opts: ValidateOptions): Promise<number> {
-  const { config, baseDir, warnings } = await loadCommandConfig(ctx, opts, false, true);
+  const { config, baseDir, warnings, chosen } = await loadCommandConfig(ctx, opts, false, true);
   ctx.warn(warnings);
   const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
   ctx.warn(planWarnings);
-  const [{ runValidate }, { formatValidateJson, formatValidateText }] = await Promise.all([
+  const [{ runValidate }, { checkBeyondWindow }, { formatValidateJson, formatValidateText }] = await Promise.all([
     import('../pipeline/validate/validate-pass.js'),
+    import('../pipeline/validate/beyond-window.js'),
     import('../report/validate-report.js'),
   ]);
   const spec: CommandRunSpec = { command: 'validate', config, ledger: 'none', json: opts.json };
@@ -26,7 +27,7 @@ export async function validateAction(ctx: CommandContext, opts: ValidateOptions)
     ctx,
     spec,
     async (run) => {
-      const result = await runValidate({
+      const options = {
         plans,
         nowSec,
         importSoftDeleted: config.importSoftDeleted,
@@ -36,20 +37,27 @@ export async function validateAction(ctx: CommandContext, opts: ValidateOptions)
         retentionDays: config.retentionDays,
         media: config.media,
         exportFolder,
-      });
+      };
+      const result = await runValidate(options);
+      await checkBeyondWindow(options, result);
       // The text report names them; beside --json's document, a person still reads the warning on stderr.
       const notice = opts.json ? retentionNotice(result.beyondRetention, config.retentionDays, nowSec) : undefined;
       if (notice) ctx.stderr.write(`warning: ${notice}\n`);
-      ctx.stdout.write(opts.json ? formatValidateJson(result) : formatValidateText(result));
+      const old = retentionOutcome(result.beyondRetention, config.retentionDays, nowSec, chosen.has('retentionDays'));
+      ctx.stdout.write(opts.json ? formatValidateJson(result, old) : formatValidateText(result, old));
       const { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention } = result;
       const ended = { recordsRead, errorCount, warningCount, byRule, byEntity, stoppedEarly, beyondRetention };
       run.log.event('validate-end', ended);
-      return { result, interrupted: run.stop.aborted };
+      // Messages left out by a window nobody set are not a decision yet: exit 3, as for errors.
+      const undecided = old !== undefined && !old.chosen;
+      // An export of no record is no success: something is not where the config says.
+      const empty = result.recordsRead === 0 && !run.stop.aborted;
+      return { result, interrupted: run.stop.aborted, failed: undecided || empty };
     },
     ({ result, interrupted }) => ({
       status: interrupted ? 'interrupted' : result.errorCount > 0 ? 'completed-with-errors' : 'completed',
     }),
   );
   if (outcome.interrupted) return ExitCode.interrupted;
-  return outcome.result.errorCount > 0 ? ExitCode.rejected : ExitCode.ok;
+  return outcome.result.errorCount > 0 || outcome.failed ? ExitCode.rejected : ExitCode.ok;
 }

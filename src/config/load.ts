@@ -31,6 +31,8 @@ export interface LoadedConfig {
   file?: string;
   /** Things the user should know that do not stop the run (e.g. a readable key file). */
   warnings: string[];
+  /** The keys the user set (file, environment or flag): a default is not their decision (retentionDays). */
+  chosen: ReadonlySet<string>;
 }
 
 const ENV = 'the environment';
@@ -101,7 +103,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     }
   }
   problems.throwIfAny();
-  return { config: merged as MigrateConfig, baseDir, file: found?.filepath, warnings };
+  const chosen = new Set([...Object.keys(fileLayer), ...Object.keys(envLayer), ...Object.keys(flagLayer)]);
+  return { config: merged as MigrateConfig, baseDir, file: found?.filepath, warnings, chosen };
 }
 
 /** The keys whose table entry names an environment variable; an empty variable is unset. */

@@ -40,6 +40,42 @@ export function retentionNotice(count: number, retentionDays: number, nowSec: nu
 }
 
 /**
+ * The messages a run leaves out as too old, and whether the window is the user's decision: a default
+ * they never set is not one, so the run then ends with exit 3 (ExitCode.rejected) until they set it.
+ */
+export interface RetentionOutcome {
+  notSent: number;
+  days: number;
+  /** The day the window starts (UTC). */
+  cutoff: string;
+  /** retentionDays was set in the config file, the environment or a flag. */
+  chosen: boolean;
+}
+
+export function retentionOutcome(
+  notSent: number,
+  retentionDays: number,
+  nowSec: number,
+  chosen: boolean,
+): RetentionOutcome | undefined {
+  const cutoff = retentionCutoff(nowSec, retentionDays);
+  if (notSent === 0 || cutoff === undefined) return undefined;
+  return { notSent, days: retentionDays, cutoff: cutoffDate(cutoff), chosen };
+}
+
+/** The last line of validate and import when messages are left out as too old: how many and why. */
+export function retentionLastLine(o: RetentionOutcome): string {
+  const n = o.notSent.toLocaleString('en-US');
+  const what = `${n} ${o.notSent === 1 ? 'message' : 'messages'} sent before ${o.cutoff}`;
+  if (o.chosen) return `Not sent: ${what}, beyond the ${o.days}-day retention window (retentionDays).`;
+  return (
+    `Not sent: ${what}, beyond the default ${o.days}-day retention window: retentionDays is not set, so ` +
+    'nobody has decided to leave them out yet. Set it (config or --retention-days): 0 sends them if the app ' +
+    "keeps every message (extended storage); the app's window (180 by default) leaves them out."
+  );
+}
+
+/**
  * Whether a 5xx answer is the service refusing a message as too old: its error says so (the vendor's
  * guides quote "Messages older than 6 months cannot be imported"). A bare 500 is not read as one: an
  * old message can be poison for other reasons, and those may clear. A refusal is the record's own (it

@@ -42,7 +42,12 @@ export function formatInitReport(proposal: InitProposal): string {
       );
     return `${lines.join('\n')}\n`;
   }
-  return proposal.files.map(formatPlainFile).join('\n');
+  const plain = proposal.files.map(formatPlainFile).join('\n');
+  const below = proposal.notRead;
+  if (below === undefined) return plain;
+  const shown = below.files.slice(0, 3).join(', ') + (below.files.length > 3 ? ', ...' : '');
+  const what = `${plural(below.files.length, 'file')} in folders below, not read (a ${below.nested} export among them)`;
+  return `${plain}\n${what}: ${shown}\n  init that folder on its own to migrate it\n`;
 }
 
 function formatPlainFile(f: PlainFile): string {

@@ -3,6 +3,7 @@ import type { EntityCounts } from '../pipeline/events.js';
 import type { ImportSummary } from '../pipeline/import/summary.js';
 import { type CountKey, OUTCOME_TERMS, figuresOf } from './figures.js';
 import { plural, wasOrWere, wrapText } from './words.js';
+import { retentionLastLine } from '../pipeline/retention.js';
 
 type Row = [label: string, cell: (c: EntityCounts) => string];
 
@@ -63,7 +64,12 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
   const words: string[] = [];
   switch (summary.status) {
     case 'completed':
-      words.push(`Done in ${took}: every record is in.`);
+      // Left out as too old is not "in": the last line says how many and why.
+      if (summary.totals.read === 0) words.push(`Done in ${took}.`);
+      else
+        words.push(
+          `Done in ${took}: every record is in${summary.retention ? ' but the messages left out as too old' : ''}.`,
+        );
       break;
     case 'completed-with-rejects': {
       const earlier = summary.totals.rejectedEarlier;
@@ -95,6 +101,9 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
   words.push(...mediaLines(summary));
   // The run's own outcome above; the migration as a whole (every run so far) from the ledger.
   if (summary.migration) words.push(`Migration: ${summary.migration.statusLine}`);
+  if (summary.retention) words.push(retentionLastLine(summary.retention));
+  if (summary.status === 'completed' && summary.totals.read === 0)
+    words.push("No record was read: the export's files hold none (are the config's paths, or --from, the export?).");
   const lines = width === undefined ? words : words.flatMap((line) => wrapText(line, width));
   return ['', formatSummaryTable(summary), '', ...lines, ''].join('\n');
 }

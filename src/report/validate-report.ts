@@ -1,5 +1,5 @@
 import type { LocatedProblem, RetentionNote, ValidateResult } from '../pipeline/validate/validate-result.js';
-import { HOW_TO_SEND_OLD } from '../pipeline/retention.js';
+import { HOW_TO_SEND_OLD, retentionLastLine, type RetentionOutcome } from '../pipeline/retention.js';
 import { unlistedHostsText } from '../media/unlisted-hosts.js';
 import { plural } from './words.js';
 
@@ -11,7 +11,8 @@ export function formatProblem(p: LocatedProblem): string {
   return `${p.file}:${p.line}: ${who}: ${field}${p.message} [${p.rule}]`;
 }
 
-export function formatValidateText(r: ValidateResult): string {
+/** `outcome`: the messages left out as too old, said on the last line (pipeline/retention.ts). */
+export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome): string {
   const out: string[] = [];
   if (r.errors.length > 0) {
     out.push(`Errors (${r.errorCount}):`);
@@ -42,18 +43,22 @@ export function formatValidateText(r: ValidateResult): string {
   }
   const read = plural(r.recordsRead, 'record');
   const warnings = plural(r.warningCount, 'warning');
+  const errors = r.errorCount ? ` (${plural(r.errorCount, 'error')})` : '';
   out.push(
     '',
-    r.errorCount === 0
-      ? `OK: ${read} read, no errors${r.warningCount ? `, ${warnings}` : ''}`
-      : `FAILED: ${read} read, ${plural(r.errorCount, 'error')}, ${warnings}`,
+    r.recordsRead === 0 && !r.stoppedEarly
+      ? `FAILED: no record read: the export's files hold none${errors}`
+      : r.errorCount === 0
+        ? `OK: ${read} read, no errors${r.warningCount ? `, ${warnings}` : ''}`
+        : `FAILED: ${read} read, ${plural(r.errorCount, 'error')}, ${warnings}`,
   );
+  if (outcome) out.push(retentionLastLine(outcome));
   return `${out.join('\n')}\n`;
 }
 
-export function formatValidateJson(r: ValidateResult): string {
+export function formatValidateJson(r: ValidateResult, outcome?: RetentionOutcome): string {
   return `${JSON.stringify({
-    ok: r.errorCount === 0,
+    ok: r.errorCount === 0 && r.recordsRead > 0,
     recordsRead: r.recordsRead,
     errorCount: r.errorCount,
     warningCount: r.warningCount,
@@ -65,7 +70,7 @@ export function formatValidateJson(r: ValidateResult): string {
     ...(r.expiringMedia ? { expiringMedia: r.expiringMedia } : {}),
     ...(r.unlistedMedia ? { unlistedMedia: r.unlistedMedia } : {}),
     beyondRetention: r.beyondRetention,
-    ...(r.retention ? { retention: { ...r.retention, howToSend: HOW_TO_SEND_OLD } } : {}),
+    ...(r.retention ? { retention: { ...r.retention, chosen: outcome?.chosen, howToSend: HOW_TO_SEND_OLD } } : {}),
   })}\n`;
 }
 
@@ -78,6 +83,12 @@ function retentionLines(count: number, note: RetentionNote): string[] {
   ];
   for (const { file, line } of note.first) out.push(`  ${file}:${line}`);
   if (count > note.first.length) out.push(`  (${count - note.first.length} more)`);
+  const errors = note.errors;
+  if (errors) {
+    out.push(`  sent with a window that allows them, ${plural(errors.count, 'error')} would be rejected:`);
+    for (const p of errors.listed) out.push(`    ${formatProblem(p)}`);
+    if (errors.count > errors.listed.length) out.push(`    (${errors.count - errors.listed.length} more)`);
+  }
   out.push(`  to send them: ${HOW_TO_SEND_OLD}`);
   return out;
 }

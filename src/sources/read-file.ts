@@ -3,12 +3,13 @@
  * validate's shared NDJSON reading, presets' pieces): blocks go to the reader in order, its items
  * come back in order (a worker thread may work a few blocks ahead), a gzip layer that fails ends the
  * file after the blocks read before it (`input.gzip`), a file with nothing in it is `input.empty-file`,
+ * a file in another encoding than UTF-8 is `input.encoding` and read no further,
  * a reader that stops on a break in the file has the rest read through, so its problem can say how
  * many lines the break cost, and an abort ends the reading quietly. Readers only turn blocks into items.
  */
 import type { SourceProblem } from '../entities/types.js';
 import { CorruptGzipError, lastLineOf, readBlocks, type Block, type ByteSource } from './read-blocks.js';
-import { emptyFileProblem, gzipProblem } from './source-items.js';
+import { emptyFileProblem, encodingProblem, gzipProblem, lineSpan } from './source-items.js';
 
 /** What a reader makes of a file's blocks. */
 export interface BlockReader<T> {
@@ -49,6 +50,7 @@ export async function* readFileItems<T>(
   const ahead = options.ahead ?? 1;
   const pending: Array<T[] | Promise<T[]>> = [];
   let lastBlock: Block | undefined;
+  let foreign: SourceProblem | undefined;
   // The reader stopped: the rest is read only to find the file's last line.
   let counting = false;
   const take = async (): Promise<T[]> => {
@@ -58,6 +60,10 @@ export async function* readFileItems<T>(
   try {
     try {
       for await (const block of readBlocks(source, { signal, cutLongLinesAt })) {
+        // Another encoding: the rest is read only to find the file's last line, for the problem.
+        if (lastBlock === undefined)
+          foreign = encodingProblem(source.display, block.bytes, block.badLines !== undefined);
+        if (foreign) counting = true;
         lastBlock = block;
         if (counting) continue;
         pending.push(reader.block(block));
@@ -78,6 +84,10 @@ export async function* readFileItems<T>(
       // The reader's break and the failure after it are both true: the first counts up to the second.
       const stop = reader.stopped ? (reader.stopProblem?.(lastLineOf(lastBlock)) ?? []) : [];
       yield [...stop, gzipProblem(source.display, error)];
+      return;
+    }
+    if (foreign) {
+      yield [{ ...foreign, message: `${foreign.message}: ${lineSpan(1, lastLineOf(lastBlock))}` }];
       return;
     }
     // A reader gives no items for blocks after the one that stopped it.

@@ -3,6 +3,7 @@
 // refuses them as the vendor's guides say the service does, isolated as rejects once, never re-sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readNdjson, runCli } from '../helpers.mjs';
 import { importRun, sandboxProcess, verify, verifyWorkspace } from '../verify-helpers.mjs';
@@ -39,8 +40,10 @@ test('by default old messages are skipped as beyond-retention: counted, never se
   const sb = await refusing(t);
   const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
   const run = await importRun(ws.dir, ['--json']);
-  assert.equal(run.code, 0, run.stderr);
+  // The default window is no decision of the user's: the run says so with exit 3.
+  assert.equal(run.code, 3, run.stderr);
   const summary = JSON.parse(run.stdout);
+  assert.deepEqual([summary.retention.notSent, summary.retention.chosen], [20, false]);
   assert.deepEqual(summary.entities.messages.skippedBy, { 'beyond-retention': 20 });
   assert.equal(summary.entities.messages.imported, 40);
   assert.match(run.stderr, /20 messages were sent before \d{4}-\d\d-\d\d, beyond the service's 180-day retention/);
@@ -64,7 +67,7 @@ test('by default old messages are skipped as beyond-retention: counted, never se
 test('validate names the old messages by file:line, with the cutoff date and how to send them', async () => {
   const { dir } = await verifyWorkspace('http://127.0.0.1:9', { ageDays }, DEFAULT_WINDOW);
   const run = await runCli(['validate'], { cwd: dir });
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   const cutoff = new Date(Date.now() - 180 * 86_400_000).toISOString().slice(0, 10);
   assert.match(
     run.stdout,
@@ -129,11 +132,85 @@ test('a window set too long: the refusing service isolates old ones as rejects, 
   assert.deepEqual([planned.open, planned.wouldSend, planned.skipped], [20, 0, 20], dry.stderr);
 
   // With the window right, the rejects close as skips: the migration is complete, the old ones named.
-  const fixed = await importRun(ws.dir, ['--json']);
+  const fixed = await importRun(ws.dir, ['--json', '--retention-days', '180']);
   assert.equal(fixed.code, 0, fixed.stderr);
   assert.equal((await sb.stats()).perEntity.messages.requests, requestsBefore);
   const migration = await statusOf(ws.dir);
   assert.equal(migration.total.open, 0);
   assert.equal(migration.entities.messages.skippedBy['beyond-retention'], 20);
   assert.match(migration.statusLine, /^Complete: .* but 20 messages older than the retention window/);
+});
+
+const lastLine = (text) => text.trimEnd().split('\n').at(-1);
+
+test('a window nobody set: validate and import end saying how many messages are not sent, exit 3', async (t) => {
+  const sb = await sandboxProcess(t);
+  const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
+  const cutoff = new Date(Date.now() - 180 * 86_400_000).toISOString().slice(0, 10);
+  const checked = await runCli(['validate'], { cwd: ws.dir });
+  assert.equal(checked.code, 3, checked.stderr);
+  const undecided = `Not sent: 20 messages sent before ${cutoff}, beyond the default 180-day retention window`;
+  assert.ok(lastLine(checked.stdout).startsWith(undecided), checked.stdout);
+  assert.match(lastLine(checked.stdout), /retentionDays is not set/);
+
+  const run = await importRun(ws.dir, []);
+  assert.equal(run.code, 3, run.stderr);
+  assert.ok(lastLine(run.stdout).startsWith(undecided), run.stdout);
+
+  // Set by the user: the same messages left out, said the same way, and the run is a success.
+  const decided = await importRun(ws.dir, ['--retention-days', '180']);
+  assert.equal(decided.code, 0, decided.stderr);
+  const line = `Not sent: 20 messages sent before ${cutoff}, beyond the 180-day retention window (retentionDays).`;
+  assert.equal(lastLine(decided.stdout), line);
+  const validated = await runCli(['validate', '--retention-days', '180'], { cwd: ws.dir });
+  assert.equal(validated.code, 0, validated.stderr);
+  assert.equal(lastLine(validated.stdout), line);
+});
+
+test('a window cleared later: the messages skipped only as too old are sent by the next import', async (t) => {
+  const sb = await sandboxProcess(t);
+  const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
+  const first = await importRun(ws.dir, ['--retention-days', '180']);
+  assert.equal(first.code, 0, first.stderr);
+  assert.deepEqual(Object.keys((await sb.records()).messages).sort(), [...youngIds].sort());
+
+  const cleared = await importRun(ws.dir, ['--json', '--retention-days', '0']);
+  assert.equal(cleared.code, 0, cleared.stderr);
+  const messages = JSON.parse(cleared.stdout).entities.messages;
+  assert.deepEqual([messages.imported, messages.resumed, messages.skipped], [20, 40, 0]);
+  assert.equal(Object.keys((await sb.records()).messages).length, 60);
+
+  const migration = await statusOf(ws.dir);
+  assert.deepEqual(migration.entities.messages.skippedBy, {});
+  assert.equal(migration.entities.messages.imported, 60);
+  assert.equal(migration.statusLine, 'Complete: every record of the export is in.');
+  // Nothing left to send: a run after it sends nothing and says every record is in.
+  const again = await importRun(ws.dir, ['--json', '--retention-days', '0']);
+  assert.equal(JSON.parse(again.stdout).entities.messages.imported, 0, again.stderr);
+});
+
+test('validate checks the messages beyond the window too: what a cleared window would reject is named', async (t) => {
+  const sb = await sandboxProcess(t);
+  const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
+  const file = path.join(ws.dir, 'messages.ndjson');
+  const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+  // Two old messages given the id of another old one, with other text: line 61 and 62.
+  const copy = (n) => JSON.stringify({ ...JSON.parse(lines[2]), data: { text: `another text ${n}` } });
+  await writeFile(file, `${[...lines, copy(1), copy(2)].join('\n')}\n`);
+
+  const run = await runCli(['validate', '--retention-days', '180'], { cwd: ws.dir });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /sent with a window that allows them, 2 errors would be rejected:/);
+  const named = run.stdout.match(/^ {4}messages\.ndjson:(\d+): message msg2: .*$/gm) ?? [];
+  assert.deepEqual(
+    named.map((l) => Number(l.match(/:(\d+):/)[1])),
+    [61, 62],
+    run.stdout,
+  );
+
+  // The import with the window cleared rejects exactly those two.
+  const cleared = await importRun(ws.dir, ['--retention-days', '0']);
+  assert.equal(cleared.code, 3, cleared.stderr);
+  const rejects = await readNdjson(path.join(ws.dir, 'migrate-rejects.ndjson'));
+  assert.deepEqual(rejects.map((r) => r.line).sort(), [61, 62]);
 });

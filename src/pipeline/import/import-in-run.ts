@@ -17,7 +17,7 @@ import type { WithoutMissing } from './media-pass.js';
 import type { Run, RunEnd } from '../run/run.js';
 import { ledgerView } from '../../checkpoint/ledger.js';
 import { BEYOND_RETENTION } from '../../entities/types.js';
-import { isRetentionRefusal, retentionCutoff, retentionRefusalMessage } from '../retention.js';
+import { isRetentionRefusal, retentionCutoff, retentionOutcome, retentionRefusalMessage } from '../retention.js';
 
 export interface ImportInRunOptions {
   plans: EntityPlan[];
@@ -35,6 +35,11 @@ export interface ImportInRunOptions {
   exportFolder?: ExportFolder;
   /** `replay --without-missing-files`: messages held only for missing files go in without them. */
   withoutMissing?: WithoutMissing;
+  /**
+   * The user set retentionDays: messages it leaves out are their decision. Otherwise a finished run
+   * that left some out ends with exit 3 (retention.ts). Default: set (sync, replay and demo).
+   */
+  retentionChosen?: boolean;
 }
 
 /**
@@ -170,7 +175,14 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
       mediaNotCarried: view.media.notCarried,
       mediaNotCarriedBy: view.media.byReason,
     };
-    return { ...summary, migration };
+    const old = view.total.skippedBy[BEYOND_RETENTION] ?? 0;
+    const chosen = options.retentionChosen ?? true;
+    const retention = retentionOutcome(old, config.retentionDays, nowSec, chosen);
+    // Left out by a window nobody set, or nothing read at all: finished, but not a success.
+    const empty = summary.status === 'completed' && summary.totals.read === 0;
+    if (((retention && !chosen) || empty) && summary.exitCode === ExitCode.ok)
+      summary = { ...summary, exitCode: ExitCode.rejected };
+    return { ...summary, migration, ...(retention ? { retention } : {}) };
   } catch (err) {
     failed.abort();
     throw err;

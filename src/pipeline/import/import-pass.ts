@@ -20,7 +20,7 @@ import { PhaseTally, rejectOfRecord } from './phase-tally.js';
 import type { BatchSender } from './send-batch.js';
 import { offerReplayItems, type ReplaySource } from './replay-pass.js';
 import type { MediaHook } from './media-start.js';
-import type { ParentEntity } from '../../entities/types.js';
+import { BEYOND_RETENTION, MEDIA_NOT_CARRIED, type ParentEntity } from '../../entities/types.js';
 import { heldForMedia, mediaReject } from './media-pass.js';
 import { ParentHolds } from './parent-holds.js';
 
@@ -157,7 +157,12 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
     const ordinal = slots.ordinal;
     cursor.nextOrdinal = ordinal + 1;
     const { progress } = cursor;
-    const fate = progress.isAcked(ordinal) ? fateOfAcked(progress, ordinal, item) : undefined;
+    const acked = progress.isAcked(ordinal);
+    let fate = acked ? fateOfAcked(progress, ordinal, item) : undefined;
+    // Marked too old by a run stopped before its answer: never counted, so read as new.
+    if (!acked && progress.data.old !== undefined) progress.unmarkOld(ordinal);
+    // Skipped as too old by an earlier run, and the window allows it now: sent as a new record.
+    else if (fate === 'done' && kind !== SKIP && kind !== BAD_SLOT && progress.isOld(ordinal)) fate = undefined;
     const slot = () => ({ progress, ordinal, hash: slotHash(item) });
     // An open slot whose line is as it was rejected, and which the rejects file holds: the replay pass
     // sends the rejects file's record for it instead, and counts it there.
@@ -177,6 +182,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
       const reason = slots.record!.skip!;
       if (isParent) index.blocked.block(slots.record!, `skipped:${reason}`);
       if (replayed) return undefined;
+      if (fate !== 'done' && reason === BEYOND_RETENTION) progress.markOld(ordinal);
       if (fate === undefined) batcher.holdSkip(reason);
       else if (progress.openAt(ordinal) === undefined) counts.resumed++;
       else {

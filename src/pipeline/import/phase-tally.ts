@@ -1,7 +1,8 @@
 import type { IdLog, IdLogLine } from '../../checkpoint/id-log.js';
 import type { RejectEntry, RejectsWriter } from '../../checkpoint/rejects-file.js';
 import type { EntityTotals } from '../../checkpoint/store.js';
-import type { MappedRecord } from '../../entities/types.js';
+import { BEYOND_RETENTION, type MappedRecord } from '../../entities/types.js';
+import type { FileProgress } from '../../checkpoint/file-progress.js';
 import type { EntityCounts } from '../events.js';
 import type { AnsweredBatch, HeldReject } from './batcher.js';
 import type { AcceptedRecord } from './send-batch.js';
@@ -38,7 +39,10 @@ export class PhaseTally {
 
   /** Everything a batch's answer settles, in the tick its ranges are acknowledged. */
   answered({ outcome, held, ranges, records }: AnsweredBatch): void {
-    for (const reject of held.rejects) this.reject(reject);
+    for (const reject of held.rejects) {
+      this.unskipOld(reject.slot.progress, reject.slot.ordinal);
+      this.reject(reject);
+    }
     this.addSkips(held.skipped);
     this.counts.blocked += held.blocked;
     if (outcome) {
@@ -53,6 +57,7 @@ export class PhaseTally {
       if (outcome.skipped > 0) this.addSkips({ duplicate: outcome.skipped });
       if (this.idLog && (outcome.accepted.length > 0 || outcome.sentAs !== undefined))
         this.idLog.write(outcome.accepted.map(idLogLine), outcome.sentAs);
+      for (const record of records) this.unskipOld(progressOf.get(record.file), record.ordinal);
       for (const a of outcome.accepted) {
         if (a.record.replayed) this.totals.replayed = (this.totals.replayed ?? 0) + 1;
         if (a.record.media?.without?.length) this.totals.withoutFiles = (this.totals.withoutFiles ?? 0) + 1;
@@ -73,6 +78,14 @@ export class PhaseTally {
       range.progress.ack(range.start, range.end);
       if (range.last) range.progress.data.complete = true;
     }
+  }
+
+  /** A slot an earlier run skipped as too old, sent or rejected now: no longer counted as skipped. */
+  private unskipOld(progress: FileProgress | undefined, ordinal: number): void {
+    if (progress?.data.old === undefined || !progress.unmarkOld(ordinal)) return;
+    this.totals.skipped--;
+    const by = this.totals.skippedBy!;
+    if (--by[BEYOND_RETENTION] <= 0) delete by[BEYOND_RETENTION];
   }
 
   private reject({ entry, slot }: HeldReject): void {

@@ -1,5 +1,6 @@
 import { emptyCounts, type EntityCounts, type RunCounts } from '../events.js';
 import type { MediaSummary } from './media-session.js';
+import type { RetentionOutcome } from '../retention.js';
 
 /** The end-of-run report: printed as a table, or as one JSON object with `--json`. */
 export interface ImportSummary {
@@ -18,6 +19,8 @@ export interface ImportSummary {
   media?: MediaSummary;
   /** The whole migration after this run, from its ledger (every run so far, not just this one). */
   migration?: MigrationStatus;
+  /** Messages of the migration left out as beyond the retention window (the ledger's count). */
+  retention?: RetentionOutcome;
 }
 
 /** What the ledger says of the migration as a whole (src/checkpoint/ledger.ts). */

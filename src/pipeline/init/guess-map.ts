@@ -4,6 +4,7 @@
  * for one field, one column for two fields, or a file two entities fit equally are returned as
  * ambiguities with their choices, to be settled by the user (`--pick`, `--entity`).
  */
+import { DELETION_FIELDS } from '../../config/sources-schema.js';
 import { ENTITIES } from '../../entities/index.js';
 import { ENTITY_ORDER, type EntityName } from '../../entities/types.js';
 import { FIELD_RULES, GENERIC, METADATA_AT, normalize, REQUIRED, type FieldRule } from './column-rules.js';
@@ -155,13 +156,16 @@ export function guessMap(entity: EntityName, columns: readonly Column[], picks: 
   const apiFields = new Set<string>(ENTITIES[entity].fields);
   for (const column of scalar) if (apiFields.has(column) && !chosen.has(column)) chosen.set(column, column);
 
+  const { softField, permanentField } = DELETION_FIELDS;
   for (const [field, column] of chosen) {
     guess.placed[field] = column;
-    if (field === 'deletion.softField') guess.softDeleteField = column;
+    // The mapper reads its own deletion fields by name: only another column needs a setting.
+    if (field === 'deletion.softField') guess.softDeleteField = column === softField.default ? undefined : column;
     else if (field !== column) guess.map[field] = column;
   }
   fillValues(entity, chosen, guess);
   const taken = new Set(chosen.values());
+  if (entity === 'messages') taken.add(permanentField.default);
   const pending = new Set(
     guess.ambiguities.flatMap((a) => (a.kind === 'field' ? a.columns : a.kind === 'column' ? [a.column] : [])),
   );

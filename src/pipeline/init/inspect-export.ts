@@ -27,19 +27,29 @@ export interface InitOptions {
 
 export type InitProposal =
   | { kind: 'preset'; detection: Detection; config: { preset: string; from: string } }
-  | { kind: 'plain'; files: PlainFile[]; config: { sources: SourcesConfig }; problems: string[] }
+  | {
+      kind: 'plain';
+      files: PlainFile[];
+      config: { sources: SourcesConfig };
+      problems: string[];
+      /** Files in folders below the plain files (another export there: `nested`), not read. */
+      notRead?: { files: string[]; nested: string };
+    }
   | { kind: 'nothing'; files: readonly string[]; why: string };
 
 export async function inspectExport(options: InitOptions): Promise<InitProposal> {
   const tree = await openExportTree(options.target, options.configDir);
   const detection = await detectPreset(tree, options.target);
-  if (detection !== undefined) {
+  // Plain files at the top, none of them the preset's: a plain export, with other exports below it.
+  const top = tree.files.filter((rel) => !rel.includes('/') && PLAIN_FILE.test(rel) && !OWN_FILE.test(rel));
+  const plainAtTop = top.length > 0 && top.every((rel) => detection?.unrecognized.includes(rel));
+  if (detection !== undefined && !plainAtTop) {
     const from = relativePath(options.configDir, detection.from);
     return { kind: 'preset', detection, config: { preset: detection.preset, from } };
   }
   if (tree.kind === 'zip')
     return { kind: 'nothing', files: tree.files, why: 'a zip of plain files: unzip it and run init on the folder' };
-  const rels = tree.files.filter((rel) => PLAIN_FILE.test(rel) && !OWN_FILE.test(rel));
+  const rels = plainAtTop ? top : tree.files.filter((rel) => PLAIN_FILE.test(rel) && !OWN_FILE.test(rel));
   if (rels.length === 0) return { kind: 'nothing', files: tree.files, why: 'no CSV, JSON or NDJSON file found' };
   const files: PlainFile[] = [];
   for (const rel of rels) {
@@ -48,7 +58,10 @@ export async function inspectExport(options: InitOptions): Promise<InitProposal>
     const entity = options.entities[file.display] ?? options.entities[path.basename(abs)];
     files.push(await inspectPlainFile(file, { entity, picks: options.picks }));
   }
-  return { kind: 'plain', files, ...plainConfig(files, options.configDir) };
+  const notRead = plainAtTop
+    ? { files: tree.files.filter((rel) => rel.includes('/')), nested: detection!.preset }
+    : undefined;
+  return { kind: 'plain', files, ...plainConfig(files, options.configDir), ...(notRead ? { notRead } : {}) };
 }
 
 /** The sources of the files that settled, and every problem that keeps the config from being written. */

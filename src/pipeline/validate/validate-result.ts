@@ -44,4 +44,6 @@ export interface RetentionNote {
   cutoff: string;
   /** The first ones in export order (at most `OLD_NAMED`). */
   first: Array<{ file: string; line: number }>;
+  /** Errors import would meet if the window allowed them (beyond-window.ts): not the export's errorCount. */
+  errors?: { count: number; listed: LocatedProblem[] };
 }

@@ -10,6 +10,7 @@ import { SKIP, type PresetContext } from '../shared/context.js';
 import { fileInput, listInput, pieces, plansOf } from '../shared/inputs.js';
 import type { JsonPath } from '../../sources/read-pieces.js';
 import { str } from '../shared/message-parts.js';
+import { byCodeUnit } from '../shared/export-tree.js';
 import { People } from '../shared/people.js';
 import { groupOwner, groupRecord, memberRecord } from '../shared/records.js';
 import { addMessageIds, messageItems } from '../shared/message-record.js';
@@ -47,64 +48,25 @@ interface ChatEntry {
   creator?: string;
   senders: Map<string, number>;
   chat?: TelegramChat;
+  /** The file the chat is in, as shown. */
+  where: string;
 }
 
 export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
-  const rel =
+  // Every result.json: a full export is one, and several one-chat exports in a folder are one migration.
+  const rels =
     ctx.tree.kind === 'file'
-      ? ctx.tree.files[0]
-      : ctx.tree.files.filter((f) => f.split('/').pop() === 'result.json').sort((a, b) => a.length - b.length)[0];
-  if (rel === undefined)
+      ? [ctx.tree.files[0]]
+      : ctx.tree.files.filter((f) => f.split('/').pop() === 'result.json').sort(byCodeUnit);
+  if (rels.length === 0)
     throw new InputError('INPUT_NOT_PRESET', 'not a Telegram Desktop export: no result.json found', {
       hint: 'export as "Machine-readable JSON" in Telegram Desktop',
     });
-  const where = ctx.tree.where(rel);
   const people = new People(ctx);
   const chats = new Map<string, ChatEntry>();
-  let self: string | undefined;
-  const chatAt = (key: string, line: number) => {
-    let entry = chats.get(key);
-    if (entry === undefined) chats.set(key, (entry = { id: '', type: 'private_group', line, senders: new Map() }));
-    return entry;
-  };
-
-  for await (const { value, line, path } of objectsInAny(ctx, rel)) {
-    if (path.length === 1 && path[0] === 'personal_information' && typeof value === 'object' && value !== null) {
-      const info = value as Record<string, unknown>;
-      self = info.user_id !== undefined ? `user${String(info.user_id)}` : undefined;
-      if (self !== undefined)
-        people.see(
-          self,
-          { name: [str(info.first_name), str(info.last_name)].filter(Boolean).join(' ') || str(info.username) },
-          where,
-          line,
-        );
-      continue;
-    }
-    const place = placeOf(path);
-    if (place === undefined) continue;
-    const chat = chatAt(place.chat, line);
-    if (place.field === 'id') chat.id = String(value);
-    else if (place.field === 'name') chat.name = str(value);
-    else if (place.field === 'type') chat.type = str(value) ?? chat.type;
-    else if (place.field === 'messages' && typeof value === 'object' && value !== null) {
-      const m = value as Record<string, unknown>;
-      const pseudo: TelegramChat = { id: chat.id, type: chat.type, conversation: { kind: 'group', guid: '' } };
-      if (m.type === 'service' && CREATE_ACTIONS.has(str(m.action) ?? '') && str(m.actor_id)) {
-        chat.creator ??= str(m.actor_id);
-        people.see(str(m.actor_id)!, { name: str(m.actor) }, where, line);
-      }
-      const mapped = mapTelegramMessage(m, pseudo, ctx);
-      if (mapped.skip !== undefined) continue;
-      const sender = telegramSender(m, chat.type);
-      if (sender.system) people.useSystem(where, line);
-      else if (sender.id !== undefined) {
-        people.see(sender.id, { name: sender.name }, where, line);
-        if (m.type !== 'service' && !chat.senders.has(sender.id)) chat.senders.set(sender.id, line);
-      }
-      addMessageIds(ctx.idMap, `${chat.id}-${String(m.id)}`, mapped);
-    }
-  }
+  const state = { self: undefined as string | undefined };
+  for (const rel of rels) await seeChats(ctx, rel, people, chats, state);
+  const self = state.self;
 
   for (const chat of chats.values()) {
     // Two people: the exporting user (personal_information, else whoever else wrote) and the chat's user.
@@ -114,7 +76,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
       chat.type === 'saved_messages' ? me !== undefined : PERSONAL_TYPES.has(chat.type) && me !== undefined;
     if (direct) {
       const counterpart = chat.type === 'saved_messages' ? me! : other;
-      people.see(counterpart, { name: chat.name }, where, chat.line);
+      people.see(counterpart, { name: chat.name }, chat.where, chat.line);
       chat.chat = {
         id: chat.id,
         type: chat.type,
@@ -135,7 +97,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
       listInput(
         'telegram:chats',
         list.map((c) => ({
-          file: where,
+          file: c.where,
           line: c.line,
           skip: c.chat!.conversation.kind === 'direct' ? SKIP.direct : undefined,
           value: groupRecord({
@@ -158,7 +120,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
           .flatMap((c) => {
             const ids = [...new Set([...(c.creator ? [c.creator] : []), ...c.senders.keys()])];
             return ids.map((id) => ({
-              file: where,
+              file: c.where,
               line: c.senders.get(id) ?? c.line,
               value: memberRecord({
                 guid: ctx.guids.of(c.id),
@@ -169,7 +131,7 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
           }),
       ),
     ],
-    messages: [
+    messages: rels.map((rel) =>
       fileInput({
         ctx,
         rel,
@@ -177,10 +139,64 @@ export async function planTelegram(ctx: PresetContext): Promise<EntityPlan[]> {
         descend: DESCEND,
         reportProblems: true,
         accept: (path) => placeOf(path)?.field === 'messages',
-        map: (m, _line, path) => messageItems(mapTelegramMessage(m, byId.get(placeOf(path)!.chat)!, ctx)),
+        map: (m, _line, path) => messageItems(mapTelegramMessage(m, byId.get(`${rel}#${placeOf(path)!.chat}`)!, ctx)),
       }),
-    ],
+    ),
   });
+}
+
+/** The pre-pass over one result.json: its chats (keyed `<file>#<chat>`), people and message ids. */
+async function seeChats(
+  ctx: PresetContext,
+  rel: string,
+  people: People,
+  chats: Map<string, ChatEntry>,
+  state: { self?: string },
+): Promise<void> {
+  const where = ctx.tree.where(rel);
+  const chatAt = (key: string, line: number) => {
+    let entry = chats.get(key);
+    if (entry === undefined)
+      chats.set(key, (entry = { id: '', type: 'private_group', line, senders: new Map(), where }));
+    return entry;
+  };
+  for await (const { value, line, path } of objectsInAny(ctx, rel)) {
+    if (path.length === 1 && path[0] === 'personal_information' && typeof value === 'object' && value !== null) {
+      const info = value as Record<string, unknown>;
+      state.self = info.user_id !== undefined ? `user${String(info.user_id)}` : undefined;
+      if (state.self !== undefined)
+        people.see(
+          state.self,
+          { name: [str(info.first_name), str(info.last_name)].filter(Boolean).join(' ') || str(info.username) },
+          where,
+          line,
+        );
+      continue;
+    }
+    const place = placeOf(path);
+    if (place === undefined) continue;
+    const chat = chatAt(`${rel}#${place.chat}`, line);
+    if (place.field === 'id') chat.id = String(value);
+    else if (place.field === 'name') chat.name = str(value);
+    else if (place.field === 'type') chat.type = str(value) ?? chat.type;
+    else if (place.field === 'messages' && typeof value === 'object' && value !== null) {
+      const m = value as Record<string, unknown>;
+      const pseudo: TelegramChat = { id: chat.id, type: chat.type, conversation: { kind: 'group', guid: '' } };
+      if (m.type === 'service' && CREATE_ACTIONS.has(str(m.action) ?? '') && str(m.actor_id)) {
+        chat.creator ??= str(m.actor_id);
+        people.see(str(m.actor_id)!, { name: str(m.actor) }, where, line);
+      }
+      const mapped = mapTelegramMessage(m, pseudo, ctx);
+      if (mapped.skip !== undefined) continue;
+      const sender = telegramSender(m, chat.type);
+      if (sender.system) people.useSystem(where, line);
+      else if (sender.id !== undefined) {
+        people.see(sender.id, { name: sender.name }, where, line);
+        if (m.type !== 'service' && !chat.senders.has(sender.id)) chat.senders.set(sender.id, line);
+      }
+      addMessageIds(ctx.idMap, `${chat.id}-${String(m.id)}`, mapped);
+    }
+  }
 }
 
 /** Pre-pass pieces of any kind (chat fields are strings and numbers, not only objects). */

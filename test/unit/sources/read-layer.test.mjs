@@ -8,7 +8,9 @@ import { readSourceFile, resolveSourceFiles } from '../../../dist/sources/index.
 import { tempDir } from '../../helpers.mjs';
 import { plan, PRESET_FIXTURES, readPlans, zipFolder } from '../../presets-helpers.mjs';
 
-const BAD = Buffer.from([0xc3, 0x28]); // a lead byte without its continuation
+// A lead byte without its continuation, after a valid 'é': a damaged line of a UTF-8 file (a file with
+// no UTF-8 character at all reads as Latin-1, one input.encoding).
+const BAD = Buffer.concat([Buffer.from('é'), Buffer.from([0xc3, 0x28])]);
 
 /** `text` with BAD inserted right after the first occurrence of `after`. */
 function withBadBytes(text, after) {

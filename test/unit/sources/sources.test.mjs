@@ -201,7 +201,8 @@ test('json: a record that is not JSON costs its slot, at line and column; a brok
 });
 
 test('invalid UTF-8: the record is a problem at its line; reading continues', async () => {
-  const bad = Buffer.from([0xc3, 0x28]);
+  // A damaged line of a UTF-8 file (it holds UTF-8 characters too: a file of none reads as Latin-1).
+  const bad = Buffer.concat([Buffer.from('é'), Buffer.from([0xc3, 0x28])]);
   const nd = await read(
     await file(
       'u.ndjson',
