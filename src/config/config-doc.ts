@@ -7,6 +7,7 @@ import {
   CONFIG_KEY_NAMES,
   KEY_GROUPS,
   KNOWN_REGIONS,
+  PRESET_CHOICES,
   shownDefaultOf,
   specOf,
   type ConfigKey,
@@ -17,8 +18,8 @@ import { EXAMPLE_MEDIA, MEDIA_FIELDS } from './media-schema.js';
 
 const EXAMPLE_NOTE =
   'Copy to .migrate.config.json. Prefer MIGRATE_API_KEY in the environment to apiKey here; a file holding ' +
-  'the key must be chmod 600. A null leaves a key unset. With "preset" (sendbird, stream, slack, discord, ' +
-  'telegram) and "from" set, "sources" is not used. Every key is described in docs/configuration.md.';
+  `the key must be chmod 600. A null leaves a key unset. With "preset" (${PRESET_CHOICES.join(', ')}) and ` +
+  '"from" set, "sources" is not used. Every key is described in docs/configuration.md.';
 
 /** The text of `.migrate.config.example.json`: every key, with an example value, its default or null. */
 export function renderExampleConfig(): string {

@@ -44,7 +44,7 @@ export const COMMAND_NAMES = [
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
-/** The presets' names, as the `preset` key accepts them (src/presets/shared/context.ts PRESET_NAMES). */
+/** The presets' names, as the `preset` key accepts them; src/presets re-exports this list as PRESET_NAMES. */
 export const PRESET_CHOICES = ['sendbird', 'stream', 'slack', 'discord', 'telegram', 'twilio', 'mattermost'] as const;
 
 /** The live sources `pull` reads (src/pull/<name>/), each read back by the preset of the same name. */

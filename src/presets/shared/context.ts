@@ -3,10 +3,12 @@
  * configured rule (uids and guids cached) and the id mapping file. Also the two shapes a
  * conversation can take on the service.
  */
+import { PRESET_CHOICES } from '../../config/key-spec.js';
 import type { ExportTree } from './export-tree.js';
 import type { IdCache, IdMapWriter, IdRule, ServiceIds } from './ids.js';
 
-export const PRESET_NAMES = ['sendbird', 'stream', 'slack', 'discord', 'telegram', 'twilio', 'mattermost'] as const;
+/** The config's list of presets is the one list: a preset added there is named everywhere. */
+export const PRESET_NAMES = PRESET_CHOICES;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 /** Options of `planPreset`; all but cwd optional. */
