@@ -191,3 +191,22 @@ test('--fresh starts the rejects file anew (the old one renamed aside); other so
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /CHECKPOINT_OTHER_SOURCES[\s\S]*chat-migrate replay/);
 });
+
+test('replay after the rejects file was edited as documented warns of no interrupted run', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const users = [JSON.stringify({ uid: 'alice', name: 'A' })];
+  const messages = [message(0), message(1, { data: { text: ' ' } }), message(2, { data: { text: '' } })];
+  const dir = await workspace(sb, { users, messages });
+  const rejectsFile = path.join(dir, 'migrate-rejects.ndjson');
+  assert.equal((await runCli(['import'], { cwd: dir })).code, 3);
+  // A fix longer than the line it replaces: the file grows and its bytes before the end change.
+  await editRejects(rejectsFile, (r) => ({
+    ...r,
+    record: { ...r.record, data: { text: `fixed ${r.id}, at length` } },
+  }));
+  const replay = await runCli(['replay'], { cwd: dir });
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.doesNotMatch(`${replay.stdout}${replay.stderr}`, /interrupted run/);
+  assert.equal(sb.records().messages.m2.data.text, 'fixed m2, at length');
+});
