@@ -210,3 +210,22 @@ test('replay after the rejects file was edited as documented warns of no interru
   assert.doesNotMatch(`${replay.stdout}${replay.stderr}`, /interrupted run/);
   assert.equal(sb.records().messages.m2.data.text, 'fixed m2, at length');
 });
+
+test('verify after a replay: the record replayed in and what it held back are not "not expected"', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const users = [{ uid: 'alice', name: 'A' }, { uid: 'dave' }].map((u) => JSON.stringify(u));
+  const messages = [message(0), message(1, { sender: 'dave' }), message(2, { data: { text: '' } })];
+  const dir = await workspace(sb, { users, messages });
+  assert.equal((await runCli(['import'], { cwd: dir })).code, 3);
+  await editRejects(path.join(dir, 'migrate-rejects.ndjson'), (r) =>
+    r.id === 'dave' ? { ...r, record: { ...r.record, name: 'Dave' } } : r,
+  );
+  assert.equal((await runCli(['replay'], { cwd: dir })).code, 3, 'm2 stays open');
+  assert.ok(sb.records().messages.m1, 'what dave held back came in with him');
+  const verify = await runCli(['verify'], { cwd: dir });
+  assert.equal(verify.code, 0, verify.stderr);
+  assert.match(verify.stdout, /note: 1 message of the export the import does not send/);
+  assert.doesNotMatch(verify.stdout, /On the service, not in the export/);
+  assert.doesNotMatch(verify.stdout, /\d+ users? of the export the import does not send/);
+});
