@@ -61,7 +61,8 @@ export class PullSession implements PullContext {
 
   async pages<C>(spec: StreamSpec, fetch: (cursor: C | undefined) => Promise<Page<C>>): Promise<StreamResult> {
     const { journal, events } = this.o;
-    const counts = this.counts[spec.entity];
+    // Counted as the import will count the files: an index that is no record counts nowhere.
+    const counts = spec.notRecords ? emptyCounts() : this.counts[spec.entity];
     this.begin(spec.entity);
     const prior = journal.streams.get(spec.id);
     if (prior?.done) {
