@@ -7,14 +7,15 @@ import { CONFIG_KEY_NAMES, KEY_GROUPS, KNOWN_REGIONS, shownDefaultOf, specOf } f
 import { EXAMPLE_MEDIA, MEDIA_FIELDS } from '../dist/config/media-schema.js';
 import { DELETION_FIELDS, EXAMPLE_SOURCES, SOURCE_FIELDS } from '../dist/config/sources-schema.js';
 import { ENTITY_ORDER } from '../dist/entities/types.js';
+import { PRESET_NAMES } from '../dist/systems/registry.js';
 
 /** @typedef {import('../dist/config/keys.js').ConfigKey} ConfigKey */
 /** @typedef {import('../dist/config/keys.js').KeyGroup} KeyGroup */
 
 const EXAMPLE_NOTE =
   'Copy to .migrate.config.json. Prefer MIGRATE_API_KEY in the environment to apiKey here; a file holding ' +
-  'the key must be chmod 600. A null leaves a key unset. With "preset" (sendbird, stream, slack, discord, ' +
-  'telegram) and "from" set, "sources" is not used. Every key is described in docs/configuration.md.';
+  `the key must be chmod 600. A null leaves a key unset. With "preset" (${PRESET_NAMES.join(', ')}) and ` +
+  '"from" set, "sources" is not used. Every key is described in docs/configuration.md.';
 
 /** The text of `.migrate.config.example.json`: every key, with an example value, its default or null. */
 export function renderExampleConfig() {

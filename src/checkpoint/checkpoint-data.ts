@@ -105,6 +105,8 @@ export interface CompanionMark {
   run: string;
   /** A hash of the bytes just before `bytes`: tells whether the file is still the one marked. */
   before: string;
+  /** The run closed the file here, every line marked: what follows or differs is a person's edit. */
+  closed?: true;
 }
 
 /**
@@ -118,6 +120,8 @@ export interface CheckpointCompanion {
   readonly mark: CompanionMark;
   /** Puts everything written so far on disk. */
   persist(): Promise<void>;
+  /** Set once the file is closed with every line it holds marked (`mark` with `closed`). */
+  readonly closedMark?: CompanionMark;
 }
 
 export interface CheckpointIdentity {

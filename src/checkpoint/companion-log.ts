@@ -78,7 +78,7 @@ export class CompanionLog<E extends object> implements CheckpointCompanion {
       await makeFolderFor(path);
       const existing = await stat(path).catch(() => undefined);
       const resumed =
-        existing?.isFile() && resumeMark?.path === path
+        existing?.isFile() && resumeMark?.path === path && resumeMark.closed !== true
           ? await takeUnacknowledged(path, existing.size, resumeMark, kind.pastMark)
           : { dropped: 0 };
       handle = await open(path, 'a', STATE_FILE_MODE);
@@ -99,6 +99,8 @@ export class CompanionLog<E extends object> implements CheckpointCompanion {
       throw unwritable(kind, path, err);
     }
   }
+
+  closedMark?: CompanionMark;
 
   /** Set: checkpoints keep this mark instead of the file's end (`holdMark`). */
   private held?: CompanionMark;
@@ -185,6 +187,8 @@ export class CompanionLog<E extends object> implements CheckpointCompanion {
     await this.flush();
     if (this.regular) await this.handle.sync().catch(() => undefined);
     await this.handle.close();
+    // A held mark leaves lines past it unacknowledged: those a later run must still find.
+    if (this.held === undefined) this.closedMark = { ...this.mark, closed: true };
   }
 }
 

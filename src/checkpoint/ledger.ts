@@ -285,7 +285,12 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
   const verified = view.verified;
   if (verified?.current && !verified.ok) {
     const missing = `${count(verified.missing, 'record')} missing, ${verified.different} different`;
-    return { state: 'verify-failed', statusLine: `Not complete: the last verify found ${missing} on the service.` };
+    // The way out, where the verdict is read: repair sends the missing ones (a different one it cannot).
+    const repair = verified.missing > 0 ? '; `chat-migrate verify --repair` sends the missing ones again' : '';
+    return {
+      state: 'verify-failed',
+      statusLine: `Not complete: the last verify found ${missing} on the service${repair}.`,
+    };
   }
   const proof = verified?.current ? ', and the last verify found all of it on the service' : '';
   // Skipped on purpose like deleted ones, but history a person may still want: the line says so.

@@ -214,8 +214,9 @@ export class CheckpointStore {
     this.companions.clear();
   }
 
-  /** The companions were closed: later writes keep the marks they last had. */
+  /** The companions were closed: later writes keep the marks they last had, or closed there. */
   detachCompanions(): void {
+    for (const [name, companion] of this.companions) if (companion.closedMark) this.data[name] = companion.closedMark;
     this.companions.clear();
   }
 

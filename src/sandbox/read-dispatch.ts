@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { answerDelete } from './delete-routes.js';
+import { answerDelete, type DeleteAnswer } from './delete-routes.js';
 import { errorBody } from './http-io.js';
-import { answerRead, type RouteAnswer } from './read-routes.js';
+import { answerRead } from './read-routes.js';
 import type { RecordStore } from './record-store.js';
 import type { ResolvedOptions } from './sandbox-options.js';
 
@@ -12,7 +12,7 @@ export function answerReadOrDelete(
   req: IncomingMessage,
   pathname: string,
   body: Buffer | undefined,
-): RouteAnswer | undefined {
+): DeleteAnswer | undefined {
   const query = (req.url ?? '').split('?', 2)[1] ?? '';
   let path: string[];
   try {

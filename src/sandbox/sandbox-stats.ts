@@ -1,7 +1,7 @@
 import { ENTITY_ORDER, type EntityName } from '../entities/types.js';
 import type { EntityStats, FaultName, SandboxStats } from './types.js';
 
-export type RecordFate = 'stored' | 'alreadyExists' | 'rejected' | 'lost';
+export type RecordFate = 'stored' | 'alreadyExists' | 'rejected' | 'lost' | 'deleted';
 
 function emptyStats(): SandboxStats {
   const perEntity = {} as Record<EntityName, EntityStats>;
@@ -11,6 +11,7 @@ function emptyStats(): SandboxStats {
       alreadyExists: 0,
       rejected: 0,
       lost: 0,
+      deleted: 0,
       requests: 0,
       fullRequests: 0,
       recordsReceived: 0,

@@ -192,6 +192,7 @@ class Sandbox {
     const headers = this.admit(req, res, this.readRate);
     if (!headers) return;
     const answer = answerReadOrDelete(this.store, this.config, req, pathname, read.ok ? read.body : undefined);
+    if (answer?.deleted) this.stats.record(answer.deleted, 'deleted');
     if (answer) return this.reply(res, answer.status, answer.body, headers);
     const message = `unknown endpoint ${req.method} ${pathname}; see read-api: users, groups, messages`;
     this.reply(res, 404, errorBody('ERR_API_NOT_FOUND', message), headers);

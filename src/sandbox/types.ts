@@ -101,6 +101,8 @@ export interface EntityStats {
   lost: number;
   /** Records refused by per-record validation (already-exists not included). */
   rejected: number;
+  /** Records a DELETE removed (a user deactivated without `permanent` included). */
+  deleted: number;
   /** Requests whose body was a well-formed import body within the record limit. */
   requests: number;
   /** Of those, requests holding exactly `maxRecordsPerRequest` records. */

@@ -10,6 +10,7 @@ import { CONFIG_KEY_NAMES, CONFIG_KEYS as TABLE } from '../../dist/config/keys.j
 import { loadConfig } from '../../dist/config/load.js';
 import { checkConfigLayer } from '../../dist/config/schema.js';
 import { runCli, tempDir } from '../helpers.mjs';
+import { PRESET_NAMES } from '../../dist/systems/registry.js';
 
 /** The table as its entries' common shape: a key may lack a flag or an env var. */
 const CONFIG_KEYS = /** @type {Record<string, import('../../dist/config/keys.js').KeySpec>} */ (TABLE);
@@ -23,6 +24,12 @@ test('the committed .migrate.config.example.json and docs/configuration.md are w
   const reference = await readFile(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
   assert.equal(reference, renderConfigReference(), `docs/configuration.md is stale: ${REGENERATE}`);
   for (const key of CONFIG_KEY_NAMES) assert.match(reference, new RegExp(`\\| \`${key}\` \\|`), `no row for ${key}`);
+});
+
+test("the example config's note names every preset the preset key takes", async () => {
+  const example = JSON.parse(await readFile(new URL('../.migrate.config.example.json', import.meta.url), 'utf8'));
+  const named = /"preset" \(([^)]*)\)/.exec(example['//'])?.[1].split(', ');
+  assert.deepEqual(named, [...PRESET_NAMES]);
 });
 
 test('every key with a flag is an option of each command that uses it, and import --help shows it', async () => {

@@ -1,7 +1,7 @@
 // Fail fast where retrying cannot help (issue 25, point 4): a host that does not resolve, a wrong key and
 // a bad flag value stop the run at once, with words that say what to fix.
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Agent } from 'undici';
@@ -35,6 +35,26 @@ test('a wrong key stops import, verify and undo after one request: the first 401
       assert.match(run.stderr, /the service refused the API key \(401[^)]*\) \[REMOTE_AUTH\]/, args[0]);
       assert.equal(sb.stats().requests - before, 1, `${args[0]}: requests at the sandbox`);
     }
+  } finally {
+    await sb.close();
+  }
+});
+
+test('import --fresh with a wrong key leaves the migration as it was: its ledger and files', async () => {
+  const sb = await sandbox();
+  try {
+    const { dir } = await generatedWorkspace(sb, { users: 5, groups: 1, membersPerGroup: 1, messages: 2 });
+    assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
+    const status = async () => JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout);
+    const before = await status();
+    const files = await readdir(dir);
+    const fresh = await runCli(['import', '--fresh'], { cwd: dir, apiKey: 'sk_wrong_0123456789' });
+    assert.equal(fresh.code, 1, fresh.stderr);
+    assert.match(fresh.stderr, /the service refused the API key \(401[^)]*\) \[REMOTE_AUTH\]/);
+    assert.doesNotMatch(fresh.stderr, /--fresh: a new/);
+    assert.deepEqual((await readdir(dir)).sort(), files.sort(), 'nothing set aside');
+    const after = await status();
+    assert.deepEqual([after.files, after.totals], [before.files, before.totals]);
   } finally {
     await sb.close();
   }

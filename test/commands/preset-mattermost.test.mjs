@@ -1,7 +1,7 @@
 // The mattermost preset: the JSONL of `mmctl export create` with its data/ folder; map-level checks,
 // options, odd input, and end to end against the sandbox (folder and zip).
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { messageIdOf, toVendorId } from '../../dist/systems/preset.js';
@@ -212,4 +212,33 @@ test('mattermost end to end: a config with the preset, the folder and its zip', 
   assertAccounted(zipped, EXPECTED);
   const mockup = zipped.records.messages[post('acme:design', T * 1000 + 300000, 'bob')];
   assert.match(mockup.data.attachments[0].url, /^https:\/\/files\.example\.com\/mattermost\/data\/20240601\//);
+});
+
+test('mattermost: two posts by one author in one millisecond are two messages, the same ids each run', async () => {
+  const dir = await tempDir('cm-mm-moment-');
+  await cp(EXPORT, dir, { recursive: true });
+  const at = T * 1000 + 987_654;
+  const said = (message) => ({ team: 'acme', channel: 'town-square', user: 'alice', message, create_at: at });
+  const lines = [
+    JSON.stringify({ type: 'post', post: said('first') }),
+    JSON.stringify({ type: 'post', post: said('second') }),
+  ];
+  await writeFile(
+    path.join(dir, 'export.jsonl'),
+    `${(await readFile(path.join(dir, 'export.jsonl'), 'utf8')).trim()}\n${lines.join('\n')}\n`,
+  );
+  const more = { ...EXPECTED, messages: { ...EXPECTED.messages, read: 21, imported: 17 } };
+  const run = await importWithConfig('mattermost', dir, { mediaBaseUrl: MEDIA });
+  assertAccounted(run, more);
+  const texts = (records) =>
+    Object.entries(records.messages)
+      .filter(([, m]) => m.sentAt === Math.floor(at / 1000))
+      .map(([muid, m]) => [muid, m.data.text]);
+  const both = texts(run.records);
+  assert.deepEqual(
+    both.map(([, text]) => text),
+    ['first', 'second'],
+  );
+  assert.equal(both[0][0], post('acme:town-square', at, 'alice'), 'the first keeps the id a post alone there has');
+  assert.deepEqual(texts((await importWithConfig('mattermost', dir, { mediaBaseUrl: MEDIA })).records), both);
 });

@@ -196,3 +196,18 @@ test('the preset reads pull run folders in pull order: a channel pulled again ke
   assert.equal(groups.team.owner, 'bob', 'its owner from the full member list');
   assert.deepEqual(Object.keys(members).sort(), ['team_member_ann', 'team_member_bob', 'team_member_cat']);
 });
+
+test('a user created since the last pull is written by the next --since auto, and not by the ones after', async (t) => {
+  const fake = await startFake(t, { world: { users: 5, channels: 2, messages: 20, seed: 4 } });
+  const dir = await tempDir('cm-pull-sendbird-user-');
+  assert.equal((await pull(fake, dir)).code, 0);
+  await fake.post('/__fake/users', { id: 'newcomer', name: 'Newcomer' });
+  const written = async () => {
+    const run = await pull(fake, dir, ['--since', 'auto']);
+    assert.equal(run.code, 0, run.stderr);
+    return run.summary.counts.users.imported;
+  };
+  assert.equal(await written(), 1, 'the new user');
+  assert.equal(await written(), 0, 'pulled before: not again');
+  assert.equal(await written(), 0);
+});

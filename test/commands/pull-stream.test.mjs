@@ -109,8 +109,15 @@ test('the preset reads a v2 export: a two-member !members- channel from member l
 test('pull stream, import, verify: every record once; a delta reads a page a channel and sends the new', async (t) => {
   const fake = await startFake(t, { world: { users: 15, channels: 8, messages: 1500, seed: 5 } });
   const dir = await tempDir('cm-pull-stream-');
+  const warnings = [];
+  const warned = (w) => warnings.push(w.name);
+  // Said on the CLI's stderr when it runs as a child, as a warning of this process when it runs in it.
+  process.on('warning', warned);
   const pulled = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env });
+  process.off('warning', warned);
   assert.equal(pulled.code, 0, pulled.stderr);
+  assert.doesNotMatch(pulled.stderr, /MaxListenersExceededWarning/);
+  assert.deepEqual(warnings, []);
   const world = await fake.describe();
   let lines = await linesIn(path.join(dir, 'out'));
   assert.equal(messagesOnce(lines).length, world.messages, 'every message of the fake, replies included');

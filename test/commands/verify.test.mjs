@@ -33,6 +33,11 @@ test('lost records: import exits 0, verify exits 3 naming them, --repair puts th
   assert.equal(first.code, 3, first.stderr);
   assert.deepEqual(missingLines(first.stdout), LOST_LINES);
   assert.match(first.stdout, /^FAILED: 4 missing, 0 different, of 87 records/m);
+  // The last line names the way out.
+  assert.match(
+    first.stdout,
+    /\nMigration: Not complete: .*; `chat-migrate verify --repair` sends the missing ones again\.\n$/,
+  );
   // Progress counts what was found on the service, in verify's words, not import's.
   assert.match(first.stderr, /\[users\] finished after .*: found on the service 11$/m);
   assert.doesNotMatch(first.stderr, /already there/);

@@ -192,3 +192,41 @@ test('--fresh starts the rejects file anew (the old one renamed aside); other so
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /CHECKPOINT_OTHER_SOURCES[\s\S]*chat-migrate replay/);
 });
+
+test('replay after the rejects file was edited as documented warns of no interrupted run', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const users = [JSON.stringify({ uid: 'alice', name: 'A' })];
+  const messages = [message(0), message(1, { data: { text: ' ' } }), message(2, { data: { text: '' } })];
+  const dir = await workspace(sb, { users, messages });
+  const rejectsFile = path.join(dir, 'migrate-rejects.ndjson');
+  assert.equal((await runCli(['import'], { cwd: dir })).code, 3);
+  // A fix longer than the line it replaces: the file grows and its bytes before the end change.
+  await editRejects(rejectsFile, (r) => ({
+    ...r,
+    record: { ...r.record, data: { text: `fixed ${r.id}, at length` } },
+  }));
+  const replay = await runCli(['replay'], { cwd: dir });
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.doesNotMatch(`${replay.stdout}${replay.stderr}`, /interrupted run/);
+  assert.equal(sb.records().messages.m2.data.text, 'fixed m2, at length');
+});
+
+test('verify after a replay: the record replayed in and what it held back are not "not expected"', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const users = [{ uid: 'alice', name: 'A' }, { uid: 'dave' }].map((u) => JSON.stringify(u));
+  const messages = [message(0), message(1, { sender: 'dave' }), message(2, { data: { text: '' } })];
+  const dir = await workspace(sb, { users, messages });
+  assert.equal((await runCli(['import'], { cwd: dir })).code, 3);
+  await editRejects(path.join(dir, 'migrate-rejects.ndjson'), (r) =>
+    r.id === 'dave' ? { ...r, record: { ...r.record, name: 'Dave' } } : r,
+  );
+  assert.equal((await runCli(['replay'], { cwd: dir })).code, 3, 'm2 stays open');
+  assert.ok(sb.records().messages.m1, 'what dave held back came in with him');
+  const verify = await runCli(['verify'], { cwd: dir });
+  assert.equal(verify.code, 0, verify.stderr);
+  assert.match(verify.stdout, /note: 1 message of the export the import does not send/);
+  assert.doesNotMatch(verify.stdout, /On the service, not in the export/);
+  assert.doesNotMatch(verify.stdout, /\d+ users? of the export the import does not send/);
+});

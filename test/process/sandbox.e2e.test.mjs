@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SANDBOX_DEFAULT_API_KEY, startSandbox } from '../../dist/sandbox/index.js';
-import { API_KEY, spawnCli, waitFor, waitForOutput } from '../helpers.mjs';
+import { API_KEY, fixtureWorkspace, runCli, spawnCli, waitFor, waitForOutput } from '../helpers.mjs';
 
 const KEY = 'test-key-7f3a91';
 const T0 = 1_700_000_000; // UNIX seconds
@@ -582,4 +582,18 @@ test('chat-migrate sandbox: its banner lists its faults; --seed-users stores the
     body,
   });
   assert.match(await post.text(), /ERR_UID_ALREADY_EXISTS/);
+});
+
+test('GET /__sandbox/stats counts what undo deleted, entity by entity, as undo said it would', async (t) => {
+  const s = await sandbox(t, { apiKey: API_KEY });
+  const dir = await fixtureWorkspace(s.url, { restRequestsPerMinute: 1e9 });
+  await runCli(['import'], { cwd: dir });
+  const plan = await runCli(['undo', '--dry-run', '--json'], { cwd: dir });
+  const { counts } = JSON.parse(plan.stdout);
+  const undo = await runCli(['undo', '--yes'], { cwd: dir });
+  assert.equal(undo.code, 0, undo.stderr);
+  const stats = /** @type {any} */ (await (await fetch(`${s.url}/__sandbox/stats`)).json());
+  const deleted = Object.fromEntries(Object.keys(counts).map((entity) => [entity, stats.perEntity[entity].deleted]));
+  assert.deepEqual(deleted, counts);
+  assert.ok(counts.messages > 0, 'the fixtures import messages');
 });

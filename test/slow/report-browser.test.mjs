@@ -3,7 +3,7 @@
 // beyond the file itself. Skipped, saying why, only where no Chromium is installed.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -98,6 +98,73 @@ test('the report renders in Chromium: charts drawn, numbers of the summary, no c
 
     assert.deepEqual(problems, [], 'no console error');
     assert.deepEqual(requests, [url], 'nothing loaded but the file itself');
+  } finally {
+    await browser?.close();
+    await sb.close();
+    await rm(profile, { recursive: true, force: true });
+  }
+});
+
+test("the report's run markers: numbered as the runs table numbers them, no label over another", {
+  skip: missing,
+}, async () => {
+  const sb = await sandbox({ latencyMs: 20, seed: 4 });
+  const profile = await mkdtemp(path.join(tmpdir(), 'cm-chromium-'));
+  let browser;
+  try {
+    const { dir } = await generatedWorkspace(sb, { users: 20, groups: 2, membersPerGroup: 4, messages: 200 });
+    assert.equal((await runCli(['validate'], { cwd: dir })).code, 0, 'run 1: no chart of its own');
+    assert.equal((await runCli(['import', '--requests-per-minute', '600'], { cwd: dir })).code, 0);
+    for (let i = 0; i < 2; i++) assert.equal((await runCli(['import'], { cwd: dir })).code, 0);
+    // The first import as a long one (an hour, as a real migration's): the two short runs after it
+    // get markers close together, without the test waiting an hour.
+    const log = path.join(dir, '.migrate-checkpoint.runs.ndjson');
+    const lines = (await readFile(log, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const longRun = lines.filter((l) => l.type === 'run-start' && l.command === 'import')[0].run;
+    const validateRun = lines.find((l) => l.type === 'run-start' && l.command === 'validate').run;
+    const moved = lines.map((l) => {
+      if (l.run === validateRun) return { ...l, t: l.t - 7_200_000 };
+      return l.run === longRun && l.type === 'run-start' ? { ...l, t: l.t - 3_600_000 } : l;
+    });
+    await writeFile(log, moved.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const made = await runCli(['report', '--json'], { cwd: dir });
+    assert.equal(made.code, 0, made.stderr);
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+    });
+    const page = await browser.newPage();
+    await page.goto(pathToFileURL(JSON.parse(made.stdout).report).href, { waitUntil: 'load' });
+    if (process.env.REPORT_SCREENSHOT) await page.screenshot({ path: process.env.REPORT_SCREENSHOT, fullPage: true });
+    const charts = await page.$$eval('svg.chart', (svgs) =>
+      svgs.map((svg) =>
+        [...svg.querySelectorAll('text.marker-label')].map((t) => {
+          const b = t.getBBox();
+          return { text: t.textContent, x: b.x, y: b.y, w: b.width, h: b.height };
+        }),
+      ),
+    );
+    const table = await page.$$eval('tr[data-run]', (rows) =>
+      rows.map((r) => [r.cells[0].textContent.trim(), r.cells[1].textContent.trim()]),
+    );
+    const imports = table.filter(([, command]) => command === 'import').map(([n]) => `run ${n}`);
+    assert.deepEqual(imports, ['run 2', 'run 3', 'run 4']);
+    assert.ok(charts.length >= 4, `${charts.length} charts`);
+    for (const labels of charts) {
+      assert.deepEqual(
+        labels.map((l) => l.text.split(' (')[0]),
+        imports,
+      );
+      for (const [i, a] of labels.entries())
+        for (const b of labels.slice(i + 1)) {
+          const apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+          assert.ok(apart, `"${a.text}" and "${b.text}" overlap`);
+        }
+    }
   } finally {
     await browser?.close();
     await sb.close();

@@ -20,7 +20,7 @@ import { PhaseTally, rejectOfRecord } from './phase-tally.js';
 import type { BatchSender } from './send-batch.js';
 import { offerReplayItems, type ReplaySource } from './replay-pass.js';
 import type { MediaHook } from './media-start.js';
-import { BEYOND_RETENTION, MEDIA_NOT_CARRIED, type ParentEntity } from '../../entities/types.js';
+import { BEYOND_RETENTION, type ParentEntity } from '../../entities/types.js';
 import { heldForMedia, mediaReject } from './media-pass.js';
 import { ParentHolds } from './parent-holds.js';
 

@@ -19,7 +19,7 @@ import type {
 } from '../../systems/shared/pull-types.js';
 import { emptyCounts, type EntityCounts, type RunEvents } from '../events.js';
 import { OutputFile } from './output-file.js';
-import { KEEP_RECENT_MS, type PullJournal } from './pull-journal.js';
+import { KEEP_RECENT_MS, listMarkOf, type PullJournal } from './pull-journal.js';
 
 export interface PullContextOptions {
   http: SourceHttp;
@@ -75,7 +75,8 @@ export class PullSession implements PullContext {
 
   async pages<C>(spec: StreamSpec, fetch: (cursor: C | undefined) => Promise<Page<C>>): Promise<StreamResult> {
     const { journal, events } = this.o;
-    const counts = this.counts[spec.entity];
+    // Counted as the import will count the files: an index that is no record counts nowhere.
+    const counts = spec.notRecords ? emptyCounts() : this.counts[spec.entity];
     this.begin(spec.entity);
     const prior = journal.streams.get(spec.id);
     if (prior?.done) {
@@ -195,26 +196,30 @@ export class PullSession implements PullContext {
   private keep(spec: StreamSpec, items: readonly unknown[]): unknown[] {
     const { since } = this;
     const cutoff = since.kind === 'full' ? undefined : spec.channel ? since.cutoffMs(spec.channel) : since.listCutoffMs;
-    const recent = spec.channel === undefined ? undefined : this.o.journal.channels.get(spec.channel)?.recent;
+    const list = spec.channel === undefined;
+    const recent = this.o.journal.channels.get(spec.channel ?? listMarkOf(spec.id))?.recent;
     return items.filter((item) => {
-      if (cutoff !== undefined && spec.itemTimeMs) {
-        const ms = spec.itemTimeMs(item);
-        if (ms !== undefined && ms < cutoff) return false;
-      }
-      return !(recent && spec.itemKey && recent.has(spec.itemKey(item)));
+      const ms = spec.itemTimeMs?.(item);
+      if (cutoff !== undefined && ms !== undefined && ms < cutoff) return false;
+      if (!recent || !spec.itemKey) return true;
+      // A list item comes again when it changed (a new time); a message once.
+      return !recent.has(list ? `${spec.itemKey(item)}@${ms}` : spec.itemKey(item));
     });
   }
 
   /** The page's ids near its newest message, for the channel's mark. */
   private recentOf(spec: StreamSpec, kept: readonly unknown[]): { ch?: string; recent?: Array<[string, number]> } {
     const { channel, itemKey, itemTimeMs } = spec;
-    if (channel === undefined || !itemKey || !itemTimeMs || kept.length === 0) return {};
+    if (!itemKey || !itemTimeMs || kept.length === 0) return {};
     const timed = kept.flatMap((item): Array<[string, number]> => {
       const ms = itemTimeMs(item);
-      return ms === undefined ? [] : [[itemKey(item), ms]];
+      if (ms === undefined) return [];
+      return [[channel === undefined ? `${itemKey(item)}@${ms}` : itemKey(item), ms]];
     });
+    if (timed.length === 0) return {};
     const newest = Math.max(...timed.map(([, ms]) => ms));
-    return { ch: channel, recent: timed.filter(([, ms]) => ms >= newest - KEEP_RECENT_MS) };
+    const recent = timed.filter(([, ms]) => ms >= newest - KEEP_RECENT_MS);
+    return { ch: channel ?? listMarkOf(spec.id), recent };
   }
 }
 

@@ -11,7 +11,7 @@ import { loadSource } from '../../systems/index.js';
 import type { PullSince, SourceName } from '../../systems/shared/pull-types.js';
 import type { Run } from '../run/run.js';
 import { type PullCounts, PullSession } from './pull-context.js';
-import { JOURNAL_FILE, PullJournal, type PullRunInfo } from './pull-journal.js';
+import { isListMark, JOURNAL_FILE, PullJournal, type PullRunInfo } from './pull-journal.js';
 
 export interface PullOptions {
   source: SourceName;
@@ -207,7 +207,7 @@ function lastEndedStart(journal: PullJournal, info: PullRunInfo): number | undef
 /** The newest message any pull of this folder wrote, from the channels' marks. */
 function newestOf(journal: PullJournal): number | undefined {
   let newest: number | undefined;
-  for (const mark of journal.channels.values())
-    if (newest === undefined || mark.newestMs > newest) newest = mark.newestMs;
+  for (const [key, mark] of journal.channels)
+    if (!isListMark(key) && (newest === undefined || mark.newestMs > newest)) newest = mark.newestMs;
   return newest;
 }

@@ -31,6 +31,13 @@ export interface StreamState {
   done: boolean;
 }
 
+/**
+ * A list's mark among the channels' (no channel id starts with `#`): the items near its newest, keyed
+ * `<id>@<time>`, so a delta's lookback does not write again a user it wrote unchanged.
+ */
+export const listMarkOf = (streamId: string): string => `#list ${streamId}`;
+export const isListMark = (key: string): boolean => key.startsWith('#list ');
+
 export interface ChannelMark {
   newestMs: number;
   /** Message id -> time, for ids within KEEP_RECENT_MS of `newestMs`. */

@@ -111,6 +111,7 @@ export async function withRun<T>(
   let ledger: CheckpointStore | undefined;
   try {
     for (const held of locks) await held.acquire();
+    if (spec.fresh && spec.ledger === 'write') await checkKeyFirst(spec);
     ledger = await openLedger(spec);
   } catch (err) {
     await releaseLocks();
@@ -224,6 +225,20 @@ export async function withRun<T>(
     }
     signals.dispose();
     await releaseLocks();
+  }
+}
+
+/**
+ * One read with the key before a fresh ledger replaces the migration's and its files are set aside:
+ * a key the service refuses (or a host it cannot reach) then leaves the earlier migration whole.
+ */
+async function checkKeyFirst(spec: RunSpec): Promise<void> {
+  const stop = new AbortController();
+  const clients = new RunClients(spec.config, { stop: stop.signal, hardStop: stop.signal }, spec.proxy);
+  try {
+    await (await clients.restClient()).get('users', { perPage: 1, page: 1 });
+  } finally {
+    await clients.close();
   }
 }
 

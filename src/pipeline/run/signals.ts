@@ -33,8 +33,9 @@ export function installStopSignals(
 ): StopSignals {
   const soft = new AbortController();
   const hard = new AbortController();
-  // Every request in flight listens to the hard stop: more than the default 10 is expected, not a leak.
-  setMaxListeners(0, hard.signal);
+  // Every request in flight listens to a stop (a pull's to the soft one, the import's to the hard one):
+  // more than the default 10 is expected, not a leak.
+  setMaxListeners(0, soft.signal, hard.signal);
   let count = 0;
   let timer: NodeJS.Timeout | undefined;
   // Node passes the signal's name: the stop's reason, which the run log records.

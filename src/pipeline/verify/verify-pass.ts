@@ -59,6 +59,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     retentionCutoffSec: cutoff,
     sample: options.sample,
     signal: options.signal,
+    outsideExport: options.outsideExport,
   });
   const verdicts: Partial<Record<EntityName, EntityVerdict>> = {};
   const differing: Partial<Record<EntityName, Map<number, Record<string, unknown>>>> = {};

@@ -85,9 +85,11 @@ export function renderCharts(data: ReportData): string[] {
   if (runs.every((r) => r.samples.length === 0)) return [];
   const placed = timeline(runs);
   const perRun = placed.map(({ run, offset }) => ({ run, offset, samples: downsample(run.samples) }));
-  const markers = placed.map(({ run, offset }, i) => ({
+  // Numbered as the runs table numbers them: every run of the log counts, charted or not.
+  const numberOf = new Map(data.runs.map((run, i) => [run, i + 1]));
+  const markers = placed.map(({ run, offset }) => ({
     x: run.startedAt + offset,
-    label: `run ${i + 1}${run.resumed ? ' (resumed)' : ''}${run.interrupted ? `, ${run.interrupted}` : ''}`,
+    label: `run ${numberOf.get(run)}${run.resumed ? ' (resumed)' : ''}${run.interrupted ? `, ${run.interrupted}` : ''}`,
   }));
   /** Per run: a point per kept sample of a figure the sample holds (the limiter's rate, latency). */
   const segments = (value: (s: SampleLine) => number | undefined): Point[][] =>

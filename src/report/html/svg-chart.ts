@@ -80,9 +80,20 @@ export function lineChart(spec: ChartSpec): string {
     `<text x="14" y="${PAD.top + plotH / 2}" text-anchor="middle" class="axis" ` +
       `transform="rotate(-90 14 ${PAD.top + plotH / 2})">${escapeHtml(spec.yLabel)}</text>`,
   );
+  // A label that would run into one before it goes a line lower (a short run's marker sits close to
+  // the next one's), and one that would pass the right edge ends at its marker instead of starting
+  // there. 6.5 px a character is the 11 px font's width, with room to spare.
+  const rowEnds: number[] = [];
   for (const m of spec.markers ?? []) {
+    const width = m.label.length * 6.5;
+    const atEnd = sx(m.x) + 3 + width > W;
+    const start = atEnd ? sx(m.x) - 3 - width : sx(m.x) + 3;
+    let row = rowEnds.findIndex((end) => end <= start);
+    if (row < 0) row = rowEnds.length;
+    rowEnds[row] = start + width + 6;
+    const text = atEnd ? `x="${sx(m.x) - 3}" text-anchor="end"` : `x="${start}"`;
     parts.push(`<line x1="${sx(m.x)}" x2="${sx(m.x)}" y1="${PAD.top}" y2="${PAD.top + plotH}" class="marker"/>`);
-    parts.push(`<text x="${sx(m.x) + 3}" y="${PAD.top + 10}" class="marker-label">${escapeHtml(m.label)}</text>`);
+    parts.push(`<text ${text} y="${PAD.top + 10 + row * 14}" class="marker-label">${escapeHtml(m.label)}</text>`);
   }
   for (const s of spec.series) {
     for (const segment of s.segments) {

@@ -61,6 +61,7 @@ export interface Known {
   bots: Set<string>;
   /** Every username of a user or bot line: what `@name` in a post may mention. */
   usernames: Set<string>;
+  sameMoment: Map<string, number>;
 }
 
 export function mattermostInputs(ctx: PresetContext, files: string[], known: Known) {

@@ -2,10 +2,12 @@
  * Mattermost bulk export lines (`mmctl export create`) -> records. The format names everything by
  * name, not by id: users by username, channels by team and channel name, direct channels by their
  * members, posts by channel, author and `create_at` (milliseconds), which is what their ids are
- * made of here. Replies ride inside their root post's line.
+ * made of here (with the content's hash when one author wrote two posts there in one millisecond).
+ * Replies ride inside their root post's line.
  */
 import path from 'node:path';
 import type { JsonObject } from '../../entities/types.js';
+import { contentHash } from '../../rules/index.js';
 import { SKIP, type Conversation, type PresetContext } from '../shared/context.js';
 import { isObject } from '../shared/items.js';
 import {
@@ -106,6 +108,8 @@ export interface MappedPost {
 export interface PostPeople {
   bots: ReadonlySet<string>;
   usernames: ReadonlySet<string>;
+  /** Moments (place, ms, author) the export has more than one post of -> the first one's content hash. */
+  sameMoment: ReadonlyMap<string, number>;
 }
 
 // Mattermost usernames: lower-case letters, digits, `.`, `-` and `_`; a mention is `@` + one of them.
@@ -136,9 +140,25 @@ export function mapMattermostPost(
   return [root, ...replies.map((r) => mapOne(r, place, people, ctx, parent))];
 }
 
-/** A post's muid: where, when (ms) and by whom, which the format itself treats as its identity. */
-export const postId = (place: MattermostPlace, p: JsonObject): string =>
+/** Where, when (ms) and by whom: what the format itself treats as a post's identity. */
+export const postMoment = (place: MattermostPlace, p: JsonObject): string =>
   `${place.key}:${str(p.create_at) ?? ''}:${str(p.user) ?? ''}`;
+
+/** What tells apart two posts of one moment: their text and files (reactions and replies come later). */
+export const postContent = (p: JsonObject): number => contentHash([str(p.message) ?? '', p.attachments ?? null]);
+
+/**
+ * A post's muid: its moment, so ids stay what they were for every post alone in its millisecond. A
+ * later post of a shared moment whose content differs from the first's gets that content's hash after
+ * it, the same on every run over the export; one with the first's content is the same post twice.
+ */
+export function postId(place: MattermostPlace, p: JsonObject, sameMoment: ReadonlyMap<string, number>): string {
+  const moment = postMoment(place, p);
+  const first = sameMoment.get(moment);
+  if (first === undefined) return moment;
+  const content = postContent(p);
+  return content === first ? moment : `${moment}:${content.toString(16).padStart(8, '0')}`;
+}
 
 function mapOne(
   p: JsonObject,
@@ -171,9 +191,9 @@ function mapOne(
   const updatedAt = editedAt === undefined && seconds(p.update_at) !== sentAt ? seconds(p.update_at) : undefined;
   const replies = Array.isArray(p.replies) ? p.replies.length : 0;
   const built = messageRecord({
-    muid: ctx.muids.of(postId(place, p)),
+    muid: ctx.muids.of(postId(place, p, people.sameMoment)),
     muids: ctx.muids,
-    sourceId: postId(place, p),
+    sourceId: postId(place, p, people.sameMoment),
     sender: user === undefined ? ctx.options.systemUser : ctx.uids.of(user),
     conversation: place.conversation,
     sentAt,

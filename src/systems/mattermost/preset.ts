@@ -7,6 +7,8 @@
  * input reads the file again, line by line.
  */
 import { InputError } from '../../errors.js';
+import { IdIndex, ID_NEW } from '../../rules/index.js';
+import type { JsonObject } from '../../entities/types.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import type { PresetContext } from '../shared/context.js';
 import { listInput, objectsIn, pieces, plansOf } from '../shared/inputs.js';
@@ -19,7 +21,9 @@ import {
   directKey,
   directMembers,
   mapMattermostPost,
+  postContent,
   postId,
+  postMoment,
   scopeOf,
   type MattermostPlace,
 } from './map.js';
@@ -43,6 +47,14 @@ export async function planMattermost(ctx: PresetContext): Promise<EntityPlan[]> 
     teams: new Map(),
     bots: new Set(),
     usernames: new Set(),
+    sameMoment: new Map(),
+  };
+  // Ids, not strings, of every post's moment: a moment met twice is remembered with its first content.
+  const moments = new IdIndex(1024, { content: true });
+  const sawMoment = (place: MattermostPlace, post: JsonObject) => {
+    const moment = postMoment(place, post);
+    if (moments.add(moment, 0, 0, postContent(post)) !== ID_NEW && !known.sameMoment.has(moment))
+      known.sameMoment.set(moment, moments.contentAt(moments.lastSlot));
   };
   const authors = new Map<string, { file: string; line: number }>();
   const sawAuthor = (user: unknown, file: string, line: number) => {
@@ -105,10 +117,11 @@ export async function planMattermost(ctx: PresetContext): Promise<EntityPlan[]> 
         }
         const replies = Array.isArray(body.replies) ? body.replies.filter(isObject) : [];
         const posts = [body, ...replies];
+        for (const post of posts) sawMoment(place, post);
         const mapped = mapMattermostPost(body, place, known, ctx);
         for (let i = 0; i < posts.length; i++) {
           sawAuthor(posts[i].user, file, line);
-          addMessageIds(ctx.idMap, postId(place, posts[i]), mapped[i]);
+          addMessageIds(ctx.idMap, postId(place, posts[i], known.sameMoment), mapped[i]);
         }
       }
     }

@@ -97,9 +97,26 @@ async function channelsPage(
     const written = deltaOf(ctx, channel, fact, known.get(fact.url));
     if (written !== undefined) items.push(written);
   }
-  const members = items.reduce((n, c) => n + (Array.isArray(c.members) ? c.members.length : 0), 0);
+  const members = items.reduce((n, c) => n + memberCount(c), 0);
   const nested = { members };
   return page.next === undefined ? { items, remember, nested } : { items, remember, nested, next: page.next };
+}
+
+/** A channel's member records as the preset reads them: its members, operators and banned users, each once. */
+function memberCount(channel: SendbirdObject): number {
+  const ids = new Set<string>();
+  for (const list of [
+    channel.members,
+    channel.operators,
+    channel.operator_ids,
+    channel.banned_list,
+    channel.banned_users,
+  ])
+    for (const x of Array.isArray(list) ? list : []) {
+      const id = isObject(x) ? (x.user_id ?? (isObject(x.user) ? x.user.user_id : undefined)) : x;
+      if (typeof id === 'string' && id !== '') ids.add(id);
+    }
+  return ids.size;
 }
 
 function deltaOf(

@@ -23,6 +23,8 @@ export interface StreamSpec {
   file: string;
   layout: FileLayout;
   entity: PullEntity;
+  /** An index the preset reads for the others' sake (Twilio's services): written, not counted as records. */
+  notRecords?: true;
   /** The channel whose messages these are: `--since auto` keeps the newest time per channel. */
   channel?: string;
   /**

@@ -59,6 +59,8 @@ export async function pullConversations(ctx: PullContext): Promise<void> {
         }
         const items: unknown[] = [];
         const remember: Array<[string, unknown]> = [];
+        // Each member written is a member record of the import (the preset reads them from the index).
+        let memberRecords = 0;
         for (const conversation of objectsOf(body, 'channels')) {
           const id = String(conversation.id);
           const members = await membersOf(ctx, id);
@@ -77,9 +79,11 @@ export async function pullConversations(ctx: PullContext): Promise<void> {
           if (earlier === undefined || members.some((m) => !earlier.has(m)))
             remember.push([`${MEMBERS_FACT}${id}`, members]);
           const written = deltaMembers(ctx, conversation, members, earlier, kind.type === 'im');
-          if (written !== undefined) items.push(indexEntry(conversation, written));
+          if (written === undefined) continue;
+          items.push(indexEntry(conversation, written));
+          memberRecords += written.length;
         }
-        return { items, next: nextCursor(body), remember };
+        return { items, next: nextCursor(body), remember, nested: { members: memberRecords } };
       },
     );
   }

@@ -53,7 +53,14 @@ async function listPage(
 async function pullServices(ctx: PullContext): Promise<string[]> {
   if (ctx.facts.serviceSid !== undefined) return [ctx.facts.serviceSid];
   await ctx.pages<string>(
-    { id: 'services', file: files.services, layout: listLayout('services'), entity: 'groups', itemTimeMs: changedMs },
+    {
+      id: 'services',
+      file: files.services,
+      layout: listLayout('services'),
+      entity: 'groups',
+      notRecords: true,
+      itemTimeMs: changedMs,
+    },
     async (cursor) => {
       const page = await listPage(ctx, 'services', { path: paths.services() }, cursor);
       const sids = page.items.map((s) => s.sid).filter((sid): sid is string => typeof sid === 'string');

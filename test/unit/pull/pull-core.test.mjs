@@ -14,7 +14,8 @@ import { systemClock } from '../../../dist/clock.js';
 import { RateLimiter } from '../../../dist/http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../../../dist/http/retry-policy.js';
 import { silentEvents } from '../../../dist/pipeline/events.js';
-import { tempDir } from '../../helpers.mjs';
+import { startFake } from '../../fakes/helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from '../../helpers.mjs';
 
 const layout = { json: { head: '{"channel":{"id":"c1"},"messages":[', tail: ']}' } };
 /** @param {number} i */
@@ -187,5 +188,25 @@ test('the source client keeps its credentials on their origin and names the vari
   } finally {
     await http.close();
     srv.close();
+  }
+});
+
+test("a pull's summary counts users, groups and members as the import of its folder reads them", async (t) => {
+  const box = await sandbox();
+  t.after(() => box.close());
+  for (const source of /** @type {const} */ (['sendbird', 'slack', 'twilio'])) {
+    const fake = await startFake(t, source, { world: { users: 10, channels: 6, messages: 40, seed: 3 } });
+    const dir = await tempDir(`cm-pull-counts-${source}-`);
+    const args = ['pull', source, '--out', 'out', '--base-url', fake.url, '--source-requests-per-minute', '60000'];
+    const pulled = await runCli(args, { cwd: dir, env: fake.env });
+    assert.equal(pulled.code, 0, pulled.stderr);
+    const written = Object.fromEntries(
+      [...pulled.stdout.matchAll(/^ {2}(users|groups|members) +(\d+) written/gm)].map(([, e, n]) => [e, Number(n)]),
+    );
+    await writeConfig(dir, { baseUrl: box.url, requestsPerMinute: 1e9, checkpoint: `${source}.checkpoint.json` });
+    const imported = await runCli(['import', '--preset', source, '--from', 'out', '--json'], { cwd: dir });
+    const { entities } = JSON.parse(imported.stdout);
+    const read = { users: entities.users.read, groups: entities.groups.read, members: entities.members.read };
+    assert.deepEqual(written, read, source);
   }
 });
