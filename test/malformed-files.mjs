@@ -53,8 +53,9 @@ export async function writeMalformedExport(dir, config = {}) {
     'groups-broken.json': brokenGroups(),
     // The two groups before the broken third of groups-three.json: read, so no reference is missing.
     'members-refs.ndjson': `${['s1', 's2'].map((g) => JSON.stringify({ guid: g, uid: 'u1' })).join('\n')}\n`,
+    // A UTF-8 file (its first line holds an é) with one broken sequence: that record's error, not the file's.
     'members-utf8.ndjson': Buffer.concat([
-      Buffer.from('{"guid":"t1","uid":"u2"}\n{"guid":"t1","uid":"'),
+      Buffer.from('{"guid":"t1","uid":"u2","name":"é"}\n{"guid":"t1","uid":"'),
       Buffer.from([0xc3, 0x28]),
       Buffer.from('"}\n{"guid":"t1","uid":"u3"}\n'),
     ]),

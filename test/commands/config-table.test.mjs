@@ -27,7 +27,7 @@ test('the committed .migrate.config.example.json and docs/configuration.md are w
 });
 
 test("the example config's note names every preset the preset key takes", async () => {
-  const example = JSON.parse(await readFile(new URL('../.migrate.config.example.json', import.meta.url), 'utf8'));
+  const example = JSON.parse(await readFile(new URL('../../.migrate.config.example.json', import.meta.url), 'utf8'));
   const named = /"preset" \(([^)]*)\)/.exec(example['//'])?.[1].split(', ');
   assert.deepEqual(named, [...PRESET_NAMES]);
 });
