@@ -9,6 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { pullStoppedThenResumed, startFake as startSourceFake } from '../fakes/helpers.mjs';
 import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
+import { virtualClock } from '../virtual-clock.mjs';
 
 /** @param {Omit<import('../fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
 async function startFake(t, options = {}) {
@@ -141,9 +142,11 @@ test('posted messages, then pull --since auto and import: exactly the new ones, 
 });
 
 test('a 429 storm is waited out: every message once', async (t) => {
-  const fake = await startFake(t, { ...SIZES, faults: { spurious429: 0.3 }, retryAfterMs: 0 });
+  // The fake's buckets and the pull's waits keep one virtual time: a bucket's reset costs nothing.
+  const clock = virtualClock();
+  const fake = await startFake(t, { ...SIZES, faults: { spurious429: 0.3 }, retryAfterMs: 0, now: () => clock.now() });
   const dir = await tempDir('cm-pull-discord-');
-  const r = await pull(fake, dir);
+  const r = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env, clock });
   assert.equal(r.code, 0, r.stderr);
   const stats = await fake.stats();
   const answered429 = stats.byStatus['429'] ?? 0;

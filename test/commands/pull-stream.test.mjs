@@ -11,6 +11,7 @@ import { manualClock, pullStoppedThenResumed, startFake as startSourceFake } fro
 import { readNdjson, runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from '../media-servers.mjs';
 import { byId, plan, readPlans } from '../presets-helpers.mjs';
+import { virtualClock } from '../virtual-clock.mjs';
 
 const FAST = ['--source-requests-per-minute', '60000'];
 
@@ -202,9 +203,12 @@ test('pull stream stopped mid-way resumes: search, queries and threads from the 
 
 test("pull stream through a 429 storm: Stream's rate headers are followed, nothing lost", async (t) => {
   const world = { users: 10, channels: 5, messages: 600 };
-  const fake = await startFake(t, { world, faults: { spurious429: 0.3 }, retryAfterMs: 0 });
+  // The fake's rate window and the pull's waits keep one virtual time: the reset it names costs nothing.
+  const clock = virtualClock();
+  const now = () => clock.now();
+  const fake = await startFake(t, { world, faults: { spurious429: 0.3 }, retryAfterMs: 0, now });
   const dir = await tempDir('cm-pull-stream-429-');
-  const r = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env });
+  const r = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env, clock });
   assert.equal(r.code, 0, r.stderr);
   const stats = await fake.stats();
   assert.ok(stats.faults.spurious429 > 0, 'the storm happened');
