@@ -99,6 +99,7 @@ async function importPlan(
     },
     importEnd,
   );
+  if (plan.unreadFiles?.length) summary.unreadFiles = plan.unreadFiles;
   await printSummary(summary, Boolean(opts.json));
   return summary.exitCode;
 }

@@ -13,7 +13,7 @@ export interface ValidateOptions extends CommonOptions {
 export async function validateAction(opts: ValidateOptions): Promise<number> {
   const { config, baseDir, warnings, chosen } = await loadCommandConfig(opts, false, true);
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
+  const { plans, exportFolder, unreadFiles, warnings: planWarnings } = await planRun(config, baseDir);
   for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
   const [{ runValidate }, { checkBeyondWindow }, { formatValidateJson, formatValidateText }] = await Promise.all([
     import('../pipeline/validate/run-validate.js'),
@@ -38,6 +38,7 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
       };
       const result = await runValidate(options);
       await checkBeyondWindow(options, result);
+      if (unreadFiles?.length) result.unreadFiles = unreadFiles;
       // The text report names them; beside --json's document, a person still reads the warning on stderr.
       const notice = opts.json ? retentionNotice(result.beyondRetention, config.retentionDays, nowSec) : undefined;
       if (notice) process.stderr.write(`warning: ${notice}\n`);

@@ -70,6 +70,7 @@ export function formatValidateJson(r: ValidateResult, outcome?: RetentionOutcome
     ...(r.expiringMedia ? { expiringMedia: r.expiringMedia } : {}),
     ...(r.unlistedMedia ? { unlistedMedia: r.unlistedMedia } : {}),
     beyondRetention: r.beyondRetention,
+    ...(r.unreadFiles?.length ? { unreadFiles: r.unreadFiles } : {}),
     ...(r.retention ? { retention: { ...r.retention, chosen: outcome?.chosen, howToSend: HOW_TO_SEND_OLD } } : {}),
   })}\n`;
 }

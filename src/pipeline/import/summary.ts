@@ -21,6 +21,8 @@ export interface ImportSummary {
   migration?: MigrationStatus;
   /** Messages of the migration left out as beyond the retention window (the ledger's count). */
   retention?: RetentionOutcome;
+  /** The export's files its preset read nothing of (validate and import name them). */
+  unreadFiles?: string[];
 }
 
 /** What the ledger says of the migration as a whole (src/checkpoint/ledger.ts). */
