@@ -15,11 +15,12 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const { plans, exportFolder, unreadFiles, warnings: planWarnings } = await planRun(config, baseDir);
   for (const w of planWarnings) process.stderr.write(`warning: ${w}\n`);
-  const [{ runValidate }, { checkBeyondWindow }, { formatValidateJson, formatValidateText }] = await Promise.all([
-    import('../pipeline/validate/run-validate.js'),
-    import('../pipeline/validate/beyond-window.js'),
-    import('../report/validate-report.js'),
-  ]);
+  const [{ runValidate }, { checkBeyondWindow }, { allMessagesSkipped, formatValidateJson, formatValidateText }] =
+    await Promise.all([
+      import('../pipeline/validate/run-validate.js'),
+      import('../pipeline/validate/beyond-window.js'),
+      import('../report/validate-report.js'),
+    ]);
   const spec: CommandRunSpec = { command: 'validate', config, ledger: 'none', json: opts.json };
   const nowSec = Math.floor(Date.now() / 1000);
   const outcome = await runInCommand(
@@ -51,7 +52,10 @@ export async function validateAction(opts: ValidateOptions): Promise<number> {
       const undecided = old !== undefined && !old.chosen;
       // An export of no record is no success: something is not where the config says.
       const empty = result.recordsRead === 0 && !run.stop.aborted;
-      return { result, interrupted: run.stop.aborted, failed: undecided || empty };
+      // Messages read and all of them skipped: the import would send none of the conversations.
+      const skippedAll =
+        allMessagesSkipped(result) && opts.since === undefined && !result.stoppedEarly && !run.stop.aborted;
+      return { result, interrupted: run.stop.aborted, failed: undecided || empty || skippedAll };
     },
     ({ result, interrupted }) => ({
       status: interrupted ? 'interrupted' : result.errorCount > 0 ? 'completed-with-errors' : 'completed',
