@@ -54,8 +54,8 @@ const wall = (performance.now() - started) / 1000;
 // TEST_SLOWEST=<n> lists more of them, for a look at where the time goes.
 const shown = Number(process.env.TEST_SLOWEST ?? 10);
 const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, shown);
-const count = shown === 10 ? 'ten' : shown;
-console.log(`\nThe ${count} slowest test files of ${files.length} (${tier} tier, ${wall.toFixed(1)} s in all):`);
+const howMany = shown === 10 ? 'ten' : shown;
+console.log(`\nThe ${howMany} slowest test files of ${files.length} (${tier} tier, ${wall.toFixed(1)} s in all):`);
 for (const [file, ms] of slowest)
   console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${path.relative(ROOT, file)}`);
 console.log(`${tier}: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);

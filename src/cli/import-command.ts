@@ -101,6 +101,7 @@ async function importPlan(
     },
     importEnd,
   );
+  if (plan.unreadFiles?.length) summary.unreadFiles = plan.unreadFiles;
   await printSummary(ctx, summary, Boolean(opts.json));
   return summary.exitCode;
 }

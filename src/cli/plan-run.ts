@@ -20,6 +20,8 @@ export interface RunPlan {
   idMap?: { path: string; commit(): Promise<void>; discard(): Promise<void> };
   /** What reading `userMap` found worth saying (e-mails no user of the export has, and where it looked). */
   warnings: string[];
+  /** The export's files its preset read nothing of (the tool's own state files left out), as records name them. */
+  unreadFiles?: string[];
   /** The export folder a preset's relative media paths are in, under the URL prefix it gave them. */
   exportFolder?: ExportFolder;
 }
@@ -90,6 +92,9 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
       mediaBaseUrl,
     });
     const idMap = idMapFile === undefined ? undefined : { path: idMapFile, ...prepared.idMap };
+    const unreadFiles = prepared.unread
+      .filter((f) => !isStateFile(f.rel, f.disk, config, baseDir) && !MEDIA_FILE.test(f.rel))
+      .map((f) => f.where);
     const exportFolder = carryFiles ? { baseUrl: mediaBaseUrl!.replace(/\/+$/, ''), folder: from } : undefined;
     return {
       plans: prepared.plans,
@@ -97,11 +102,34 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
       idRule: config.idRule as IdRule,
       idMap,
       exportFolder,
-      warnings: [],
+      unreadFiles,
+      warnings: unreadFiles.length === 0 ? [] : [unreadWarning(config.preset, unreadFiles)],
     };
   }
   const identity = Object.fromEntries(
     Object.entries(config.sources).map(([k, v]) => [k, { path: v!.path, format: v!.format }]),
   );
   return { plans: await planSources(config.sources, baseDir), sourcesIdentity: identity, warnings: [] };
+}
+
+/** Media files are what messages point at (attachments), not records: they are not named as unread. */
+const MEDIA_FILE = /\.(jpe?g|png|gif|webp|heic|bmp|svg|tiff?|mp4|mov|webm|mkv|avi|mp3|m4a|ogg|oga|opus|wav|tgs)$/i;
+
+/** The tool's own files (checkpoint, rejects, run log, id log, id map, config) kept in the export folder. */
+function isStateFile(rel: string, disk: string | undefined, config: MigrateConfig, baseDir: string): boolean {
+  const name = rel.split('/').pop() ?? rel;
+  if (name === '.migrate.config.json' || name === 'migrate-rejects.ndjson') return true;
+  if (disk === undefined) return false;
+  const file = path.resolve(disk);
+  const checkpoint = path.resolve(baseDir, config.checkpoint ?? '.migrate-checkpoint.json');
+  const base = checkpoint.endsWith('.json') ? checkpoint.slice(0, -'.json'.length) : checkpoint;
+  if (file === checkpoint || file.startsWith(`${base}.`)) return true;
+  return config.rejects !== undefined && file === path.resolve(baseDir, config.rejects);
+}
+
+/** One line naming every file the preset leaves unread, with their count. */
+export function unreadWarning(preset: string, files: readonly string[]): string {
+  const count = files.length === 1 ? '1 file' : `${files.length} files`;
+  const verb = files.length === 1 ? 'is' : 'are';
+  return `${count} of the export ${verb} not read by the ${preset} preset: ${files.join(', ')}`;
 }

@@ -14,13 +14,14 @@ export interface ValidateOptions extends CommonOptions {
 export async function validateAction(ctx: CommandContext, opts: ValidateOptions): Promise<number> {
   const { config, baseDir, warnings, chosen } = await loadCommandConfig(ctx, opts, false, true);
   ctx.warn(warnings);
-  const { plans, exportFolder, warnings: planWarnings } = await planRun(config, baseDir);
+  const { plans, exportFolder, unreadFiles, warnings: planWarnings } = await planRun(config, baseDir);
   ctx.warn(planWarnings);
-  const [{ runValidate }, { checkBeyondWindow }, { formatValidateJson, formatValidateText }] = await Promise.all([
-    import('../pipeline/validate/validate-pass.js'),
-    import('../pipeline/validate/beyond-window.js'),
-    import('../report/validate-report.js'),
-  ]);
+  const [{ runValidate }, { checkBeyondWindow }, { allMessagesSkipped, formatValidateJson, formatValidateText }] =
+    await Promise.all([
+      import('../pipeline/validate/validate-pass.js'),
+      import('../pipeline/validate/beyond-window.js'),
+      import('../report/validate-report.js'),
+    ]);
   const spec: CommandRunSpec = { command: 'validate', config, ledger: 'none', json: opts.json };
   const nowSec = Math.floor(Date.now() / 1000);
   const outcome = await runInCommand(
@@ -40,6 +41,7 @@ export async function validateAction(ctx: CommandContext, opts: ValidateOptions)
       };
       const result = await runValidate(options);
       await checkBeyondWindow(options, result);
+      if (unreadFiles?.length) result.unreadFiles = unreadFiles;
       // The text report names them; beside --json's document, a person still reads the warning on stderr.
       const notice = opts.json ? retentionNotice(result.beyondRetention, config.retentionDays, nowSec) : undefined;
       if (notice) ctx.stderr.write(`warning: ${notice}\n`);
@@ -52,7 +54,10 @@ export async function validateAction(ctx: CommandContext, opts: ValidateOptions)
       const undecided = old !== undefined && !old.chosen;
       // An export of no record is no success: something is not where the config says.
       const empty = result.recordsRead === 0 && !run.stop.aborted;
-      return { result, interrupted: run.stop.aborted, failed: undecided || empty };
+      // Messages read and all of them skipped: the import would send none of the conversations.
+      const skippedAll =
+        allMessagesSkipped(result) && opts.since === undefined && !result.stoppedEarly && !run.stop.aborted;
+      return { result, interrupted: run.stop.aborted, failed: undecided || empty || skippedAll };
     },
     ({ result, interrupted }) => ({
       status: interrupted ? 'interrupted' : result.errorCount > 0 ? 'completed-with-errors' : 'completed',

@@ -1,6 +1,6 @@
 import type { EntityName } from '../entities/types.js';
 import type { EntityCounts } from '../pipeline/events.js';
-import type { ImportSummary } from '../pipeline/import/summary.js';
+import { allSkippedLine, type ImportSummary } from '../pipeline/import/summary.js';
 import { type CountKey, OUTCOME_TERMS, figuresOf } from './figures.js';
 import { plural, wasOrWere, wrapText } from './words.js';
 import { retentionLastLine } from '../pipeline/retention.js';
@@ -68,7 +68,9 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
       if (summary.totals.read === 0) words.push(`Done in ${took}.`);
       else
         words.push(
-          `Done in ${took}: every record is in${summary.retention ? ' but the messages left out as too old' : ''}.`,
+          summary.allMessagesSkipped
+            ? `Done in ${took}, but no message is in.`
+            : `Done in ${took}: every record is in${summary.retention ? ' but the messages left out as too old' : ''}.`,
         );
       break;
     case 'completed-with-rejects': {
@@ -102,6 +104,7 @@ export function formatSummaryText(summary: ImportSummary, width?: number): strin
   // The run's own outcome above; the migration as a whole (every run so far) from the ledger.
   if (summary.migration) words.push(`Migration: ${summary.migration.statusLine}`);
   if (summary.retention) words.push(retentionLastLine(summary.retention));
+  if (summary.allMessagesSkipped) words.push(allSkippedLine(summary.allMessagesSkipped));
   if (summary.status === 'completed' && summary.totals.read === 0)
     words.push("No record was read: the export's files hold none (are the config's paths, or --from, the export?).");
   const lines = width === undefined ? words : words.flatMap((line) => wrapText(line, width));

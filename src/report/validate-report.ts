@@ -12,6 +12,12 @@ export function formatProblem(p: LocatedProblem): string {
 }
 
 /** `outcome`: the messages left out as too old, said on the last line (pipeline/retention.ts). */
+/** Messages read and every one skipped on purpose (none beyond the window, which has its own line). */
+export function allMessagesSkipped(r: ValidateResult): boolean {
+  const m = r.byEntity.messages;
+  return m !== undefined && m.records > 0 && m.skipped === m.records && r.beyondRetention === 0;
+}
+
 export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome): string {
   const out: string[] = [];
   if (r.errors.length > 0) {
@@ -48,9 +54,12 @@ export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome
     '',
     r.recordsRead === 0 && !r.stoppedEarly
       ? `FAILED: no record read: the export's files hold none${errors}`
-      : r.errorCount === 0
-        ? `OK: ${read} read, no errors${r.warningCount ? `, ${warnings}` : ''}`
-        : `FAILED: ${read} read, ${plural(r.errorCount, 'error')}, ${warnings}`,
+      : allMessagesSkipped(r) && !r.stoppedEarly
+        ? `FAILED: all ${plural(r.byEntity.messages!.records, 'message')} read would be skipped: ` +
+          `import would send none${errors} (By entity above; docs/presets.md names the options that include them)`
+        : r.errorCount === 0
+          ? `OK: ${read} read, no errors${r.warningCount ? `, ${warnings}` : ''}`
+          : `FAILED: ${read} read, ${plural(r.errorCount, 'error')}, ${warnings}`,
   );
   if (outcome) out.push(retentionLastLine(outcome));
   return `${out.join('\n')}\n`;
@@ -58,7 +67,8 @@ export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome
 
 export function formatValidateJson(r: ValidateResult, outcome?: RetentionOutcome): string {
   return `${JSON.stringify({
-    ok: r.errorCount === 0 && r.recordsRead > 0,
+    ok: r.errorCount === 0 && r.recordsRead > 0 && !allMessagesSkipped(r),
+    ...(allMessagesSkipped(r) ? { allMessagesSkipped: r.byEntity.messages!.records } : {}),
     recordsRead: r.recordsRead,
     errorCount: r.errorCount,
     warningCount: r.warningCount,
@@ -70,6 +80,7 @@ export function formatValidateJson(r: ValidateResult, outcome?: RetentionOutcome
     ...(r.expiringMedia ? { expiringMedia: r.expiringMedia } : {}),
     ...(r.unlistedMedia ? { unlistedMedia: r.unlistedMedia } : {}),
     beyondRetention: r.beyondRetention,
+    ...(r.unreadFiles?.length ? { unreadFiles: r.unreadFiles } : {}),
     ...(r.retention ? { retention: { ...r.retention, chosen: outcome?.chosen, howToSend: HOW_TO_SEND_OLD } } : {}),
   })}\n`;
 }

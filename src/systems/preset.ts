@@ -23,6 +23,8 @@ export interface PreparedPreset {
   plans: EntityPlan[];
   /** `commit` replaces the id map with this run's; `discard` leaves the one there untouched. */
   idMap: { commit(): Promise<void>; discard(): Promise<void> };
+  /** The export's files the preset read nothing of, as records name them (`export/notes.txt`). */
+  unread: { rel: string; where: string; disk?: string }[];
 }
 
 /**
@@ -47,6 +49,7 @@ export async function preparePreset(name: string, from: string, options: PresetO
     guids: new IdCache(resolved.idRule),
     muids: messageIds(resolved.idRule),
     names: new Map(),
+    read: new Set(),
   };
   try {
     const plans = await plan(ctx);
@@ -55,7 +58,11 @@ export async function preparePreset(name: string, from: string, options: PresetO
       if (plan.entity.name === 'groups') plan.idCollisions = ctx.guids.collisions;
     }
     await idMap.finish();
-    return { plans, idMap: { commit: () => idMap.commit(), discard: () => idMap.discard() } };
+    // The one place that knows what the preset read: every file it opened went through `pieces`.
+    const unread = tree.files
+      .filter((rel) => !ctx.read?.has(rel))
+      .map((rel) => ({ rel, where: tree.where(rel), disk: tree.diskPath(rel) }));
+    return { plans, idMap: { commit: () => idMap.commit(), discard: () => idMap.discard() }, unread };
   } catch (error) {
     await idMap.discard();
     throw error;

@@ -1,6 +1,6 @@
 import { rename } from 'node:fs/promises';
 import { ExitCode, InterruptedError, MigrationError } from '../../errors.js';
-import { sumCounts, type ImportSummary } from './summary.js';
+import { allMessagesSkipped, sumCounts, type ImportSummary } from './summary.js';
 import type { RunCounts } from '../events.js';
 import type { EntityPlan } from '../../sources/plan.js';
 import { RejectsWriter, rotateRejects } from '../../checkpoint/rejects-file.js';
@@ -180,8 +180,14 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
     const retention = retentionOutcome(old, config.retentionDays, nowSec, chosen);
     // Left out by a window nobody set, or nothing read at all: finished, but not a success.
     const empty = summary.status === 'completed' && summary.totals.read === 0;
-    if (((retention && !chosen) || empty) && summary.exitCode === ExitCode.ok)
+    // Messages read and every one skipped: nothing of the conversations is in, whatever the ledger says.
+    const skippedAll = summary.status === 'completed' ? allMessagesSkipped(summary.entities) : undefined;
+    if (((retention && !chosen) || empty || skippedAll) && summary.exitCode === ExitCode.ok)
       summary = { ...summary, exitCode: ExitCode.rejected };
+    if (skippedAll) {
+      summary = { ...summary, allMessagesSkipped: skippedAll };
+      migration.statusLine = 'no message is in: every message read was skipped (the line below says why).';
+    }
     return { ...summary, migration, ...(retention ? { retention } : {}) };
   } catch (err) {
     failed.abort();

@@ -21,6 +21,10 @@ export interface ImportSummary {
   migration?: MigrationStatus;
   /** Messages of the migration left out as beyond the retention window (the ledger's count). */
   retention?: RetentionOutcome;
+  /** Every message read this run was skipped on purpose (no window decided it): how many, by reason. */
+  allMessagesSkipped?: { count: number; by: Record<string, number> };
+  /** The export's files its preset read nothing of (validate and import name them). */
+  unreadFiles?: string[];
 }
 
 /** What the ledger says of the migration as a whole (src/checkpoint/ledger.ts). */
@@ -46,4 +50,34 @@ export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> 
     }
   }
   return total;
+}
+
+/** Skips a person asked for (a window, --since): not the export's messages going missing. */
+const DECIDED = new Set(['beyond-retention', 'before-since']);
+
+/**
+ * Messages read, none in: every one skipped for a reason other than a window the person set (the
+ * retention window has its own outcome), none imported, found, rejected, held or done by an earlier
+ * run. Undefined otherwise.
+ */
+export function allMessagesSkipped(entities: RunCounts): ImportSummary['allMessagesSkipped'] {
+  const m = entities.messages;
+  if (m === undefined || m.read === 0 || m.skipped !== m.read) return undefined;
+  if (m.imported + m.alreadyPresent + m.rejected + m.blocked + m.resumed + m.unsent > 0) return undefined;
+  const by = Object.fromEntries(Object.entries(m.skippedBy).filter(([reason]) => !DECIDED.has(reason)));
+  const count = Object.values(by).reduce((a, b) => a + b, 0);
+  return count === m.read ? { count, by } : undefined;
+}
+
+/** The last line of a run whose messages were all skipped: how many, why, and that none is in. */
+export function allSkippedLine(s: NonNullable<ImportSummary['allMessagesSkipped']>): string {
+  const reasons = Object.entries(s.by)
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(', ');
+  const what = s.count === 1 ? '1 message' : `all ${s.count} messages`;
+  return (
+    `Not sent: ${what} of the export ${s.count === 1 ? 'was' : 'were'} skipped (${reasons}): no message is in. ` +
+    'See docs/presets.md for the options that include them (includeJoinLeave, includeBots), or check the export.'
+  );
 }

@@ -58,10 +58,62 @@ export async function inspectExport(options: InitOptions): Promise<InitProposal>
     const entity = options.entities[file.display] ?? options.entities[path.basename(abs)];
     files.push(await inspectPlainFile(file, { entity, picks: options.picks }));
   }
+  await placeReferences(files, options.picks);
   const notRead = plainAtTop
     ? { files: tree.files.filter((rel) => rel.includes('/')), nested: detection!.preset }
     : undefined;
   return { kind: 'plain', files, ...plainConfig(files, options.configDir), ...(notRead ? { notRead } : {}) };
+}
+
+/** The fields that name a record of another entity, and which entity's key field holds the ids. */
+const REFERENCES: Partial<Record<EntityName, Array<{ field: string; to: EntityName; key: string }>>> = {
+  members: [
+    { field: 'uid', to: 'users', key: 'uid' },
+    { field: 'guid', to: 'groups', key: 'guid' },
+  ],
+  messages: [{ field: 'sender', to: 'users', key: 'uid' }],
+};
+
+/**
+ * A reference no column name gave (`participants.json`'s `account_id` for members.uid) is the one
+ * column, not placed yet, whose values looked at are all ids of the file that holds that entity
+ * (`accounts.json`'s `id`, its users' uid): placed without a question, and said why. Two such
+ * columns, or none, leave the field missing, for the user to pick.
+ */
+async function placeReferences(files: PlainFile[], picks: Record<string, string>): Promise<void> {
+  for (const [at, f] of files.entries()) {
+    const entity = f.entity.entity;
+    const guess = f.guess;
+    if (entity === undefined || guess === undefined) continue;
+    const found: Record<string, string> = {};
+    const why: string[] = [];
+    for (const ref of REFERENCES[entity] ?? []) {
+      if (!guess.missing.includes(ref.field)) continue;
+      const holders = files.filter((o) => o.entity.entity === ref.to && o.guess?.placed[ref.key] !== undefined);
+      const ids = new Set(holders.flatMap((o) => o.head.map((r) => idText(r[o.guess!.placed[ref.key]]))));
+      ids.delete(undefined);
+      if (ids.size === 0) continue;
+      const free = [...guess.unplaced, ...guess.kept].filter((c) => !Object.values(found).includes(c));
+      const matching = free.filter((column) => {
+        const values = f.head.map((r) => idText(r[column])).filter((v) => v !== undefined);
+        return values.length > 0 && values.every((v) => ids.has(v));
+      });
+      if (matching.length !== 1) continue;
+      found[ref.field] = matching[0];
+      const names = holders.map((o) => `${path.basename(o.file.display)}'s ${o.guess!.placed[ref.key]}`).join(', ');
+      why.push(`${ref.field} <- ${matching[0]}: its values are ${names} values`);
+    }
+    if (why.length === 0) continue;
+    const again = await inspectPlainFile(f.file, { entity, picks: { ...picks, ...found } });
+    again.entity = { ...f.entity, why: [...(f.entity.why ?? []), ...why] };
+    files[at] = again;
+  }
+}
+
+function idText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return undefined;
 }
 
 /** The sources of the files that settled, and every problem that keeps the config from being written. */

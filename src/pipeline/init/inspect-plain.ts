@@ -32,6 +32,8 @@ export interface PlainFile {
   samples: Sample[];
   /** Problems reading the file's head (a bad CSV row...), as validate would name them. */
   readProblems: string[];
+  /** The records looked at, for telling a column of another file's ids (inspect-export.ts). */
+  head: JsonObject[];
 }
 
 export async function resolvePlainFile(absPath: string, cwd: string): Promise<ResolvedFile> {
@@ -54,7 +56,10 @@ export async function inspectPlainFile(
   const guessed = guessEntity(columns, file.path);
   const entity: EntityGuess =
     options.entity === undefined ? guessed : { entity: options.entity, scores: guessed.scores };
-  const out: PlainFile = { file, columns, records: head.length, entity, samples: [], readProblems };
+  const out: PlainFile = {
+    ...{ file, columns, records: head.length, entity, samples: [], readProblems },
+    head: head.map((h) => h.value),
+  };
   if (entity.entity === undefined) return out;
   const guess = guessMap(entity.entity, columns, options.picks);
   out.guess = guess;

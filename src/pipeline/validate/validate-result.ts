@@ -33,6 +33,8 @@ export interface ValidateResult {
   unlistedMedia?: UnlistedHosts;
   /** Messages older than the service's retention window (retentionDays): import skips them (beyond-retention). */
   beyondRetention: number;
+  /** The export's files its preset read nothing of (set by the caller). */
+  unreadFiles?: string[];
   /** Set when some are: the window, the day it starts (UTC) and the first of them, located. */
   retention?: RetentionNote;
 }

@@ -47,6 +47,8 @@ export interface PresetContext {
   names: Map<string, string>;
   /** Muids from the export's message ids (or from what a preset takes as a message's identity). */
   muids: ServiceIds;
+  /** The files of the tree the preset read (pre-pass or inputs): the rest are named as left unread. */
+  read?: Set<string>;
 }
 
 /** A conversation on the service: a group, or user-to-user messages between two users (uids). */

@@ -50,11 +50,13 @@ export function pieces(
   descend: PieceLayout,
   signal?: AbortSignal,
 ): AsyncGenerator<Piece> {
+  ctx.read?.add(rel);
   return readPieces(treeBytes(ctx.tree, rel), descend, signal);
 }
 
 export function fileInput(spec: FileInputSpec): RecordInput {
   const { ctx, rel } = spec;
+  ctx.read?.add(rel);
   const file = ctx.tree.where(rel);
   const input: RecordInput = {
     display: spec.display,
@@ -108,7 +110,8 @@ export async function* objectsIn(
 export async function firstKey(ctx: PresetContext, rel: string): Promise<string | number | undefined> {
   try {
     // Walking one level into the first value as well: a first key holding a 2 GB array is not cut out whole.
-    for await (const piece of pieces(ctx, rel, (p) => p.length <= 1)) {
+    // Read past the `pieces` of the preset: a file looked at to tell what it is is not read yet.
+    for await (const piece of readPieces(treeBytes(ctx.tree, rel), (p) => p.length <= 1)) {
       if (piece.ok || piece.slot || piece.fatal) return piece.path[0];
     }
   } catch {
