@@ -18,8 +18,8 @@ export interface RecordCounter {
  * not of lines (a quoted field may hold line breaks; blank lines are no records). CSV and NDJSON are
  * counted at disk speed, one chunk at a time, searching bytes with `indexOf` (memchr) rather than
  * parsing; JSON by the JSON reader's own scan, passing over each record (json-scan.ts). A CSV file
- * csv-parse refuses rows of (a quote that never closes) may come out a little off: the bar then ends
- * at what was read.
+ * csv-parse refuses rows of (a quote that never closes), or one the readers refuse as another encoding
+ * than UTF-8, may come out off: the bar then ends at what was read.
  */
 export async function countRecords(file: ResolvedFile, entity: EntityName, signal?: AbortSignal): Promise<number> {
   if (file.format === 'json') return countJsonRecords(file, { signal, entity });
