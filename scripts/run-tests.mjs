@@ -37,7 +37,9 @@ const files =
 const perFile = new Map();
 const tally = { passed: 0, failed: 0, skipped: 0 };
 const started = performance.now();
-const stream = run({ files, concurrency: 2, timeout: 300_000 });
+// Most files wait on sockets and child processes more than they compute: four at once keep two cores busy.
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? 4);
+const stream = run({ files, concurrency, timeout: 300_000 });
 stream.on('test:pass', (data) => count(data, data.skip ? 'skipped' : 'passed'));
 stream.on('test:fail', (data) => count(data, 'failed'));
 const report = stream.compose(new spec());

@@ -81,7 +81,8 @@ for (const responseStyle of /** @type {const} */ (['flat', 'nested'])) {
   });
 }
 
-test('SIGKILL at 10 random moments, then resume: each stored record once in the id log, with its id', async () => {
+// Four kills: the id log's own cases (a range acknowledged, then killed); the slow tier kills 58 times.
+test('SIGKILL at 4 random moments, then resume: each stored record once in the id log, with its id', async () => {
   const random = mulberry32(1515);
   // Real time: the latency spreads the run so each SIGKILL lands mid-batch.
   const sb = await sandbox({ latencyMs: 15 });
@@ -101,7 +102,7 @@ test('SIGKILL at 10 random moments, then resume: each stored record once in the 
       checkpointIntervalMs: 0,
     });
     let kills = 0;
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 4; i++) {
       const child = spawnCli(['import'], { cwd: dir });
       const done = collect(child);
       const target = sb.stats().requests + 1 + Math.floor(random() * 6);
@@ -118,7 +119,7 @@ test('SIGKILL at 10 random moments, then resume: each stored record once in the 
     }
     const final = await runCli(['import'], { cwd: dir });
     assert.equal(final.code, 0, final.stderr);
-    assert.ok(kills >= 7, `only ${kills} kills landed`);
+    assert.ok(kills >= 3, `only ${kills} kills landed`);
     const lines = await recordLines(path.join(dir, LOG));
     assertLogMatches(lines, sb.records());
     // Only records the service answered already-exists for can be "existing": a created one whose line
