@@ -42,6 +42,9 @@ export async function validateAction(ctx: CommandContext, opts: ValidateOptions)
       const result = await runValidate(options);
       await checkBeyondWindow(options, result);
       if (unreadFiles?.length) result.unreadFiles = unreadFiles;
+      // Messages read and all of them skipped: the import would send none of the conversations.
+      if (allMessagesSkipped(result) && opts.since === undefined && !result.stoppedEarly && !run.stop.aborted)
+        result.allMessagesSkipped = result.byEntity.messages?.records;
       // The text report names them; beside --json's document, a person still reads the warning on stderr.
       const notice = opts.json ? retentionNotice(result.beyondRetention, config.retentionDays, nowSec) : undefined;
       if (notice) ctx.stderr.write(`warning: ${notice}\n`);
@@ -54,9 +57,7 @@ export async function validateAction(ctx: CommandContext, opts: ValidateOptions)
       const undecided = old !== undefined && !old.chosen;
       // An export of no record is no success: something is not where the config says.
       const empty = result.recordsRead === 0 && !run.stop.aborted;
-      // Messages read and all of them skipped: the import would send none of the conversations.
-      const skippedAll =
-        allMessagesSkipped(result) && opts.since === undefined && !result.stoppedEarly && !run.stop.aborted;
+      const skippedAll = result.allMessagesSkipped !== undefined;
       return { result, interrupted: run.stop.aborted, failed: undecided || empty || skippedAll };
     },
     ({ result, interrupted }) => ({

@@ -11,13 +11,13 @@ export function formatProblem(p: LocatedProblem): string {
   return `${p.file}:${p.line}: ${who}: ${field}${p.message} [${p.rule}]`;
 }
 
-/** `outcome`: the messages left out as too old, said on the last line (pipeline/retention.ts). */
 /** Messages read and every one skipped on purpose (none beyond the window, which has its own line). */
 export function allMessagesSkipped(r: ValidateResult): boolean {
   const m = r.byEntity.messages;
   return m !== undefined && m.records > 0 && m.skipped === m.records && r.beyondRetention === 0;
 }
 
+/** `outcome`: the messages left out as too old, said on the last line (pipeline/retention.ts). */
 export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome): string {
   const out: string[] = [];
   if (r.errors.length > 0) {
@@ -54,8 +54,8 @@ export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome
     '',
     r.recordsRead === 0 && !r.stoppedEarly
       ? `FAILED: no record read: the export's files hold none${errors}`
-      : allMessagesSkipped(r) && !r.stoppedEarly
-        ? `FAILED: all ${plural(r.byEntity.messages!.records, 'message')} read would be skipped: ` +
+      : r.allMessagesSkipped !== undefined
+        ? `FAILED: all ${plural(r.allMessagesSkipped, 'message')} read would be skipped: ` +
           `import would send none${errors} (By entity above; docs/presets.md names the options that include them)`
         : r.errorCount === 0
           ? `OK: ${read} read, no errors${r.warningCount ? `, ${warnings}` : ''}`
@@ -67,8 +67,8 @@ export function formatValidateText(r: ValidateResult, outcome?: RetentionOutcome
 
 export function formatValidateJson(r: ValidateResult, outcome?: RetentionOutcome): string {
   return `${JSON.stringify({
-    ok: r.errorCount === 0 && r.recordsRead > 0 && !allMessagesSkipped(r),
-    ...(allMessagesSkipped(r) ? { allMessagesSkipped: r.byEntity.messages!.records } : {}),
+    ok: r.errorCount === 0 && r.recordsRead > 0 && r.allMessagesSkipped === undefined,
+    ...(r.allMessagesSkipped === undefined ? {} : { allMessagesSkipped: r.allMessagesSkipped }),
     recordsRead: r.recordsRead,
     errorCount: r.errorCount,
     warningCount: r.warningCount,

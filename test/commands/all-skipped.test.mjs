@@ -1,5 +1,5 @@
 // A Slack export whose messages the preset reads but skips every one of (a Zulip-style export: day
-// files of join events, no channels.json) never ends "Complete" (issue 36, point 4): every message
+// files of join events, no channels.json) never ends "Complete": every message
 // read is counted with its reason, and the last line says none is in; validate and import exit 3.
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -36,6 +36,15 @@ test('validate of an export whose messages are all skipped fails, saying so', as
   const doc = JSON.parse(j.stdout);
   assert.equal(doc.ok, false);
   assert.equal(doc.allMessagesSkipped, 5);
+});
+
+test('validate --since that leaves every message out: its last line agrees with its exit code 0', async () => {
+  const dir = await joinsOnly('http://127.0.0.1:9');
+  const v = await runCli(['validate', '--since', '2020-01-01T00:00:00Z'], { cwd: dir });
+  assert.equal(v.code, 0, v.stdout + v.stderr);
+  assert.doesNotMatch(lastLine(v.stdout), /FAILED/);
+  const j = await runCli(['validate', '--json', '--since', '2020-01-01T00:00:00Z'], { cwd: dir });
+  assert.equal(JSON.parse(j.stdout).ok, true);
 });
 
 test('import of an export of skipped messages only: not "Complete", exit 3, every skip counted', async () => {

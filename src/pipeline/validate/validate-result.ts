@@ -35,6 +35,11 @@ export interface ValidateResult {
   beyondRetention: number;
   /** The export's files its preset read nothing of (set by the caller). */
   unreadFiles?: string[];
+  /**
+   * Set when every message read would be skipped on purpose (none beyond the window, no --since, a run
+   * read to its end): how many. The import would send none of the conversations.
+   */
+  allMessagesSkipped?: number;
   /** Set when some are: the window, the day it starts (UTC) and the first of them, located. */
   retention?: RetentionNote;
 }
