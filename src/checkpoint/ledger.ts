@@ -247,6 +247,21 @@ export function keptWords(kept: UndoKept): string {
 const STOPPED_WORDS: Record<string, string> = { failed: 'failed', interrupted: 'was interrupted', running: 'crashed' };
 
 /** The one status line every output shows, by the rules of docs/report.md. */
+/** Skips a person asked for (a window, --since): not the export's messages going missing. */
+export const DECIDED_SKIPS: ReadonlySet<string> = new Set([BEYOND_RETENTION, 'before-since']);
+
+/**
+ * Every message of the export skipped, none of them by a window the person set (join events only,
+ * say): nothing of the conversations is in, whatever else is. Says how many and why, or undefined.
+ */
+function allMessagesSkipped(row: LedgerRow | undefined): string | undefined {
+  if (!row?.inExport || row.skipped !== row.inExport || row.imported + row.alreadyPresent > 0) return undefined;
+  const reasons = Object.entries(row.skippedBy);
+  if (reasons.some(([reason]) => DECIDED_SKIPS.has(reason))) return undefined;
+  const why = reasons.map(([reason, n]) => `${reason} ${n}`).join(', ');
+  return `none of the ${count(row.inExport, 'message')} of the export is in: every one was skipped (${why})`;
+}
+
 function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<LedgerView, 'state' | 'statusLine'> {
   const files = Object.values(data?.files ?? {});
   if (data?.undone && files.length === 0) {
@@ -282,6 +297,8 @@ function statusOf(view: LedgerView, data: CheckpointData | undefined): Pick<Ledg
   if (total.blocked > 0) open.push(`${count(total.blocked, 'record')} blocked by a user or group not in`);
   if (media.notCarried > 0) open.push(`${count(media.notCarried, 'attachment')} not carried`);
   if (open.length > 0) return { state: 'open', statusLine: `Not complete: ${open.join(' and ')}.` };
+  const skipped = allMessagesSkipped(view.entities.messages);
+  if (skipped) return { state: 'open', statusLine: `Not complete: ${skipped}.` };
   const verified = view.verified;
   if (verified?.current && !verified.ok) {
     const missing = `${count(verified.missing, 'record')} missing, ${verified.different} different`;

@@ -55,6 +55,10 @@ test('import of an export of skipped messages only: not "Complete", exit 3, ever
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.doesNotMatch(r.stdout, /Complete|every record is in/);
     assert.match(lastLine(r.stdout), /^Not sent: all 5 messages of the export were skipped \(join-leave 5\)/);
+    // status and the report read the ledger: they say the same, never "complete".
+    const status = JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout).migration;
+    assert.notEqual(status.state, 'complete');
+    assert.match(status.statusLine, /^Not complete: none of the 5 messages of the export is in: .*join-leave 5/);
     const again = await runCli(['import', '--json', '--fresh'], { cwd: dir });
     const summary = JSON.parse(again.stdout);
     assert.equal(summary.exitCode, 3, again.stderr);

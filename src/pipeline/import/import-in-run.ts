@@ -184,10 +184,7 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
     const skippedAll = summary.status === 'completed' ? allMessagesSkipped(summary.entities) : undefined;
     if (((retention && !chosen) || empty || skippedAll) && summary.exitCode === ExitCode.ok)
       summary = { ...summary, exitCode: ExitCode.rejected };
-    if (skippedAll) {
-      summary = { ...summary, allMessagesSkipped: skippedAll };
-      migration.statusLine = 'no message is in: every message read was skipped (the line below says why).';
-    }
+    if (skippedAll) summary = { ...summary, allMessagesSkipped: skippedAll };
     return { ...summary, migration, ...(retention ? { retention } : {}) };
   } catch (err) {
     failed.abort();

@@ -1,6 +1,7 @@
 import { emptyCounts, type EntityCounts, type RunCounts } from '../events.js';
 import type { MediaSummary } from './media-session.js';
 import type { RetentionOutcome } from '../retention.js';
+import { DECIDED_SKIPS } from '../../checkpoint/ledger.js';
 
 /** The end-of-run report: printed as a table, or as one JSON object with `--json`. */
 export interface ImportSummary {
@@ -52,9 +53,6 @@ export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> 
   return total;
 }
 
-/** Skips a person asked for (a window, --since): not the export's messages going missing. */
-const DECIDED = new Set(['beyond-retention', 'before-since']);
-
 /**
  * Messages read, none in: every one skipped for a reason other than a window the person set (the
  * retention window has its own outcome), none imported, found, rejected, held or done by an earlier
@@ -64,7 +62,7 @@ export function allMessagesSkipped(entities: RunCounts): ImportSummary['allMessa
   const m = entities.messages;
   if (m === undefined || m.read === 0 || m.skipped !== m.read) return undefined;
   if (m.imported + m.alreadyPresent + m.rejected + m.blocked + m.resumed + m.unsent > 0) return undefined;
-  const by = Object.fromEntries(Object.entries(m.skippedBy).filter(([reason]) => !DECIDED.has(reason)));
+  const by = Object.fromEntries(Object.entries(m.skippedBy).filter(([reason]) => !DECIDED_SKIPS.has(reason)));
   const count = Object.values(by).reduce((a, b) => a + b, 0);
   return count === m.read ? { count, by } : undefined;
 }
