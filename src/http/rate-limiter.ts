@@ -1,9 +1,6 @@
 import { type Clock, systemClock } from '../clock.js';
 import { parseRetryAfter } from './retry-policy.js';
 
-// Callers and tests that took the clock from here before it had a module of its own.
-export { type Clock, systemClock } from '../clock.js';
-
 /** What the service said about its rate on one response. */
 export interface RateSignals {
   status: number;

@@ -5,7 +5,7 @@
  * `ExpiringLinks` (Stream's: src/systems/stream/link-refresh.ts); the carrier is handed them all.
  */
 import type { ProxySettings } from '../http/proxy-env.js';
-import type { Clock } from '../http/rate-limiter.js';
+import type { Clock } from '../clock.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 
 /** A signed link whose `Expires` (Unix seconds, CloudFront's and Stream's) is already past. */
