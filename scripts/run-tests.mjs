@@ -1,6 +1,5 @@
 // Runs a tier of the tests (`fast`, the default, or `slow`) with node's runner, each file in its own
 // process, two at once; then lists the ten slowest files, so a slow newcomer is seen (a report only).
-import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import path from 'node:path';
@@ -16,10 +15,7 @@ const TIERS = {
 };
 
 const tier = process.argv[2] ?? 'fast';
-// `--checks a,b`: npm scripts run one after another beside the tests (lint, typecheck: they need no test).
-const checksAt = process.argv.indexOf('--checks');
-const checks = checksAt === -1 ? [] : process.argv[checksAt + 1].split(',');
-const only = process.argv.slice(3).filter((_, i) => checksAt === -1 || (i + 3 !== checksAt && i + 3 !== checksAt + 1));
+const only = process.argv.slice(3);
 if (!(tier in TIERS)) {
   console.error(`usage: node scripts/run-tests.mjs [${Object.keys(TIERS).join('|')}] [file...]`);
   process.exit(2);
@@ -46,7 +42,6 @@ const files =
 const perFile = new Map();
 const tally = { passed: 0, failed: 0, skipped: 0 };
 const started = performance.now();
-const checked = runChecks(checks);
 // Most files wait on sockets and child processes more than they compute: four at once keep two cores busy.
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? 4);
 const stream = run({ files, concurrency, timeout: 300_000 });
@@ -71,23 +66,5 @@ console.log(`\nThe ${howMany} slowest test files of ${files.length} (${tier} tie
 for (const [file, ms] of slowest)
   console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${path.relative(ROOT, file)}`);
 console.log(`${tier}: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
-const failedCheck = await checked;
-if (failedCheck) console.log(`npm run ${failedCheck} failed (its output is above)`);
 // A file that fails to load counts as a failed test too.
-process.exitCode = tally.failed > 0 || failedCheck ? 1 : 0;
-
-/** Runs the npm scripts in order, their output kept until the end; resolves with the first that failed. */
-async function runChecks(names) {
-  for (const name of names) {
-    const child = spawn('npm', ['run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const code = await new Promise((resolve) => child.on('close', resolve));
-    if (code !== 0) {
-      process.stderr.write(output);
-      return name;
-    }
-  }
-  return undefined;
-}
+process.exitCode = tally.failed > 0 ? 1 : 0;
