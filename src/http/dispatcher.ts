@@ -1,5 +1,5 @@
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
-import type { ProxySettings } from './proxy-env.js';
+import type { ProxySettings, ProxyUrl } from './proxy-env.js';
 
 export interface DispatcherOptions {
   /** Connections per origin. */
@@ -33,11 +33,41 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
   const { http, https, noProxy } = options.proxy;
   if (!http && !https) return new Agent(agentOptions);
-  // Given explicitly ('' for none), so what routes the requests is what proxyFor() names in messages.
+  return envProxyAgent(options.proxy, agentOptions);
+}
+
+/** Given explicitly ('' for none), so undici reads no variable the tool did not parse and check. */
+function envProxyAgent({ http, https, noProxy }: ProxySettings, agentOptions: object): EnvHttpProxyAgent {
   return new EnvHttpProxyAgent({
     ...agentOptions,
     httpProxy: http?.url.href ?? '',
     httpsProxy: https?.url.href ?? '',
     noProxy,
   });
+}
+
+/**
+ * The proxy a request to `target` goes through, or undefined when it goes direct, as messages name it.
+ * undici keeps its NO_PROXY rule private, so it is asked rather than copied: a probe EnvHttpProxyAgent
+ * is handed the request and tells which of its agents it picked, without connecting anywhere. Should
+ * undici rename its direct agent, the configured proxy is named (test/process/proxy.e2e.test.mjs fails).
+ */
+export function proxyFor(target: URL, settings: ProxySettings): ProxyUrl | undefined {
+  const proxy = target.protocol === 'https:' ? settings.https : settings.http;
+  if (!proxy) return undefined;
+  const probe = envProxyAgent(settings, {}) as unknown as Record<symbol, Dispatcher>;
+  const agents = Object.getOwnPropertySymbols(probe).filter((s) => /proxy agent$/.test(s.description ?? ''));
+  const direct = agents.find((s) => s.description === 'no proxy agent');
+  if (!direct) return proxy;
+  let picked: Dispatcher | undefined;
+  for (const name of agents) {
+    const agent = probe[name];
+    agent.dispatch = () => {
+      picked = agent;
+      return true;
+    };
+  }
+  (probe as unknown as Dispatcher).dispatch({ origin: target.origin, path: '/', method: 'GET' }, {});
+  void (probe as unknown as Dispatcher).close();
+  return picked === probe[direct] ? undefined : proxy;
 }

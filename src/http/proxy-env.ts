@@ -58,29 +58,6 @@ export function proxyDisplay(proxy: ProxyUrl): string {
 }
 
 /**
- * The proxy a request to `target` goes through, or undefined when it goes direct. undici's
- * EnvHttpProxyAgent routes the requests and keeps its NO_PROXY rule private, so this mirrors it only
- * to name the proxy in messages; test/proxy.e2e.test.mjs holds the two equal, request by request: a
- * NO_PROXY entry matches its host and the host's subdomains, on any port unless it names one.
- */
-export function proxyFor(target: URL, settings: ProxySettings): ProxyUrl | undefined {
-  const proxy = target.protocol === 'https:' ? settings.https : settings.http;
-  if (!proxy) return undefined;
-  const entries = settings.noProxy.split(/[,\s]/).filter(Boolean);
-  if (entries.length === 0) return proxy;
-  if (settings.noProxy === '*') return undefined;
-  const hostname = target.host.replace(/:\d*$/, '').toLowerCase();
-  const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
-  for (const entry of entries) {
-    const parsed = /^(.+):(\d+)$/.exec(entry);
-    const host = (parsed ? parsed[1] : entry).replace(/^\*?\./, '').toLowerCase();
-    if (parsed && Number(parsed[2]) !== port) continue;
-    if (hostname === host || hostname.endsWith(`.${host}`)) return undefined;
-  }
-  return proxy;
-}
-
-/**
  * What of the proxy variables must never be printed: their passwords (and user:password), raw and
  * decoded. Not the user name alone: a common word would be blotted out of every message.
  */

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { MigrateConfig } from '../config/schema.js';
-import { createDispatcher } from './dispatcher.js';
-import { proxyFor, readProxySettings, type ProxySettings } from './proxy-env.js';
+import { createDispatcher, proxyFor } from './dispatcher.js';
+import { readProxySettings, type ProxySettings } from './proxy-env.js';
 import type { TransportRoute } from './transport-errors.js';
 
 /** What every client of the service (import, read, delete) needs to reach it. */

@@ -6,8 +6,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { SourceError } from '../errors.js';
-import { createDispatcher } from './dispatcher.js';
-import { proxyFor, readProxySettings, type ProxySettings } from './proxy-env.js';
+import { createDispatcher, proxyFor } from './dispatcher.js';
+import { readProxySettings, type ProxySettings } from './proxy-env.js';
 import type { Clock } from '../clock.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { RetryPolicy } from './retry-policy.js';

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { Server } from 'proxy-chain';
 import { request } from 'undici';
-import { createDispatcher } from '../../dist/http/dispatcher.js';
-import { proxyFor, proxySecrets, readProxySettings } from '../../dist/http/proxy-env.js';
+import { createDispatcher, proxyFor } from '../../dist/http/dispatcher.js';
+import { proxySecrets, readProxySettings } from '../../dist/http/proxy-env.js';
 import { fixtureWorkspace, runCliProcess, sandbox } from '../helpers.mjs';
 
 const USER = 'migrator';
@@ -81,8 +81,8 @@ test('the proxy variables are read as curl and npm read them; NO_PROXY matches h
 });
 
 test('NO_PROXY, case by case: the proxy a message names is the one undici routes through', async (t) => {
-  // undici keeps its NO_PROXY decision private, so proxyFor() mirrors it to name the proxy in messages;
-  // here undici routes each request for real: a tunnel the proxy was asked for, or a direct answer.
+  // proxyFor() asks a probe of undici which agent it would pick, to name the proxy in messages; here
+  // undici routes each request for real: a tunnel the proxy was asked for, or a direct answer.
   const asked = [];
   const proxy = new Server({
     port: 0,
