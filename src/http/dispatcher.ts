@@ -31,7 +31,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     bodyTimeout: options.timeoutMs,
     ...(options.lookup ? { connect: { lookup: options.lookup } } : {}),
   };
-  const { http, https, noProxy } = options.proxy;
+  const { http, https } = options.proxy;
   if (!http && !https) return new Agent(agentOptions);
   return envProxyAgent(options.proxy, agentOptions);
 }
