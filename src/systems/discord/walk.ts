@@ -126,6 +126,8 @@ export async function pullChannels(ctx: PullContext, api: DiscordApi, guild: Dis
       file: 'channels.json',
       layout: { json: { head: '{"discordChannels":[', tail: ']}' } },
       entity: 'groups',
+      // Categories and forums are listed too; the groups are counted with their messages (below).
+      notRecords: true,
       itemKey: (c) => String((c as { id: unknown }).id),
       // Discord keeps no change time for a channel: a delta lists those created since (their snowflake).
       itemTimeMs: (c) => snowflakeMs(String((c as { id: unknown }).id)),
@@ -187,9 +189,11 @@ export async function pullMessages(ctx: PullContext, api: DiscordApi, guild: Dis
         const page = await api.messagesAfter(c.id, start);
         if (page.forbidden) refused.push(c.name ?? c.id);
         const last = page.value.at(-1)?.id;
+        const items = page.value.map(dceMessage);
         return {
-          items: page.value.map(dceMessage),
+          items,
           next: page.value.length === PAGE && last !== undefined ? last : undefined,
+          ...countedAsImportReads(ctx, c.id, items),
         };
       },
     );
@@ -199,6 +203,25 @@ export async function pullMessages(ctx: PullContext, api: DiscordApi, guild: Dis
       `discord: the bot may not read the history of ${refused.length} channels (${refused.slice(0, 5).join(', ')}` +
         `${refused.length > 5 ? ', ...' : ''}): it needs View Channel and Read Message History there`,
     );
+}
+
+/**
+ * The preset makes each channel file a group and each person who wrote in it a member, so the pull
+ * counts them as its messages come: a channel the first time it has any, an author (bots too, as the
+ * import's default `includeBots` takes them) the first time in that channel. Kept with the page, so a
+ * resumed pull or a later delta counts none twice.
+ */
+function countedAsImportReads(ctx: PullContext, channel: string, items: Array<Record<string, unknown>>) {
+  if (items.length === 0) return {};
+  const key = `authors:${channel}`;
+  const earlier = ctx.remembered(key).find(([k]) => k === key)?.[1] as string[] | undefined;
+  const authors = new Set(earlier);
+  for (const m of items) {
+    const author = (m.author as { id?: string } | undefined)?.id;
+    if (author !== undefined) authors.add(author);
+  }
+  const nested = { groups: earlier === undefined ? 1 : 0, members: authors.size - (earlier?.length ?? 0) };
+  return { nested, remember: [[key, [...authors]] as const] };
 }
 
 function timeOf(iso: string | undefined): number | undefined {

@@ -194,7 +194,7 @@ test('the source client keeps its credentials on their origin and names the vari
 test("a pull's summary counts users, groups and members as the import of its folder reads them", async (t) => {
   const box = await sandbox();
   t.after(() => box.close());
-  for (const source of /** @type {const} */ (['sendbird', 'slack', 'twilio'])) {
+  for (const source of /** @type {const} */ (['sendbird', 'slack', 'twilio', 'discord', 'stream'])) {
     const fake = await startFake(t, source, { world: { users: 10, channels: 6, messages: 40, seed: 3 } });
     const dir = await tempDir(`cm-pull-counts-${source}-`);
     const args = ['pull', source, '--out', 'out', '--base-url', fake.url, '--source-requests-per-minute', '60000'];
@@ -207,6 +207,6 @@ test("a pull's summary counts users, groups and members as the import of its fol
     const imported = await runCli(['import', '--preset', source, '--from', 'out', '--json'], { cwd: dir });
     const { entities } = JSON.parse(imported.stdout);
     const read = { users: entities.users.read, groups: entities.groups.read, members: entities.members.read };
-    assert.deepEqual(written, read, source);
+    assert.deepEqual(written, read, `${source}: ${pulled.stdout}`);
   }
 });
