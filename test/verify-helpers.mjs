@@ -1,19 +1,14 @@
-// Shared by the verify tests: the sandbox as its own process (the CLI's `sandbox` command), an export
-// written to a temp folder, and the CLI run as a child against both.
-import { once } from 'node:events';
+// Shared by the verify tests: a sandbox in this process, an export written to a temp folder, and the
+// CLI run in-process against both.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runCli, spawnCli, tempDir, writeConfig } from './helpers.mjs';
+import { runCli, sandbox, tempDir, writeConfig } from './helpers.mjs';
 
-/** Starts `chat-migrate sandbox --port 0 --json ...args` and resolves with its URL once it listens. */
-export async function sandboxProcess(t, args = []) {
-  const child = spawnCli(['sandbox', '--port', '0', '--json', ...args]);
-  t.after(() => child.kill('SIGTERM'));
-  const [line] = await once(child.stdout, 'data');
-  const { url } = JSON.parse(String(line));
-  /** The sandbox's control answers, read field by field by the tests. @returns {Promise<any>} */
-  const get = async (what) => (await fetch(`${url}/__sandbox/${what}`)).json();
-  return { url, stats: () => get('stats'), records: () => get('records'), lost: () => get('lost') };
+/** A sandbox in this process for one test, closed after it. */
+export async function verifySandbox(t, options = {}) {
+  const sb = await sandbox(options);
+  t.after(() => sb.close());
+  return sb;
 }
 
 const DAY = 86_400;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readNdjson, runCli } from '../helpers.mjs';
-import { importRun, sandboxProcess, verify, verifyWorkspace } from '../verify-helpers.mjs';
+import { importRun, verifySandbox, verify, verifyWorkspace } from '../verify-helpers.mjs';
 
 // Every third message (i = 2, 5, ..., 59) is 200+ days old: 20 old ones spread over both batches of
 // 50, so each batch meets them between young ones; the others are 0-59 days old.
@@ -33,7 +33,7 @@ function refusalsOf(ids) {
   return 1 + refusalsOf(ids.slice(0, half)) + refusalsOf(ids.slice(half));
 }
 
-const refusing = (t) => sandboxProcess(t, ['--retention-days', '180', '--refuse-beyond-retention']);
+const refusing = (t) => verifySandbox(t, { retentionDays: 180, refuseBeyondRetention: true });
 const statusOf = async (dir) => JSON.parse((await runCli(['status', '--json'], { cwd: dir })).stdout).migration;
 
 test('by default old messages are skipped as beyond-retention: counted, never sent, not missing', async (t) => {
@@ -144,7 +144,7 @@ test('a window set too long: the refusing service isolates old ones as rejects, 
 const lastLine = (text) => text.trimEnd().split('\n').at(-1);
 
 test('a window nobody set: validate and import end saying how many messages are not sent, exit 3', async (t) => {
-  const sb = await sandboxProcess(t);
+  const sb = await verifySandbox(t);
   const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
   const cutoff = new Date(Date.now() - 180 * 86_400_000).toISOString().slice(0, 10);
   const checked = await runCli(['validate'], { cwd: ws.dir });
@@ -168,7 +168,7 @@ test('a window nobody set: validate and import end saying how many messages are 
 });
 
 test('a window cleared later: the messages skipped only as too old are sent by the next import', async (t) => {
-  const sb = await sandboxProcess(t);
+  const sb = await verifySandbox(t);
   const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
   const first = await importRun(ws.dir, ['--retention-days', '180']);
   assert.equal(first.code, 0, first.stderr);
@@ -190,7 +190,7 @@ test('a window cleared later: the messages skipped only as too old are sent by t
 });
 
 test('validate checks the messages beyond the window too: what a cleared window would reject is named', async (t) => {
-  const sb = await sandboxProcess(t);
+  const sb = await verifySandbox(t);
   const ws = await verifyWorkspace(sb.url, { ageDays }, DEFAULT_WINDOW);
   const file = path.join(ws.dir, 'messages.ndjson');
   const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');

@@ -7,7 +7,7 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { runCli, sandbox } from '../helpers.mjs';
 import { virtualClock } from '../virtual-clock.mjs';
-import { importRun, missingLines, sandboxProcess, verify, verifyWorkspace } from '../verify-helpers.mjs';
+import { importRun, missingLines, verifySandbox, verify, verifyWorkspace } from '../verify-helpers.mjs';
 
 /** Lost: user3, a member, two messages (ids as the service lower-cases them). */
 const LOST = '^(user3|grp1_member_user5|msg7|msg12)$';
@@ -22,7 +22,7 @@ const countStored = (records) =>
   Object.fromEntries(Object.entries(records).map(([e, r]) => [e, Object.keys(r).length]));
 
 test('lost records: import exits 0, verify exits 3 naming them, --repair puts them in, verify exits 0', async (t) => {
-  const sb = await sandboxProcess(t, ['--lose-pattern', LOST]);
+  const sb = await verifySandbox(t, { faults: { losePattern: LOST } });
   const ws = await verifyWorkspace(sb.url);
   const imported = await importRun(ws.dir);
   assert.equal(imported.code, 0, imported.stderr);
@@ -78,7 +78,7 @@ test('lost records: import exits 0, verify exits 3 naming them, --repair puts th
 });
 
 test('mixed-case ids: matched as the service lower-cases them, listed as the export writes them', async (t) => {
-  const sb = await sandboxProcess(t, ['--lose-pattern', '^(user3|msg-7)$']);
+  const sb = await verifySandbox(t, { faults: { losePattern: '^(user3|msg-7)$' } });
   const ws = await verifyWorkspace(sb.url, { idCase: true });
   assert.equal((await importRun(ws.dir)).code, 0);
   const first = await verify(ws.dir);
@@ -93,7 +93,7 @@ test('mixed-case ids: matched as the service lower-cases them, listed as the exp
 
 test('two years of messages, a 183-day window: old ones reported apart, never missing', async (t) => {
   // Message i is i * 12 days old: 0..708 days; those from 183 days on (i >= 16) are beyond the window.
-  const sb = await sandboxProcess(t, ['--retention-days', '183', '--lose-pattern', '^(msg3|msg40)$']);
+  const sb = await verifySandbox(t, { retentionDays: 183, faults: { losePattern: '^(msg3|msg40)$' } });
   const ws = await verifyWorkspace(sb.url, { ageDays: (i) => i * 12 }, { retentionDays: 183 });
   // Imported while the window was unlimited: the service takes the old ones and hides them.
   const imported = await importRun(ws.dir, ['--retention-days', '0']);
@@ -121,7 +121,7 @@ test('two years of messages, a 183-day window: old ones reported apart, never mi
 });
 
 test('reads without muid: messages matched by the service ids of the import id log, repair logged too', async (t) => {
-  const sb = await sandboxProcess(t, ['--reads-without-muid', '--lose-pattern', '^(msg7|msg12)$']);
+  const sb = await verifySandbox(t, { readsWithoutMuid: true, faults: { losePattern: '^(msg7|msg12)$' } });
   const ws = await verifyWorkspace(sb.url);
   assert.equal((await importRun(ws.dir)).code, 0);
   const first = await verify(ws.dir);

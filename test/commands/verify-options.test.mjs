@@ -1,14 +1,14 @@
-// verify's options and report shapes, against the sandbox in its own process: --json, --sample,
-// --entities, different content, extras, a wrong key, and validate's retention notice.
+// verify's options and report shapes, in-process against the sandbox: --json, --sample, --entities,
+// different content, extras, a wrong key, validate's retention notice, and the service's read pages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { collect, runCli, spawnCli, waitForOutput } from '../helpers.mjs';
-import { importRun, sandboxProcess, verify, verifyWorkspace } from '../verify-helpers.mjs';
+import { runCli } from '../helpers.mjs';
+import { importRun, verifySandbox, verify, verifyWorkspace } from '../verify-helpers.mjs';
 
 test('--json: one document with per-entity figures, located records and the request count', async (t) => {
-  const sb = await sandboxProcess(t, ['--lose-pattern', '^(user2|msg5)$']);
+  const sb = await verifySandbox(t, { faults: { losePattern: '^(user2|msg5)$' } });
   // The tool's default window (the helpers' workspaces set it unlimited otherwise).
   const ws = await verifyWorkspace(sb.url, {}, { retentionDays: undefined });
   assert.equal((await importRun(ws.dir)).code, 0);
@@ -27,7 +27,7 @@ test('--json: one document with per-entity figures, located records and the requ
 });
 
 test('--entities and --sample narrow the check; --sample counts no extras', async (t) => {
-  const sb = await sandboxProcess(t, ['--lose-pattern', '^user2$']);
+  const sb = await verifySandbox(t, { faults: { losePattern: '^user2$' } });
   const ws = await verifyWorkspace(sb.url);
   assert.equal((await importRun(ws.dir)).code, 0);
   const only = await verify(ws.dir, ['--entities', 'groups,messages', '--json']);
@@ -47,7 +47,7 @@ test('--entities and --sample narrow the check; --sample counts no extras', asyn
 });
 
 test('different content and extras: fields named with both values; records only on the service counted', async (t) => {
-  const sb = await sandboxProcess(t);
+  const sb = await verifySandbox(t);
   const ws = await verifyWorkspace(sb.url);
   assert.equal((await importRun(ws.dir)).code, 0);
   // The export changed after the import: user1 renamed, msg4's text edited, user11 and msg59 gone.
@@ -71,7 +71,7 @@ test('different content and extras: fields named with both values; records only 
 });
 
 test('a wrong key stops verify at its first read, exit 1, before the export is read', async (t) => {
-  const sb = await sandboxProcess(t);
+  const sb = await verifySandbox(t);
   const ws = await verifyWorkspace(sb.url);
   const run = await runCli(['verify'], { cwd: ws.dir, apiKey: 'not-the-key-at-all' });
   assert.equal(run.code, 1);
@@ -99,25 +99,8 @@ test('validate counts the messages older than retentionDays and says what to do'
   assert.doesNotMatch(none.stderr + none.stdout, /retention/);
 });
 
-test('Ctrl+C ends a verify at once: exit 130, reads under way ended, nothing printed as a result', async (t) => {
-  const sb = await sandboxProcess(t);
-  const ws = await verifyWorkspace(sb.url, {}, { restRequestsPerMinute: 30 });
-  assert.equal((await importRun(ws.dir)).code, 0);
-  const child = spawnCli(['verify'], { cwd: ws.dir });
-  const run = collect(child);
-  // At 30 reads a minute the service's lists take ~20 s: stop it once it reads them.
-  await waitForOutput(child, /\[users\] started/);
-  const stoppedAt = Date.now();
-  child.kill('SIGINT');
-  const { code, stdout, stderr } = await run;
-  assert.equal(code, 130, stderr);
-  assert.ok(Date.now() - stoppedAt < 3000, `stopped in ${Date.now() - stoppedAt} ms`);
-  assert.match(stderr, /stopping/);
-  assert.equal(stdout, '');
-});
-
 test('pages: 2,500 messages over three cursor pages, 1,200 users over two pages (total is 0)', async (t) => {
-  const sb = await sandboxProcess(t, ['--lose-pattern', '^(msg1999|msg2400)$']);
+  const sb = await verifySandbox(t, { faults: { losePattern: '^(msg1999|msg2400)$' } });
   const ws = await verifyWorkspace(sb.url, { messages: 2500, users: 1200, ageDays: (i) => i / 100 });
   assert.equal((await importRun(ws.dir)).code, 0);
   const run = await verify(ws.dir, ['--json']);
