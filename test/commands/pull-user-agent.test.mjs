@@ -18,7 +18,14 @@ for (const name of FAKE_SOURCE_NAMES) {
   test(`pull ${name}: every request carries the tool's User-Agent`, async (t) => {
     const agents = new Set();
     const fake = FAKES[name];
-    const seeing = { ...fake, route: (r, ctx) => (agents.add(r.headers['user-agent']), fake.route(r, ctx)) };
+    /** @type {import('../fakes/dist/index.js').FakeSource} */
+    const seeing = {
+      ...fake,
+      route: (r, ctx) => {
+        agents.add(r.headers['user-agent']);
+        return fake.route(r, ctx);
+      },
+    };
     const server = await startFake(t, seeing, { world: { users: 4, channels: 3, messages: 40 } });
     const dir = await tempDir(`cm-pull-ua-${name}-`);
     const r = await runCli(['pull', name, '--out', 'out', '--base-url', server.url], { cwd: dir, env: server.env });
