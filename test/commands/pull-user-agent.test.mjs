@@ -28,7 +28,8 @@ for (const name of FAKE_SOURCE_NAMES) {
     };
     const server = await startFake(t, seeing, { world: { users: 4, channels: 3, messages: 40 } });
     const dir = await tempDir(`cm-pull-ua-${name}-`);
-    const r = await runCli(['pull', name, '--out', 'out', '--base-url', server.url], { cwd: dir, env: server.env });
+    const args = ['pull', name, '--out', 'out', '--base-url', server.url, '--source-requests-per-minute', '60000'];
+    const r = await runCli(args, { cwd: dir, env: server.env });
     assert.equal(r.code, 0, r.stderr);
     assert.ok(server.stats().requests > 3, 'the pull asked the fake');
     assert.equal(agents.size, 1, [...agents].join(' | '));
