@@ -267,6 +267,11 @@ test('without Read Message History a channel answers 200 [] and the pull names i
     assert.doesNotMatch(warning, new RegExp(`\\b${c.name}\\b`), `${c.name} has messages and gave them`);
   const ids = messageIds(await channelFiles(path.join(dir, 'out')));
   assert.equal(ids.length, world.messages - first.messages, 'every other message');
+  // Its archived-thread lists need Read Message History too: the public one is refused and named, and
+  // the private one, which would be refused as well, is not asked (a 403 is an invalid request to Discord).
+  assert.match(r.stderr, new RegExp(`archived threads of .*\\b${first.name} \\(public archived threads: HTTP 403`));
+  const asked = (re) => Object.keys(fake.stats().byPath).filter((p) => re.test(p)).length;
+  assert.equal(asked(/\d\/threads\/archived\/private$/), asked(/\/threads\/archived\/public$/) - 1);
 });
 
 test('without Manage Threads: the archived private threads the bot joined, from their own route', async (t) => {

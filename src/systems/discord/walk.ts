@@ -164,7 +164,10 @@ export async function pullChannels(ctx: PullContext, api: DiscordApi, guild: Dis
         unread.push(
           `${name} (${cursor.kind} archived threads: HTTP ${answer.status}${answer.said ? ` ${answer.said}` : ''})`,
         );
-        return page([], cursor.kind === 'public' ? { parent: cursor.parent, kind: 'private' } : nextParent);
+        // Both archived lists need Read Message History: a channel that refused the public one would refuse
+        // the private one too, and each refusal counts against Discord's invalid-request limit.
+        const privateNext = cursor.kind === 'public' && !answer.forbidden;
+        return page([], privateNext ? { parent: cursor.parent, kind: 'private' } : nextParent);
       }
       const { threads, has_more: more } = answer.value;
       // The joined list pages by thread id, the others by archive time.

@@ -7,7 +7,8 @@
  * (`<token>-no-history-no-manage-threads`): `-no-content` lacks Message Content (its application's flags
  * lack it and every message's text is empty, as Discord does), `-no-members` lacks Server Members (the
  * member list answers 403 Missing Access), `-no-history` lacks Read Message History in the first text
- * channel (its messages answer `200 []`, as Get Channel Messages says), `-no-manage-threads` lacks Manage
+ * channel (its messages answer `200 []`, as Get Channel Messages says; its archived-thread lists 403),
+ * `-no-manage-threads` lacks Manage
  * Threads (`/threads/archived/private` answers 403 Missing Permissions; the bot joined every other private
  * thread, which `/users/@me/threads/archived/private` lists by id).
  * A request without a valid `User-Agent` (`DiscordBot ($url, $versionNumber)`, the API reference's "User
@@ -105,6 +106,12 @@ export const fake: FakeSource = {
   },
 };
 
+/** The Discord id of the first text channel: where `-no-history` lacks Read Message History. */
+function firstTextChannel(world: FakeWorld): string | undefined {
+  const first = world.channels.find((c) => c.kind === 'public');
+  return first === undefined ? undefined : idsOf(world).channelId(first);
+}
+
 function routeGet(path: string, r: FakeRequest, world: FakeWorld, lacks: ReadonlySet<Lack>): FakeReply | undefined {
   const content = !lacks.has('content');
   const q = r.url.searchParams;
@@ -122,6 +129,8 @@ function routeGet(path: string, r: FakeRequest, world: FakeWorld, lacks: Readonl
   const archived = /^\/channels\/(\d+)(\/users\/@me)?\/threads\/archived\/(public|private)$/.exec(path);
   if (archived !== null) {
     const [, parent, joined, kind] = archived;
+    // Every archived-thread list requires Read Message History (List Public / Private Archived Threads).
+    if (lacks.has('history') && parent === firstTextChannel(world)) return missingAccess;
     if (kind === 'private' && parent === ANNOUNCEMENT_ID) return wrongType;
     if (joined !== undefined) return kind === 'private' ? json(joinedPrivateThreads(world, parent, q)) : undefined;
     if (kind === 'private' && lacks.has('manage-threads')) return missingPermissions;
@@ -133,7 +142,7 @@ function routeGet(path: string, r: FakeRequest, world: FakeWorld, lacks: Readonl
     const channel = idsOf(world).channel(history[1]);
     if (channel === undefined) return unknownChannel;
     // Without Read Message History, Get Channel Messages answers no messages, not a refusal.
-    if (lacks.has('history') && channel.id === world.channels.find((c) => c.kind === 'public')?.id) return json([]);
+    if (lacks.has('history') && history[1] === firstTextChannel(world)) return json([]);
     return json(messages(world, channel, q, r.url.origin, content));
   }
   if (/^\/channels\/[^/]+$/.test(path)) return missingAccess;
