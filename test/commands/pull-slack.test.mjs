@@ -288,7 +288,8 @@ test("slack's transient errors (ok: false) are tried again, and a lasting one st
   const broken = await startSourceFake(t, 'slack', { world, faults: { sourceError: 1 } });
   const stopped = await runCli(pullArgs(broken, 'out', ['--retries', '2']), { cwd: dir, env: broken.env, clock });
   assert.equal(stopped.code, 1, stopped.stderr);
-  assert.match(stopped.stderr, /users\.list: (internal_error|fatal_error|request_timeout) \(Slack, transient\)/);
+  const transient = /slack: users\.list: (internal_error|fatal_error|request_timeout) \(a transient error on Slack/;
+  assert.match(stopped.stderr, transient);
   assert.match(stopped.stderr, /gave up after 2 retries/);
   assert.equal(broken.stats().requests, 3, 'the first try and two retries, then a clear stop');
 });

@@ -69,7 +69,7 @@ function judgeSlack(answer: SourceAnswer, method: string, allow: readonly string
   const error = typeof body.error === 'string' ? body.error : 'unknown_error';
   if (allow.includes(error)) return { done: answer };
   if (error === 'ratelimited') return { retry: `${method}: ratelimited`, reason: 'ratelimited' };
-  if (TRANSIENT_ERRORS.has(error)) return { retry: `${method}: ${error} (Slack, transient)`, reason: error };
+  if (TRANSIENT_ERRORS.has(error)) return { retry: `${error} (a transient error on Slack's side)`, reason: error };
   if (AUTH_ERRORS.has(error)) {
     throw new SourceError('SOURCE_CREDENTIALS_REFUSED', `slack refused the credentials (${method}: ${error})`, {
       hint: SLACK_AUTH_HINT,
