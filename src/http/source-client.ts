@@ -12,6 +12,7 @@ import type { Clock } from '../clock.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { type Answer, type RequestEvents, retryingRequest, type TryLoop, type Verdict } from './retrying-request.js';
+import { userAgentFor } from './user-agent.js';
 
 /** One answer of the source, its body parsed when it is JSON. */
 export interface SourceAnswer extends Answer {
@@ -96,7 +97,12 @@ export class SourceClient implements SourceHttp {
     const url = this.urlOf(request.path, request.query);
     const subject = request.subject ?? `${method} ${url.pathname}`;
     const { source, authHint, timeoutMs } = this.options;
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
+    // Every source's every request names the tool (user-agent.ts); the source's own headers come after.
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': userAgentFor(source),
+      ...this.options.headers,
+    };
     let body: string | undefined;
     if (request.json !== undefined) {
       headers['content-type'] = 'application/json';

@@ -120,7 +120,8 @@ test('posted messages, then pull --since auto and import: exactly the new ones, 
   const r = await pull(fake, dir, ['--since', 'auto']);
   assert.equal(r.code, 0, r.stderr);
   const delta = messageRequests(await fake.stats()) - asked;
-  assert.equal(delta, channels.length, 'one messages page per channel');
+  // The world's channels and the fake's own announcement channel (no messages).
+  assert.equal(delta, channels.length + 1, 'one messages page per channel');
   const second = await importOut(dir);
   assert.equal(second.entities.messages.imported, posted.length, 'exactly the new messages');
   assert.equal(second.entities.users.imported, 2, "the newcomer and the lurker, from the delta's member list");
@@ -132,7 +133,7 @@ test('posted messages, then pull --since auto and import: exactly the new ones, 
   const again = messageRequests(await fake.stats());
   const quiet = await pull(fake, dir, ['--since', 'auto', '--json']);
   assert.equal(quiet.code, 0, quiet.stderr);
-  assert.equal(messageRequests(await fake.stats()) - again, channels.length);
+  assert.equal(messageRequests(await fake.stats()) - again, channels.length + 1);
   assert.equal(JSON.parse(quiet.stdout).counts.messages.imported, 0);
   const third = await importOut(dir);
   for (const e of ['users', 'groups', 'members', 'messages']) {
@@ -233,4 +234,79 @@ test('a delta asks after the snowflake of its cutoff', async () => {
   assert.ok(BigInt(snowflakeAt(at)) < 175928847299117063n, 'a message of that ms is after it');
   assert.ok(BigInt(snowflakeAt(at + 1)) > 175928847299117063n, 'one of the ms before is not');
   assert.equal(snowflakeAt(0), '0');
+});
+
+test('a request without a DiscordBot User-Agent is blocked, as Discord may; the pull never is', async (t) => {
+  const fake = await startFake(t, SIZES);
+  const auth = { authorization: `Bot ${fake.env.DISCORD_BOT_TOKEN}` };
+  const bare = await fetch(`${fake.base}/applications/@me`, { headers: { ...auth, 'user-agent': 'node' } });
+  assert.equal(bare.status, 403);
+  assert.equal(
+    /** @type {{ code?: number }} */ (await bare.json()).code,
+    40333,
+    "Discord's code for a request Cloudflare blocks",
+  );
+  const dir = await tempDir('cm-pull-discord-');
+  const r = await pull(fake, dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(fake.stats().byStatus['403'] ?? 0, 1, 'only the bare request above was blocked');
+});
+
+test('without Read Message History a channel answers 200 [] and the pull names it; others are whole', async (t) => {
+  const fake = await startFake(t, SIZES);
+  const dir = await tempDir('cm-pull-discord-');
+  const r = await pull(fake, dir, [], { DISCORD_BOT_TOKEN: `${fake.env.DISCORD_BOT_TOKEN}-no-history` });
+  assert.equal(r.code, 0, r.stderr);
+  const world = await fake.describe();
+  const first = world.channels.find((c) => c.kind === 'public');
+  assert.ok(first.messages > 0, 'the channel has messages the bot cannot read');
+  const warning = r.stderr.split('\n').find((l) => /answered no messages at all/.test(l)) ?? '';
+  assert.match(warning, new RegExp(`\\b${first.name}\\b`), r.stderr);
+  assert.match(warning, /Read Message History/);
+  for (const c of world.channels.filter((x) => x.messages > 0 && x.id !== first.id))
+    assert.doesNotMatch(warning, new RegExp(`\\b${c.name}\\b`), `${c.name} has messages and gave them`);
+  const ids = messageIds(await channelFiles(path.join(dir, 'out')));
+  assert.equal(ids.length, world.messages - first.messages, 'every other message');
+  // Its archived-thread lists need Read Message History too: the public one is refused and named, and
+  // the private one, which would be refused as well, is not asked (a 403 is an invalid request to Discord).
+  assert.match(r.stderr, new RegExp(`archived threads of .*\\b${first.name} \\(public archived threads: HTTP 403`));
+  const asked = (re) => Object.keys(fake.stats().byPath).filter((p) => re.test(p)).length;
+  assert.equal(asked(/\d\/threads\/archived\/private$/), asked(/\/threads\/archived\/public$/) - 1);
+});
+
+test('without Manage Threads: the archived private threads the bot joined, from their own route', async (t) => {
+  const fake = await startFake(t, { world: { users: 8, channels: 16, messages: 900 } });
+  const dir = await tempDir('cm-pull-discord-');
+  const token = `${fake.env.DISCORD_BOT_TOKEN}-no-manage-threads`;
+  const r = await pull(fake, dir, [], { DISCORD_BOT_TOKEN: token });
+  assert.equal(r.code, 0, r.stderr);
+  // Every thread parent refuses the private list (Missing Permissions): the forum holds the fake's threads.
+  assert.match(
+    r.stderr,
+    /lacks Manage Threads in \d+ channels \(threads, .*\): only the archived private threads it joined/,
+  );
+  const paths = Object.keys(fake.stats().byPath);
+  assert.ok(
+    paths.some((p) => /\/channels\/\d+\/users\/@me\/threads\/archived\/private$/.test(p)),
+    paths.join(),
+  );
+  // The fake's bot joined every other private thread: those are pulled, the others cannot be seen.
+  const world = await fake.describe();
+  const privates = world.channels.filter((c) => c.kind === 'private');
+  const unseen = privates.filter((_, i) => i % 2 === 1).reduce((n, c) => n + c.messages, 0);
+  assert.ok(privates.length >= 2 && unseen > 0, `${privates.length} private threads`);
+  const files = await channelFiles(path.join(dir, 'out'));
+  assert.equal(messageIds(files).length, world.messages - unseen);
+  const joined = privates.filter((c, i) => i % 2 === 0 && c.messages > 0).length;
+  assert.equal(files.filter((f) => f.doc.channel.type === 'GuildPrivateThread').length, joined);
+});
+
+test('a thread list Discord does not document for a channel (private, announcement) is named, not fatal', async (t) => {
+  const fake = await startFake(t, SIZES);
+  const dir = await tempDir('cm-pull-discord-');
+  const r = await pull(fake, dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /could not list the archived threads of 1 channel \(announcements \(private archived/);
+  const ids = messageIds(await channelFiles(path.join(dir, 'out')));
+  assert.equal(ids.length, fake.stats().messages, 'every message of the rest');
 });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pullStoppedThenResumed, startFake as startSourceFake } from '../fakes/helpers.mjs';
 import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
 import { AWS_ENV, BUCKET, PUBLIC, startBucket } from '../media-servers.mjs';
+import { virtualClock } from '../virtual-clock.mjs';
 
 const FAST = ['--source-requests-per-minute', '60000'];
 
@@ -255,4 +256,40 @@ test('slack preset: run folders read as one export, the newest copy of a user or
   assert.equal(Object.values(records.groups)[0].metadata.topic, 'new topic');
   const two = Object.values(records.messages).find((m) => m.data.text === 'two');
   assert.equal(two.data.metadata.pinned, true);
+});
+
+test('conversations.members is asked 999 at most a page: a channel of 1,000 members is read whole', async (t) => {
+  // The fake refuses a limit of 1,000 or more with invalid_limit, as Slack's SDK types say it may.
+  const fake = await startFake(t, { users: 1000, channels: 2, messages: 30, seed: 4 });
+  const dir = await tempDir('cm-pull-slack-members-');
+  const r = await runCli(pullArgs(fake, 'out'), { cwd: dir, env: fake.env });
+  assert.equal(r.code, 0, r.stderr);
+  const [full] = (await readdir(path.join(dir, 'out'))).filter((n) => n.startsWith('full-'));
+  const channels = JSON.parse(await readFile(path.join(dir, 'out', full, 'channels.json'), 'utf8'));
+  const everyone = (await fake.describe()).channels[0];
+  assert.equal(everyone.members, 1000, 'the first channel holds everyone');
+  assert.equal(Math.max(...channels.map((c) => c.members.length)), 1000, 'every member of it pulled');
+  assert.ok(byPath(fake.stats(), 'conversations.members') >= 3, 'its members took two pages');
+});
+
+test("slack's transient errors (ok: false) are tried again, and a lasting one stops after the retries", async (t) => {
+  // internal_error, fatal_error, request_timeout, fetch_members_failed: HTTP 200 with ok: false.
+  const clock = virtualClock();
+  const world = { users: 8, channels: 4, messages: 300, seed: 9 };
+  const flaky = await startSourceFake(t, 'slack', { world, faults: { sourceError: 0.25 } });
+  const dir = await tempDir('cm-pull-slack-transient-');
+  const r = await runCli(pullArgs(flaky, 'out'), { cwd: dir, env: flaky.env, clock });
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(flaky.stats().faults.sourceError > 3, `${flaky.stats().faults.sourceError} transient errors met`);
+  const files = await messagesIn(path.join(dir, 'out'));
+  assertNothingTwice(files);
+  assert.equal(total(files), await worldMessages(flaky), 'every message once');
+
+  const broken = await startSourceFake(t, 'slack', { world, faults: { sourceError: 1 } });
+  const stopped = await runCli(pullArgs(broken, 'out', ['--retries', '2']), { cwd: dir, env: broken.env, clock });
+  assert.equal(stopped.code, 1, stopped.stderr);
+  const transient = /slack: users\.list: (internal_error|fatal_error|request_timeout) \(a transient error on Slack/;
+  assert.match(stopped.stderr, transient);
+  assert.match(stopped.stderr, /gave up after 2 retries/);
+  assert.equal(broken.stats().requests, 3, 'the first try and two retries, then a clear stop');
 });

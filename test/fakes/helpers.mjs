@@ -9,7 +9,7 @@ import { startFake as startFakeServer } from './dist/index.js';
  * them: `describe()` (GET /__fake/world), `post(route, body)` (`messages`, or a path from `/`),
  * `call(method, path, body)`.
  * @param {import('node:test').TestContext} t
- * @param {import('./dist/index.js').FakeSourceName} source
+ * @param {import('./dist/index.js').FakeSourceName | import('./dist/index.js').FakeSource} source
  * @param {Omit<import('./dist/index.js').FakeServerOptions, 'source'>} [options]
  */
 export async function startFake(t, source, options = {}) {

@@ -4,6 +4,7 @@
  * source's bucket gate. A 403 on a list the bot may not read (members without the Server Members
  * intent, private threads without Manage Threads, a channel it cannot view) is "none", said once.
  */
+import { SourceError } from '../../errors.js';
 import type { SourceAnswer, SourceHttp } from '../../http/source-client.js';
 import { BucketGate } from './buckets.js';
 
@@ -59,11 +60,18 @@ export interface ArchivedThreads {
   has_more: boolean;
 }
 
-/** A list the bot may not read: what it got, and whether Discord said no. */
+/** A list the bot may not read: what it got, and whether Discord said no (403) or answered otherwise. */
 export interface Readable<T> {
   value: T;
   forbidden: boolean;
+  /** Discord's status; a 4xx other than 403 and 404 only where the caller took any refusal (`lenient`). */
+  status: number;
+  /** Discord's words of a refusal (`Cannot execute action on this channel type`), short. */
+  said?: string;
 }
+
+/** Discord's JSON error code of a request Cloudflare blocks, "often resolved by setting a proper User Agent". */
+const CLOUDFLARE_BLOCKED = 40333;
 
 const PAGE = 100;
 /** List Guild Members takes up to 1,000 a page. */
@@ -98,49 +106,70 @@ export class DiscordApi {
     return asArray(body?.threads) as DiscordChannel[];
   }
 
-  /** A channel's archived threads, newest archived first, before an archive time (ISO 8601). */
+  /**
+   * A channel's archived threads, newest archived first, before an archive time (ISO 8601). Discord
+   * documents these lists for text and announcement channels, not what they answer on every kind of
+   * channel: any refusal comes back with its status for the caller to name, never stops the pull.
+   */
   async archivedThreads(
     channel: string,
     kind: 'public' | 'private',
     before?: string,
   ): Promise<Readable<ArchivedThreads>> {
-    const { body, forbidden } = await this.readable(`/channels/${channel}/threads/archived/${kind}`, channel, {
-      before,
-      limit: PAGE,
-    });
+    return this.threadList(`/channels/${channel}/threads/archived/${kind}`, channel, before);
+  }
+
+  /**
+   * The archived private threads the bot joined, by thread id before one (List Joined Private Archived
+   * Threads: needs Read Message History only, where `/threads/archived/private` needs Manage Threads).
+   */
+  joinedPrivateThreads(channel: string, before?: string): Promise<Readable<ArchivedThreads>> {
+    return this.threadList(`/channels/${channel}/users/@me/threads/archived/private`, channel, before);
+  }
+
+  private async threadList(path: string, channel: string, before?: string): Promise<Readable<ArchivedThreads>> {
+    const { body, ...rest } = await this.readable(path, channel, { before, limit: PAGE }, true);
     const b = (body ?? {}) as { threads?: unknown; has_more?: unknown };
-    return { forbidden, value: { threads: asArray(b.threads) as DiscordChannel[], has_more: b.has_more === true } };
+    return { ...rest, value: { threads: asArray(b.threads) as DiscordChannel[], has_more: b.has_more === true } };
   }
 
   /** Up to 1,000 members by user id, after one. Needs the Server Members intent. */
   async members(guild: string, after: string): Promise<Readable<DiscordMember[]>> {
-    const { body, forbidden } = await this.readable(`/guilds/${guild}/members`, guild, { limit: MEMBERS_PAGE, after });
-    return { forbidden, value: asArray(body) as DiscordMember[] };
+    const { body, ...rest } = await this.readable(`/guilds/${guild}/members`, guild, { limit: MEMBERS_PAGE, after });
+    return { ...rest, value: asArray(body) as DiscordMember[] };
   }
 
-  /** The 100 messages right after a snowflake, oldest first (Discord answers newest first). */
+  /**
+   * The 100 messages right after a snowflake, oldest first (Discord answers newest first). Without
+   * Read Message History Discord answers `200 []`, not a refusal (Get Channel Messages).
+   */
   async messagesAfter(channel: string, after: string): Promise<Readable<DiscordMessage[]>> {
-    const { body, forbidden } = await this.readable(`/channels/${channel}/messages`, channel, { limit: PAGE, after });
-    return { forbidden, value: (asArray(body) as DiscordMessage[]).slice().reverse() };
+    const { body, ...rest } = await this.readable(`/channels/${channel}/messages`, channel, { limit: PAGE, after });
+    return { ...rest, value: (asArray(body) as DiscordMessage[]).slice().reverse() };
   }
 
   private async read(path: string, major: string, query?: Record<string, string | number | undefined>) {
-    return (await this.send(path, major, query, false)).body;
+    return (await this.send(path, major, query)).body;
   }
 
-  private async readable(path: string, major: string, query?: Record<string, string | number | undefined>) {
-    const answer = await this.send(path, major, query, true);
-    return {
-      body: answer.status === 403 || answer.status === 404 ? undefined : answer.body,
-      forbidden: answer.status === 403,
-    };
+  /** A GET whose 403 and 404 (with `lenient`, any refusal but 401 and 429) are an empty answer. */
+  private async readable(
+    path: string,
+    major: string,
+    query?: Record<string, string | number | undefined>,
+    lenient = false,
+  ): Promise<{ body: unknown; forbidden: boolean; status: number; said?: string }> {
+    const answer = await this.send(path, major, query, lenient ? 'any' : 'listed');
+    const refused = answer.status >= 400;
+    const said = refused ? wordsOf(answer.body) : undefined;
+    return { body: refused ? undefined : answer.body, forbidden: answer.status === 403, status: answer.status, said };
   }
 
   private async send(
     path: string,
     major: string,
     query: Record<string, string | number | undefined> | undefined,
-    mayRefuse: boolean,
+    mayRefuse: 'none' | 'listed' | 'any' = 'none',
   ): Promise<SourceAnswer> {
     const route = path.replace(/\/\d{5,}/g, '/:id');
     for (;;) {
@@ -156,8 +185,11 @@ export class DiscordApi {
       rateHeaders: (headers) => this.gate.observe(route, major, headers),
       judge: (answer) => {
         if (answer.status === 429) this.gate.limited(answer.body);
+        if (answer.status === 403 && codeOf(answer.body) === CLOUDFLARE_BLOCKED) throw blockedByCloudflare(route);
         // Missing Access (50001) or a deleted channel: that list is empty for this bot, not a failed run.
-        if (mayRefuse && (answer.status === 403 || answer.status === 404)) return { done: answer };
+        if (mayRefuse !== 'none' && (answer.status === 403 || answer.status === 404)) return { done: answer };
+        const other = answer.status >= 400 && answer.status < 500 && answer.status !== 401 && answer.status !== 429;
+        if (mayRefuse === 'any' && other) return { done: answer };
         return undefined;
       },
     });
@@ -165,6 +197,23 @@ export class DiscordApi {
 }
 
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+const codeOf = (body: unknown): unknown =>
+  typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined;
+
+function wordsOf(body: unknown): string | undefined {
+  const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message.slice(0, 120) : undefined;
+}
+
+/** Not the token's fault: Discord's edge refused the request itself (the reference's User Agent section). */
+function blockedByCloudflare(route: string): SourceError {
+  return new SourceError('SOURCE_REFUSED', `discord: GET ${route}: blocked by Discord's Cloudflare (code 40333)`, {
+    hint:
+      'Discord blocks requests without a valid User-Agent or from an address it has limited; check a proxy ' +
+      'that rewrites headers, or wait and run the same command again (docs/pull/discord.md)',
+  });
+}
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

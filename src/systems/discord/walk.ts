@@ -92,7 +92,11 @@ interface ChannelFact {
   parent_id?: string | null;
 }
 
-type ChannelCursor = { parent: number; kind: 'public' | 'private'; before?: string };
+/**
+ * Where the thread lists are: the parent (its place among the thread parents, by id), which list, and
+ * the page's `before` (an archive time, or a thread id for the joined list).
+ */
+type ChannelCursor = { parent: number; kind: 'public' | 'private' | 'joined'; before?: string };
 
 const factOf = (c: DiscordChannel): ChannelFact => ({
   id: c.id,
@@ -107,7 +111,10 @@ function rememberedChannels(ctx: PullContext): Map<string, ChannelFact> {
 }
 
 export async function pullChannels(ctx: PullContext, api: DiscordApi, guild: DiscordGuild): Promise<void> {
-  let privateRefused = 0;
+  /** Parents where the bot lacks Manage Threads: only the private threads it joined were listed. */
+  const joinedOnly: string[] = [];
+  /** Lists Discord refused otherwise (undocumented on some kinds of channel): named, the rest goes on. */
+  const unread: string[] = [];
   const page = (channels: DiscordChannel[], next: ChannelCursor | undefined) => {
     const known = rememberedChannels(ctx);
     for (const c of channels) known.set(c.id, factOf(c));
@@ -142,32 +149,61 @@ export async function pullChannels(ctx: PullContext, api: DiscordApi, guild: Dis
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const parent = parents[cursor.parent];
       if (parent === undefined) return { items: [] };
-      const answer = await api.archivedThreads(parent.id, cursor.kind, cursor.before);
-      if (answer.forbidden && cursor.kind === 'private') privateRefused += 1;
+      const answer =
+        cursor.kind === 'joined'
+          ? await api.joinedPrivateThreads(parent.id, cursor.before)
+          : await api.archivedThreads(parent.id, cursor.kind, cursor.before);
+      const nextParent: ChannelCursor | undefined =
+        cursor.parent + 1 < parents.length ? { parent: cursor.parent + 1, kind: 'public' } : undefined;
+      const name = parent.name ?? parent.id;
+      // Without Manage Threads, Discord lists the archived private threads the bot joined on a route of
+      // their own (List Joined Private Archived Threads), which needs Read Message History only.
+      if (answer.forbidden && cursor.kind === 'private') {
+        joinedOnly.push(name);
+        return page([], { parent: cursor.parent, kind: 'joined' });
+      }
+      if (answer.status >= 400) {
+        unread.push(
+          `${name} (${cursor.kind} archived threads: HTTP ${answer.status}${answer.said ? ` ${answer.said}` : ''})`,
+        );
+        // Both archived lists need Read Message History: a channel that refused the public one would refuse
+        // the private one too, and each refusal counts against Discord's invalid-request limit.
+        const privateNext = cursor.kind === 'public' && !answer.forbidden;
+        return page([], privateNext ? { parent: cursor.parent, kind: 'private' } : nextParent);
+      }
       const { threads, has_more: more } = answer.value;
-      const lastArchived = threads.at(-1)?.thread_metadata?.archive_timestamp;
+      // The joined list pages by thread id, the others by archive time.
+      const before = cursor.kind === 'joined' ? threads.at(-1)?.id : threads.at(-1)?.thread_metadata?.archive_timestamp;
       const following: ChannelCursor | undefined =
-        more && lastArchived !== undefined
-          ? { ...cursor, before: lastArchived }
+        more && before !== undefined
+          ? { ...cursor, before }
           : cursor.kind === 'public'
             ? { parent: cursor.parent, kind: 'private' }
-            : cursor.parent + 1 < parents.length
-              ? { parent: cursor.parent + 1, kind: 'public' }
-              : undefined;
+            : nextParent;
       return page(threads, following);
     },
   );
-  if (privateRefused > 0)
+  if (joinedOnly.length > 0)
     ctx.warning(
-      `discord: the bot may not list archived private threads in ${privateRefused} channels (it needs the ` +
-        'Manage Threads permission there): those threads are not pulled',
+      `discord: the bot lacks Manage Threads in ${listed(joinedOnly)}: only the archived private threads it ` +
+        'joined were listed there; give it Manage Threads to pull the others',
     );
+  if (unread.length > 0)
+    ctx.warning(`discord: could not list the archived threads of ${listed(unread)}; the rest was pulled`);
+}
+
+/** `3 channels (a, b, c)`, at most five named. */
+function listed(names: string[]): string {
+  const shown = names.slice(0, 5).join(', ');
+  return `${names.length} ${names.length === 1 ? 'channel' : 'channels'} (${shown}${names.length > 5 ? ', ...' : ''})`;
 }
 
 export async function pullMessages(ctx: PullContext, api: DiscordApi, guild: DiscordGuild): Promise<void> {
   const known = rememberedChannels(ctx);
   const channels = [...known.values()].filter((c) => MESSAGE_CHANNEL_TYPES.has(c.type));
   const refused: string[] = [];
+  /** Channels whose whole history answered `200 []`: empty, or no Read Message History; Discord does not say. */
+  const empty: string[] = [];
   await ctx.eachChannel(channels, async (c) => {
     const parent = known.get(c.parent_id ?? '');
     const cutoff = ctx.since.kind === 'delta' ? ctx.since.cutoffMs(c.id) : undefined;
@@ -188,6 +224,8 @@ export async function pullMessages(ctx: PullContext, api: DiscordApi, guild: Dis
         const start = after ?? (cutoff === undefined ? '0' : snowflakeAt(cutoff));
         const page = await api.messagesAfter(c.id, start);
         if (page.forbidden) refused.push(c.name ?? c.id);
+        if (after === undefined && cutoff === undefined && page.status === 200 && page.value.length === 0)
+          empty.push(c.name ?? c.id);
         const last = page.value.at(-1)?.id;
         const items = page.value.map(dceMessage);
         return {
@@ -200,8 +238,14 @@ export async function pullMessages(ctx: PullContext, api: DiscordApi, guild: Dis
   });
   if (refused.length > 0)
     ctx.warning(
-      `discord: the bot may not read the history of ${refused.length} channels (${refused.slice(0, 5).join(', ')}` +
-        `${refused.length > 5 ? ', ...' : ''}): it needs View Channel and Read Message History there`,
+      `discord: the bot may not read ${listed(refused)}: it needs View Channel there (and Connect in a voice channel)`,
+    );
+  // Get Channel Messages: "If the current user is missing the READ_MESSAGE_HISTORY permission in the
+  // channel, then no messages will be returned" - an empty list, which an empty channel gives too.
+  if (empty.length > 0)
+    ctx.warning(
+      `discord: ${listed(empty)} answered no messages at all: empty, or the bot lacks Read Message History ` +
+        'there (Discord then answers an empty list, not a refusal); check its permissions on them',
     );
 }
 

@@ -20,6 +20,14 @@ const AUTH_ERRORS = new Set([
   'not_allowed_token_type',
 ]);
 
+/**
+ * `ok: false` errors that pass: Slack's method references list `internal_error` ("likely due to a
+ * transient issue on our end"), `fatal_error`, `request_timeout`, and for conversations.members
+ * `fetch_members_failed` (https://docs.slack.dev/reference/methods/conversations.members#errors).
+ * They go back to the one retry loop, which tries again a bounded number of times (`retries`).
+ */
+const TRANSIENT_ERRORS = new Set(['internal_error', 'fatal_error', 'request_timeout', 'fetch_members_failed']);
+
 /** An answer Slack gave with `ok: false` that the caller chose to handle (`not_in_channel`...). */
 export interface SlackRefusal {
   ok: false;
@@ -34,7 +42,8 @@ export const SLACK_AUTH_HINT =
 
 /**
  * Calls one Web API method. Auth errors stop the pull (naming SLACK_TOKEN, never the token); a
- * `missing_scope` stops it naming the scope Slack says is needed; `ratelimited` is tried again;
+ * `missing_scope` stops it naming the scope Slack says is needed; `ratelimited` and Slack's transient
+ * errors are tried again;
  * errors listed in `allow` come back as a SlackRefusal for the caller to handle.
  */
 export async function callSlack(
@@ -60,6 +69,7 @@ function judgeSlack(answer: SourceAnswer, method: string, allow: readonly string
   const error = typeof body.error === 'string' ? body.error : 'unknown_error';
   if (allow.includes(error)) return { done: answer };
   if (error === 'ratelimited') return { retry: `${method}: ratelimited`, reason: 'ratelimited' };
+  if (TRANSIENT_ERRORS.has(error)) return { retry: `${error} (a transient error on Slack's side)`, reason: error };
   if (AUTH_ERRORS.has(error)) {
     throw new SourceError('SOURCE_CREDENTIALS_REFUSED', `slack refused the credentials (${method}: ${error})`, {
       hint: SLACK_AUTH_HINT,

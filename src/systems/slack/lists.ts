@@ -10,8 +10,12 @@ import { callSlack, isRefusal, nextCursor, objectsOf } from './api.js';
 import { ARRAY_FILE, CONVERSATION_KINDS, USERS_FILE, type ConversationFacts, folderOf, indexEntry } from './layout.js';
 
 const PAGE = 200;
-/** conversations.members allows up to 1000 a page; it is Tier 4 (100+ a minute). */
-const MEMBERS_PAGE = 1000;
+/**
+ * Every cursor-paged method takes `limit` up to 999 (Slack's SDK, `CursorPaginationEnabled.limit`:
+ * "Must be an integer with a max value of 999"; conversations.members lists `invalid_limit`).
+ * conversations.members is Tier 4 (100+ a minute).
+ */
+const MEMBERS_PAGE = 999;
 
 export const CONVERSATION_FACT = 'slack:conv:';
 export const MEMBERS_FACT = 'slack:members:';

@@ -17,6 +17,8 @@ const snowflakeOf = (ms: number, low: number): string =>
 export const GUILD_ID = snowflakeOf(Date.UTC(2023, 0, 1), 1);
 export const CATEGORY_ID = snowflakeOf(Date.UTC(2023, 0, 1), 2);
 export const FORUM_ID = snowflakeOf(Date.UTC(2023, 0, 1), 3);
+/** An announcement channel with no messages and no threads. */
+export const ANNOUNCEMENT_ID = snowflakeOf(Date.UTC(2023, 0, 1), 4);
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const big = (id: string): bigint => (/^\d{1,20}$/.test(id) ? BigInt(id) : 0n);
@@ -121,6 +123,7 @@ export function guildChannels(world: FakeWorld): Record<string, unknown>[] {
   return [
     { id: CATEGORY_ID, type: 4, guild_id: GUILD_ID, name: 'Text Channels', position: 0, parent_id: null },
     { id: FORUM_ID, type: 15, guild_id: GUILD_ID, name: 'threads', position: 1, parent_id: null, topic: null },
+    { id: ANNOUNCEMENT_ID, type: 5, guild_id: GUILD_ID, name: 'announcements', position: 2, parent_id: CATEGORY_ID },
     ...text,
   ];
 }
@@ -146,6 +149,30 @@ export function archivedThreads(world: FakeWorld, parent: string, kind: 'public'
     threads: all.slice(0, limit).map((c) => renderChannel(world, c, 0)),
     members: [],
     has_more: all.length > limit,
+  };
+}
+
+/**
+ * List Joined Private Archived Threads: the private threads the bot joined (every other one in the
+ * world's order), by thread id, newest first, before an id.
+ */
+export function joinedPrivateThreads(world: FakeWorld, parent: string, q: URLSearchParams) {
+  const limit = clamp(q.get('limit'), 2, 100, 50);
+  const before = big(q.get('before') ?? '') || null;
+  const ids = idsOf(world);
+  const joined =
+    parent !== FORUM_ID
+      ? []
+      : world.channels
+          .filter((c) => c.kind === 'private')
+          .filter((_, i) => i % 2 === 0)
+          .map((c) => ({ c, id: big(ids.channelId(c)) }))
+          .filter(({ id }) => before === null || id < before)
+          .sort((a, b) => (a.id < b.id ? 1 : -1));
+  return {
+    threads: joined.slice(0, limit).map(({ c }) => renderChannel(world, c, 0)),
+    members: [],
+    has_more: joined.length > limit,
   };
 }
 

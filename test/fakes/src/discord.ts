@@ -3,16 +3,26 @@
  * routes the pull reads, with Discord's paging (`after`/`before` snowflakes, archived threads by
  * archive time, members by user id), its `Authorization: Bot <token>` check, and its 429 (`Retry-After`,
  * `X-RateLimit-*` with a bucket, a body `{"retry_after", "global"}`). Paths may carry `/api/v10`.
- * Two more tokens play bots without a privileged intent: `<token>-no-content` lacks Message Content (its
- * application's flags lack it and every message's text is empty, as Discord does), `<token>-no-members`
- * lacks Server Members (the member list answers 403 Missing Access).
+ * Suffixes to the token play bots without a privileged intent or a permission, and combine
+ * (`<token>-no-history-no-manage-threads`): `-no-content` lacks Message Content (its application's flags
+ * lack it and every message's text is empty, as Discord does), `-no-members` lacks Server Members (the
+ * member list answers 403 Missing Access), `-no-history` lacks Read Message History in the first text
+ * channel (its messages answer `200 []`, as Get Channel Messages says; its archived-thread lists 403),
+ * `-no-manage-threads` lacks Manage
+ * Threads (`/threads/archived/private` answers 403 Missing Permissions; the bot joined every other private
+ * thread, which `/users/@me/threads/archived/private` lists by id).
+ * A request without a valid `User-Agent` (`DiscordBot ($url, $versionNumber)`, the API reference's "User
+ * Agent") is blocked as Discord may: 403 with code 40333. What Discord answers for private archived
+ * threads on an announcement channel is not documented: the fake's one announcement channel answers 400.
  */
 import {
+  ANNOUNCEMENT_ID,
   activeThreads,
   archivedThreads,
   GUILD_ID,
   guildChannels,
   idsOf,
+  joinedPrivateThreads,
   members,
   messages,
   renderGuild,
@@ -20,14 +30,34 @@ import {
 import type { FakeReply, FakeRequest, FakeSource, FakeWorld } from './types.js';
 
 const TOKEN = 'fake-discord-bot-token';
-const NO_CONTENT = `${TOKEN}-no-content`;
-const NO_MEMBERS = `${TOKEN}-no-members`;
+const LACKS = ['content', 'members', 'history', 'manage-threads'] as const;
+type Lack = (typeof LACKS)[number];
 const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);
 
 const tokenOf = (r: FakeRequest): string | undefined => {
   const h = r.headers.authorization;
   const value = Array.isArray(h) ? h[0] : h;
   return value?.startsWith('Bot ') ? value.slice(4) : undefined;
+};
+
+/** What the bot of a token lacks (`-no-<what>` suffixes), or undefined for a token the fake does not know. */
+function lacksOf(token: string | undefined): Set<Lack> | undefined {
+  if (token === undefined || !token.startsWith(TOKEN)) return undefined;
+  const rest = token.slice(TOKEN.length);
+  const lacks = new Set<Lack>();
+  for (const part of rest.split('-no-').slice(1)) {
+    if (!(LACKS as readonly string[]).includes(part)) return undefined;
+    lacks.add(part as Lack);
+  }
+  return rest === '' || rest.startsWith('-no-') ? lacks : undefined;
+}
+
+const DISCORD_BOT_AGENT = /^DiscordBot \(https?:\/\/[^\s,]+, [^\s)]+\)/;
+const blocked: FakeReply = { status: 403, body: { message: 'internal network error', code: 40333 } };
+const missingPermissions: FakeReply = { status: 403, body: { message: 'Missing Permissions', code: 50013 } };
+const wrongType: FakeReply = {
+  status: 400,
+  body: { message: 'Cannot execute action on this channel type', code: 50024 },
 };
 
 const json = (body: unknown): FakeReply => ({ status: 200, body });
@@ -38,10 +68,7 @@ export const fake: FakeSource = {
   name: 'discord',
   idStyle: 'snowflake',
   credentials: () => ({ DISCORD_BOT_TOKEN: TOKEN }),
-  authorized: (r) => {
-    const token = tokenOf(r);
-    return token === TOKEN || token === NO_CONTENT || token === NO_MEMBERS;
-  },
+  authorized: (r) => lacksOf(tokenOf(r)) !== undefined,
   unauthorized: () => ({ status: 401, body: { message: '401: Unauthorized', code: 0 } }),
   rateLimited(retryAfterMs, limitPerMinute, ctx) {
     const seconds = retryAfterMs / 1000;
@@ -69,15 +96,24 @@ export const fake: FakeSource = {
     };
   },
   route(r, { world }) {
+    const agent = r.headers['user-agent'];
+    if (typeof agent !== 'string' || !DISCORD_BOT_AGENT.test(agent)) return blocked;
     if (r.method !== 'GET') return undefined;
     const path = r.url.pathname.replace(/^\/api\/v10(?=\/)/, '').replace(/\/+$/, '');
-    const token = tokenOf(r);
-    if (token === NO_MEMBERS && /^\/guilds\/\d+\/members$/.test(path)) return missingAccess;
-    return routeGet(path, r, world, token !== NO_CONTENT);
+    const lacks = lacksOf(tokenOf(r)) ?? new Set<Lack>();
+    if (lacks.has('members') && /^\/guilds\/\d+\/members$/.test(path)) return missingAccess;
+    return routeGet(path, r, world, lacks);
   },
 };
 
-function routeGet(path: string, r: FakeRequest, world: FakeWorld, content: boolean): FakeReply | undefined {
+/** The Discord id of the first text channel: where `-no-history` lacks Read Message History. */
+function firstTextChannel(world: FakeWorld): string | undefined {
+  const first = world.channels.find((c) => c.kind === 'public');
+  return first === undefined ? undefined : idsOf(world).channelId(first);
+}
+
+function routeGet(path: string, r: FakeRequest, world: FakeWorld, lacks: ReadonlySet<Lack>): FakeReply | undefined {
+  const content = !lacks.has('content');
   const q = r.url.searchParams;
   if (path === '/applications/@me')
     return json({ id: GUILD_ID, name: 'Fake Migrator', bot_public: false, flags: content ? MESSAGE_CONTENT_FLAGS : 0 });
@@ -90,12 +126,23 @@ function routeGet(path: string, r: FakeRequest, world: FakeWorld, content: boole
     if (guild[2] === '/threads/active') return json(activeThreads(world));
     return json(members(world, q));
   }
-  const archived = /^\/channels\/(\d+)\/threads\/archived\/(public|private)$/.exec(path);
-  if (archived !== null) return json(archivedThreads(world, archived[1], archived[2] as 'public' | 'private', q));
+  const archived = /^\/channels\/(\d+)(\/users\/@me)?\/threads\/archived\/(public|private)$/.exec(path);
+  if (archived !== null) {
+    const [, parent, joined, kind] = archived;
+    // Every archived-thread list requires Read Message History (List Public / Private Archived Threads).
+    if (lacks.has('history') && parent === firstTextChannel(world)) return missingAccess;
+    if (kind === 'private' && parent === ANNOUNCEMENT_ID) return wrongType;
+    if (joined !== undefined) return kind === 'private' ? json(joinedPrivateThreads(world, parent, q)) : undefined;
+    if (kind === 'private' && lacks.has('manage-threads')) return missingPermissions;
+    return json(archivedThreads(world, parent, kind as 'public' | 'private', q));
+  }
   const history = /^\/channels\/([^/]+)\/messages$/.exec(path);
   if (history !== null) {
+    if (history[1] === ANNOUNCEMENT_ID) return json([]);
     const channel = idsOf(world).channel(history[1]);
     if (channel === undefined) return unknownChannel;
+    // Without Read Message History, Get Channel Messages answers no messages, not a refusal.
+    if (lacks.has('history') && history[1] === firstTextChannel(world)) return json([]);
     return json(messages(world, channel, q, r.url.origin, content));
   }
   if (/^\/channels\/[^/]+$/.test(path)) return missingAccess;

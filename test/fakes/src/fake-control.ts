@@ -13,7 +13,7 @@ export interface FakeStats {
   unauthorized: number;
   byPath: Record<string, number>;
   byStatus: Record<string, number>;
-  faults: { drop: number; spurious429: number; fail500Before: number };
+  faults: { drop: number; spurious429: number; fail500Before: number; sourceError: number };
   media: number;
   /** Messages in the world now, generated and added. */
   messages: number;

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { describeFaults, FaultPlan } from '../../../dist/sandbox/fault-plan.js';
+import { describeFaults, FaultPlan, mulberry32 } from '../../../dist/sandbox/fault-plan.js';
 import { Delays, readBody } from '../../../dist/sandbox/http-io.js';
 import { RateWindow } from '../../../dist/sandbox/rate-window.js';
 import type { ResolvedFaults } from '../../../dist/sandbox/sandbox-options.js';
@@ -28,7 +28,11 @@ export interface FakeServerOptions {
   latencyMs?: number;
   /** The fault dice's seed (default the world's). */
   seed?: number;
-  faults?: { spurious429?: number; drop?: number; fail500Before?: number };
+  /**
+   * `sourceError`: the source's own transient failure in its own shape (its `transientError`, such as
+   * Slack's HTTP 200 `ok: false` `internal_error`), drawn from dice of its own so the others do not move.
+   */
+  faults?: { spurious429?: number; drop?: number; fail500Before?: number; sourceError?: number };
   /** The wait a spurious 429 asks for (default 1000): a test sets 0 rather than wait for it. */
   retryAfterMs?: number;
   /** How long signed media links live (Stream's CDN, Twilio's temporary links); each source has a default. */
@@ -70,7 +74,7 @@ function emptyCounters(): Counters {
     unauthorized: 0,
     byPath: {},
     byStatus: {},
-    faults: { drop: 0, spurious429: 0, fail500Before: 0 },
+    faults: { drop: 0, spurious429: 0, fail500Before: 0, sourceError: 0 },
     media: 0,
   };
 }
@@ -119,6 +123,7 @@ class FakeServer {
   private readonly world: GeneratedWorld;
   private readonly budget: RateWindow;
   private readonly plan: FaultPlan;
+  private readonly sourceErrorDice: () => number;
   private readonly faults: ResolvedFaults;
   private readonly delays = new Delays();
   private readonly server: Server;
@@ -151,6 +156,7 @@ class FakeServer {
       loseShare: 0,
     };
     this.plan = new FaultPlan(this.faults, options.seed ?? options.world?.seed ?? 1);
+    this.sourceErrorDice = mulberry32((options.seed ?? options.world?.seed ?? 1) ^ 0x5bd1e995);
     const handler = (req: IncomingMessage, res: ServerResponse) => this.handle(req, res);
     this.server = tls ? createTlsServer({ ...tls }, handler) : createServer(handler);
     this.server.keepAliveTimeout = 10_000;
@@ -182,7 +188,10 @@ class FakeServer {
           env: source.credentials(this.context),
           world: this.world,
           certificate: this.tls?.cert,
-          faults: describeFaults(this.faults),
+          faults: [
+            ...describeFaults(this.faults),
+            ...(this.options.faults?.sourceError ? [`source errors ${this.options.faults.sourceError * 100}%`] : []),
+          ],
           stats: () => this.stats(),
           refuseAfter: (requests) => {
             this.refusedPast = requests === undefined ? Number.POSITIVE_INFINITY : this.counters.requests + requests;
@@ -259,6 +268,14 @@ class FakeServer {
     if (draw.fail500BeforeStore) {
       c.faults.fail500Before++;
       return this.reply(res, { status: 500, body: { error: 'internal error (injected)' } }, headers);
+    }
+    const sourceError = this.options.faults?.sourceError ?? 0;
+    if (sourceError > 0 && source.transientError && this.sourceErrorDice() < sourceError) {
+      const reply = source.transientError(request, this.sourceErrorDice(), this.context);
+      if (reply !== undefined) {
+        c.faults.sourceError++;
+        return this.reply(res, reply, headers);
+      }
     }
     const reply = await source.route(request, this.context);
     this.reply(res, reply ?? { status: 404, body: { error: `no route ${method} ${url.pathname}` } }, headers);

@@ -3,7 +3,9 @@
  * `https://slack.com/api/`, the token as `Authorization: Bearer`, HTTP 200 with `ok: false` for its
  * refusals, `response_metadata.next_cursor` paging, history newest first, 429 with `Retry-After` in
  * seconds. Files are served at `/files-pri/<team>-<file id>/<name>` with the token; without it, as
- * Slack does, a redirect to the workspace's sign-in page (HTML).
+ * Slack does, a redirect to the workspace's sign-in page (HTML). A `limit` of 1000 or more is refused
+ * with `invalid_limit` (Slack's SDK, `CursorPaginationEnabled.limit`: "Must be an integer with a max
+ * value of 999"); `faults.sourceError` answers Slack's transient errors (`internal_error`...).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -57,16 +59,24 @@ function pageOf<T>(list: readonly T[], p: Params, fallback: number, max: number)
   return { items: list.slice(start, end), next: end < list.length ? cursorOf(end) : undefined };
 }
 
+/** Slack's SDK types every cursor-paged method's `limit`: an integer, at most 999. */
+const MAX_LIMIT = 999;
+const badLimit = (p: Params) =>
+  p.limit !== undefined && !(/^\d+$/.test(p.limit) && Number(p.limit) >= 1 && Number(p.limit) <= MAX_LIMIT);
+
+/** The `ok: false` errors Slack's method references give for a failure on its side that may pass. */
+const TRANSIENT = ['internal_error', 'fatal_error', 'request_timeout'];
+
 const METHODS: Record<string, Method> = {
   'users.list': (p, world, at) => {
-    const page = pageOf(world.users, p, 100, 1000);
+    const page = pageOf(world.users, p, 100, MAX_LIMIT);
     if (page === undefined) return refuse('invalid_cursor');
     return ok({ members: page.items.map((u) => renderUser(u, at.ids, at.origin)) }, page.next);
   },
   'conversations.list': (p, world, at) => {
     const types = new Set((p.types ?? 'public_channel').split(','));
     const list = world.channels.filter((c) => types.has(SLACK_TYPE[c.kind]));
-    const page = pageOf(list, p, 100, 1000);
+    const page = pageOf(list, p, 100, MAX_LIMIT);
     if (page === undefined) return refuse('invalid_cursor');
     return ok({ channels: page.items.map((c) => renderConversation(c, at.ids)) }, page.next);
   },
@@ -77,7 +87,7 @@ const METHODS: Record<string, Method> = {
       channel.members.map((m) => at.ids.user(m.userId)),
       p,
       100,
-      1000,
+      MAX_LIMIT,
     );
     return page ? ok({ members: page.items }, page.next) : refuse('invalid_cursor');
   },
@@ -104,7 +114,7 @@ function history(p: Params, world: FakeWorld, at: Render): FakeReply {
   const count = world.messageCount(channelId);
   const from = p.cursor ? indexOfCursor(p.cursor) : count;
   if (from === undefined) return refuse('invalid_cursor');
-  const limit = limitOf(p, 100, 999);
+  const limit = limitOf(p, 100, MAX_LIMIT);
   const messages: Record<string, unknown>[] = [];
   let i = Math.min(from, count) - 1;
   for (; i >= low && messages.length < limit; i--) {
@@ -137,7 +147,7 @@ function replies(p: Params, world: FakeWorld, at: Render): FakeReply {
   const thread = [index, ...at.threads.repliesOf(channelId, parent.id)]
     .map((i) => renderMessage(world.messageAt(channelId, i), world, at))
     .filter((m, n) => n === 0 || oldest === undefined || Number(m.ts) >= oldest);
-  const page = pageOf(thread, p, 100, 1000);
+  const page = pageOf(thread, p, 100, MAX_LIMIT);
   if (page === undefined) return refuse('invalid_cursor');
   return {
     status: 200,
@@ -202,6 +212,15 @@ export const fake: FakeSource = {
     if (pathname.startsWith('/files-pri/')) return file(request, ctx);
     const method = METHODS[pathname.slice(1)];
     if (method === undefined) return pathname.includes('.') ? refuse('unknown_method') : undefined;
-    return method(paramsOf(request), ctx.world, renderWith(ctx));
+    const params = paramsOf(request);
+    if (badLimit(params)) return refuse('invalid_limit');
+    return method(params, ctx.world, renderWith(ctx));
+  },
+  transientError(request, pick) {
+    const name = request.url.pathname.slice(1);
+    if (METHODS[name] === undefined) return undefined;
+    // conversations.members has one more of its own (its error list: `fetch_members_failed`).
+    const kinds = name === 'conversations.members' ? [...TRANSIENT, 'fetch_members_failed'] : TRANSIENT;
+    return refuse(kinds[Math.floor(pick * kinds.length)]);
   },
 };

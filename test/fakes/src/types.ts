@@ -147,6 +147,11 @@ export interface FakeSource {
    * asked only while a budget is set (`requestsPerMinute`). The reply's own headers win over them.
    */
   rateHeaders?(remaining: number, limitPerMinute: number, resetAtMs: number, ctx: FakeContext): Record<string, string>;
+  /**
+   * The source's own transient failure for a request (`faults.sourceError`), `pick` in [0, 1) choosing
+   * among its kinds; undefined where the source has none for that request (its file host, say).
+   */
+  transientError?(request: FakeRequest, pick: number, ctx: FakeContext): FakeReply | undefined;
   /** The answer to a request, or undefined for the server's 404. */
   route(request: FakeRequest, ctx: FakeContext): FakeReply | undefined | Promise<FakeReply | undefined>;
 }
