@@ -10,7 +10,7 @@ import { Server } from 'proxy-chain';
 import { request } from 'undici';
 import { createDispatcher, proxyFor } from '../../dist/http/dispatcher.js';
 import { proxySecrets, readProxySettings } from '../../dist/http/proxy-env.js';
-import { fixtureWorkspace, runCliProcess, sandbox } from '../helpers.mjs';
+import { fixtureWorkspace, runCli, runCliProcess, sandbox } from '../helpers.mjs';
 
 const USER = 'migrator';
 /** Characters that must be percent-encoded in a URL, so both forms are looked for in the output. */
@@ -34,7 +34,7 @@ async function startProxy(t) {
   return { proxy, tunnels, url: (auth = `${USER}:${ENCODED}@`) => `http://${auth}127.0.0.1:${proxy.port}` };
 }
 
-/** Only the proxy variables given reach the child; the machine's own are cleared. */
+/** Only the proxy variables given reach the CLI; the machine's own are cleared. */
 const proxyEnv = (vars) => ({
   http_proxy: undefined,
   HTTP_PROXY: undefined,
@@ -137,7 +137,7 @@ test('an import goes through HTTP_PROXY (a tunnel counted by the proxy); NO_PROX
   t.after(() => sb.close());
   const { tunnels, url } = await startProxy(t);
   const dir = await fixtureWorkspace(sb.url);
-  const through = await runCliProcess(['import', '--json'], { cwd: dir, env: proxyEnv({ HTTP_PROXY: url() }) });
+  const through = await runCli(['import', '--json'], { cwd: dir, env: proxyEnv({ HTTP_PROXY: url() }) });
   assert.equal(through.code, 0, through.stderr);
   assert.equal(JSON.parse(through.stdout).status, 'completed');
   assert.ok(tunnels.length >= 1, 'no tunnel opened');
@@ -149,7 +149,7 @@ test('an import goes through HTTP_PROXY (a tunnel counted by the proxy); NO_PROX
 
   const opened = tunnels.length;
   const requests = sb.stats().requests;
-  const bypass = await runCliProcess(['import', '--json', '--fresh'], {
+  const bypass = await runCli(['import', '--json', '--fresh'], {
     cwd: dir,
     env: proxyEnv({ HTTP_PROXY: url(), NO_PROXY: 'localhost,127.0.0.1' }),
   });
@@ -165,6 +165,7 @@ test('HTTPS through the proxy: a CONNECT tunnel, the certificate still verified 
   const dir = await fixtureWorkspace(sb.url);
   const ca = path.join(dir, 'ca.pem');
   await writeFile(ca, sb.certificate);
+  // A process: Node reads NODE_EXTRA_CA_CERTS at start-up. The other runs here are in this process.
   const run = await runCliProcess(['import', '--json'], {
     cwd: dir,
     env: proxyEnv({ https_proxy: url(), NODE_EXTRA_CA_CERTS: ca }),
@@ -172,7 +173,7 @@ test('HTTPS through the proxy: a CONNECT tunnel, the certificate still verified 
   assert.equal(run.code, 0, run.stderr);
   assert.ok(tunnels.length >= 1);
   // Without the CA the tunnel opens, and the certificate is still refused, at once.
-  const refused = await runCliProcess(['import', '--json', '--fresh'], {
+  const refused = await runCli(['import', '--json', '--fresh'], {
     cwd: dir,
     env: proxyEnv({ https_proxy: url() }),
   });
@@ -186,7 +187,7 @@ test('a proxy that refuses the credentials or cannot be reached is named (never 
   t.after(() => sb.close());
   const { proxy, url } = await startProxy(t);
   const dir = await fixtureWorkspace(sb.url);
-  const wrong = await runCliProcess(['import'], {
+  const wrong = await runCli(['import'], {
     cwd: dir,
     env: proxyEnv({ HTTP_PROXY: url(`${USER}:not-${ENCODED}@`) }),
   });
@@ -203,7 +204,7 @@ test('a proxy that refuses the credentials or cannot be reached is named (never 
   const { port } = /** @type {import('node:net').AddressInfo} */ (closed.address());
   await new Promise((resolve) => closed.close(resolve));
   const env = proxyEnv({ HTTP_PROXY: `http://${USER}:${ENCODED}@127.0.0.1:${port}` });
-  const unreachable = await runCliProcess(['import', '--retries', '0'], { cwd: dir, env });
+  const unreachable = await runCli(['import', '--retries', '0'], { cwd: dir, env });
   assert.equal(unreachable.code, 1);
   const named = `cannot reach the proxy http://127\\.0\\.0\\.1:${port} \\(from HTTP_PROXY\\): ECONNREFUSED`;
   assert.match(unreachable.stderr, new RegExp(named));

@@ -142,7 +142,7 @@ export async function withRun<T>(
     { exit: spec.exit },
   );
   const clock = spec.clock ?? systemClock;
-  const clients = new RunClients(config, signals, spec.proxy ?? readProxySettings(spec.env), clock);
+  const clients = new RunClients(config, signals, proxyOf(spec), clock);
   const sending = new Map<string, Traffic>();
   const noted: Record<string, unknown> = {};
   let lastTick = Date.now();
@@ -228,13 +228,16 @@ export async function withRun<T>(
   }
 }
 
+/** The run's proxies: given, else read from the run's own environment (never the process's). */
+const proxyOf = (spec: RunSpec) => spec.proxy ?? readProxySettings(spec.env);
+
 /**
  * One read with the key before a fresh ledger replaces the migration's and its files are set aside:
  * a key the service refuses (or a host it cannot reach) then leaves the earlier migration whole.
  */
 async function checkKeyFirst(spec: RunSpec): Promise<void> {
   const stop = new AbortController();
-  const clients = new RunClients(spec.config, { stop: stop.signal, hardStop: stop.signal }, spec.proxy);
+  const clients = new RunClients(spec.config, { stop: stop.signal, hardStop: stop.signal }, proxyOf(spec));
   try {
     await (await clients.restClient()).get('users', { perPage: 1, page: 1 });
   } finally {
