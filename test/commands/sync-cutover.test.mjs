@@ -9,26 +9,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { lagAfter } from '../../dist/pipeline/sync/sync-lag.js';
-import { startFake as startSourceFake } from '../fakes/helpers.mjs';
-import { API_KEY, ROOT, runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
+import { startSyncFake, syncWorkspace } from '../sync-helpers.mjs';
+import { API_KEY, ROOT, runCli, sandbox, tempDir } from '../helpers.mjs';
 
-const WORLD = { users: 6, channels: 3, messages: 60, seed: 11 };
-
-/** @param {Omit<import('../fakes/dist/index.js').FakeServerOptions, 'source' | 'world'>} [options] */
-const startFake = (t, options = {}) => startSourceFake(t, 'sendbird', { world: WORLD, ...options });
-
-/** A folder whose config points at the import sandbox, with the state in `state/`. */
-async function workspace(sb) {
-  const dir = await tempDir('cm-sync-');
-  await writeConfig(dir, {
-    baseUrl: sb.url,
-    requestsPerMinute: 6000,
-    restRequestsPerMinute: 6000,
-    checkpoint: 'state/checkpoint.json',
-    rejects: 'state/rejects.ndjson',
-  });
-  return dir;
-}
 
 const runSync = (dir, fake, extra = []) =>
   runCli(['sync', 'sendbird', '--out', 'state/export', '--source-base-url', fake.url, ...extra], {
@@ -62,8 +45,8 @@ test('sync --final exits 3 while the service lacks a record and 0 once it is acr
   // The service answers success for some messages and keeps none of them (each is lost once).
   const sb = await sandbox({ faults: { loseShare: 0.1 }, seed: 5 });
   t.after(() => sb.close());
-  const fake = await startFake(t);
-  const dir = await workspace(sb);
+  const fake = await startSyncFake(t);
+  const dir = await syncWorkspace(sb);
   const first = await runSync(dir, fake, ['--final']);
   const lost = sb.lost().messages.length;
   assert.ok(lost > 0, 'the fault lost some messages');
@@ -142,7 +125,7 @@ async function nightlyCommands() {
 test("docs/nightly.md's workflow runs: two nights pull, import and verify what is new", async (t) => {
   const sb = await sandbox();
   t.after(() => sb.close());
-  const fake = await startFake(t);
+  const fake = await startSyncFake(t);
   const dir = await tempDir('cm-nightly-');
   const commands = await nightlyCommands();
   assert.deepEqual(

@@ -6,26 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startFake as startSourceFake } from '../fakes/helpers.mjs';
-import { collect, readNdjson, sandbox, spawnCli, tempDir, waitFor, writeConfig } from '../helpers.mjs';
+import { startSyncFake, syncWorkspace } from '../sync-helpers.mjs';
+import { collect, readNdjson, sandbox, spawnCli, waitFor } from '../helpers.mjs';
 
-const WORLD = { users: 6, channels: 3, messages: 60, seed: 11 };
-
-/** @param {Omit<import('../fakes/dist/index.js').FakeServerOptions, 'source' | 'world'>} [options] */
-const startFake = (t, options = {}) => startSourceFake(t, 'sendbird', { world: WORLD, ...options });
-
-/** A folder whose config points at the import sandbox, with the state in `state/`. */
-async function workspace(sb) {
-  const dir = await tempDir('cm-sync-');
-  await writeConfig(dir, {
-    baseUrl: sb.url,
-    requestsPerMinute: 6000,
-    restRequestsPerMinute: 6000,
-    checkpoint: 'state/checkpoint.json',
-    rejects: 'state/rejects.ndjson',
-  });
-  return dir;
-}
 
 // A second between rounds, on the wall clock: these syncs are processes (killed, or posted to while they
 // run); sync's interval on a virtual clock is tested in-process (clock.test.mjs).
@@ -87,8 +70,8 @@ const serviceMessages = (sb) => Object.keys(sb.records().messages).length;
 test('messages posted to the source while sync runs all reach the service, once', async (t) => {
   const sb = await sandbox();
   t.after(() => sb.close());
-  const fake = await startFake(t);
-  const dir = await workspace(sb);
+  const fake = await startSyncFake(t);
+  const dir = await syncWorkspace(sb);
   const child = syncCli(dir, fake);
   const done = collect(child);
   await waitFor(async () => (await rounds(dir)).length >= 1, { timeoutMs: 60_000, what: 'the first round' });
@@ -139,8 +122,8 @@ test('a sync killed with SIGKILL and started again loses and doubles nothing', a
   // Real time: the latencies keep the first round's import going for the SIGKILL to land mid-way.
   const sb = await sandbox({ latencyMs: 30 });
   t.after(() => sb.close());
-  const fake = await startFake(t, { latencyMs: 20 });
-  const dir = await workspace(sb);
+  const fake = await startSyncFake(t, { latencyMs: 20 });
+  const dir = await syncWorkspace(sb);
   const child = syncCli(dir, fake, ['--batch-size', '5', '--concurrency', '1']);
   const done = collect(child);
   // Killed mid-import of the first round: some messages sent, not all.
