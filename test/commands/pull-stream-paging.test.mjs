@@ -2,6 +2,7 @@
 // (unsorted, Stream answers the latest), more channels than Query Channels' offset reaches, more
 // members than Query Members' offset allows, and a channel deleted since an earlier pull.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -111,4 +112,43 @@ test('a channel deleted since an earlier pull: later pulls name it, skip it and 
     (l) => l.type === 'message' && l.data.text?.startsWith('after the deletion'),
   );
   assert.equal(fresh.length, 1, 'the other channels are still read');
+});
+
+/** A server token for the fake, as the pull signs one: HS256 over `{"server": true}` with the app's secret. */
+function serverToken(secret) {
+  const part = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const signed = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ server: true })}`;
+  return `${signed}.${createHmac('sha256', secret).update(signed).digest('base64url')}`;
+}
+
+test('a delta where Stream refuses search for a channel type: the other channels are read, those named', async (t) => {
+  const fake = await startFake(t, { world: { users: 6, channels: 4, messages: 80, seed: 6 } });
+  const dir = await tempDir('cm-pull-stream-search-');
+  assert.equal((await pull(fake, dir)).code, 0);
+  // Search turned off for the `livestream` type (public channels), as its owner can on Stream's dashboard.
+  const res = await fetch(`${fake.url}/channeltypes/livestream?api_key=${fake.env.STREAM_API_KEY}`, {
+    method: 'PUT',
+    headers: {
+      'content-type': 'application/json',
+      authorization: serverToken(fake.env.STREAM_API_SECRET),
+      'stream-auth-type': 'jwt',
+    },
+    body: JSON.stringify({ search: false }),
+  });
+  assert.equal(res.status, 200);
+  const channels = (await fake.describe()).channels;
+  const open = channels.find((c) => c.kind === 'public');
+  const other = channels.find((c) => c.kind === 'private');
+  for (const c of [open, other])
+    await fake.post('messages', { channelId: c.id, senderId: 'user-0001', text: `new in ${c.kind}` });
+  const run = await pull(fake, dir, ['--since', 'auto']);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, new RegExp(`search refused for 1 channel[^\\n]*livestream:${open.id} \\(Search failed`));
+  const fresh = (await linesIn(path.join(dir, 'out'))).filter(
+    (l) => l.type === 'message' && l.data.text?.startsWith('new in'),
+  );
+  assert.deepEqual(
+    fresh.map((l) => l.data.text),
+    ['new in private'],
+  );
 });

@@ -161,13 +161,15 @@ export class StreamApi {
 
   /**
    * Search one channel's messages (replies too) created since `sinceIso`, oldest first; `next` is the
-   * answer's cursor. The deltas' one request a channel when nothing is new.
+   * answer's cursor. The deltas' one request a channel when nothing is new. Stream does not document
+   * its answer for a channel whose type has search turned off (it is a 400, code 4: "There are no
+   * searchable channels"): `refused` carries what it said, and the walk goes on without that channel.
    */
   async search(
     channel: ChannelRef,
     sinceIso: string,
     next: string | undefined,
-  ): Promise<{ messages: StreamObject[]; next?: string }> {
+  ): Promise<{ messages: StreamObject[]; next?: string; refused?: string }> {
     const payload: StreamObject = {
       filter_conditions: { cid: channel.cid },
       message_filter_conditions: { created_at: { $gte: sinceIso } },
@@ -175,7 +177,14 @@ export class StreamApi {
       limit: PAGE.search,
     };
     if (next !== undefined) payload.next = next;
-    const body = await this.get('/search', payload, 'GET /search (channel messages since)');
+    const answer = await this.http.request({
+      path: '/search',
+      query: { api_key: this.apiKey, payload: JSON.stringify(payload) },
+      subject: 'GET /search (channel messages since)',
+      judge: (a) => (a.status === 400 ? { done: a } : undefined),
+    });
+    const body = answer.body;
+    if (answer.status === 400) return { messages: [], refused: String(field(body, 'message') ?? 'HTTP 400') };
     const messages = objects(field(body, 'results'))
       .map((r) => field(r, 'message'))
       .filter((m): m is StreamObject => typeof m === 'object' && m !== null);

@@ -50,13 +50,20 @@ export async function walkStream(ctx: PullContext, api: StreamApi): Promise<void
   // Channels remembered by earlier pulls too: one deleted since is named and left, never a stop.
   const channels = ctx.remembered(CHANNEL_FACT).map(([, ref]) => ref as ChannelRef);
   const gone: string[] = [];
+  const unsearched: string[] = [];
   await ctx.eachChannel(channels, async (channel) => {
     if (!(await pullMembers(ctx, api, channel, listSince))) gone.push(channel.cid);
-    else await pullMessages(ctx, api, channel);
+    else await pullMessages(ctx, api, channel, unsearched);
   });
   if (gone.length > 0) {
     const names = gone.sort().join(', ');
     ctx.warning(`stream: ${gone.length} channel(s) gone since an earlier pull listed them, not read: ${names}`);
+  }
+  if (unsearched.length > 0) {
+    ctx.warning(
+      `stream: search refused for ${unsearched.length} channel(s), their new messages not read ` +
+        `(search off for the channel type? a full pull reads them): ${unsearched.sort().join('; ')}`,
+    );
   }
 }
 
@@ -97,12 +104,19 @@ async function pullMembers(
   return there;
 }
 
-async function pullMessages(ctx: PullContext, api: StreamApi, channel: ChannelRef): Promise<void> {
+/** A channel's messages; one whose search Stream refuses in a delta is added to `unsearched`, with its words. */
+async function pullMessages(
+  ctx: PullContext,
+  api: StreamApi,
+  channel: ChannelRef,
+  unsearched: string[],
+): Promise<void> {
   const since = ctx.since;
   if (since.kind === 'delta') {
     const from = iso(since.cutoffMs(channel.cid));
     await ctx.pages<string>(messagesSpec(channel), async (next) => {
       const page = await api.search(channel, from, next);
+      if (page.refused !== undefined) unsearched.push(`${channel.cid} (${page.refused})`);
       return { items: page.messages.map((m) => messageLine(m, channel)), next: page.next };
     });
     return;

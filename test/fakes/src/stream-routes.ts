@@ -30,6 +30,9 @@ interface WorldState {
   byCid: Map<string, FakeChannel>;
 }
 
+/** The channel types whose search is off (Update Channel Type, `PUT /channeltypes/{name}` `{"search": false}`). */
+const unsearchable = (world: FakeWorld) => world.memo('stream:unsearchable', () => new Set<string>());
+
 function stateOf(world: FakeWorld): WorldState {
   const held = world.memo('stream:state', () => ({ state: undefined as WorldState | undefined }));
   let s = held.state;
@@ -168,10 +171,19 @@ export function streamRoutes(request: FakeRequest, ctx: FakeContext, secret: str
       : wanted.slice(Math.max(0, wanted.length - limit));
     return ok({ messages: page.map((i) => message(channel, i)) });
   }
+  const channelType = /^\/channeltypes\/([^/]+)$/.exec(path);
+  if (request.method === 'PUT' && channelType) {
+    const name = decodeURIComponent(channelType[1]);
+    const search = obj(request.body).search;
+    if (typeof search === 'boolean') unsearchable(world)[search ? 'delete' : 'add'](name);
+    return ok({ name, search: !unsearchable(world).has(name) });
+  }
   if (request.method === 'GET' && path === '/search') {
     const p = payloadOf(request);
     const channel = p && state.byCid.get(String(obj(p.filter_conditions).cid));
     if (channel === undefined) return ok({ results: [] });
+    if (unsearchable(world).has(channelIdentity(channel).type))
+      return bad('Search failed with error: "There are no searchable channels"');
     const since = timeOf(obj(obj(p?.message_filter_conditions).created_at).$gte) ?? 0;
     const start =
       typeof p?.next === 'string'
