@@ -12,7 +12,8 @@ import { virtualClock } from '../virtual-clock.mjs';
 /** @param {Omit<import('../fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
 const startFake = (t, options = {}) => startSourceFake(t, 'sendbird', options);
 
-async function pull(fake, dir, args = [], clock = undefined) {
+/** A virtual clock unless the test gives one: the run's own waits cost no real time. */
+async function pull(fake, dir, args = [], clock = virtualClock()) {
   const run = await runCli(['pull', 'sendbird', '--out', 'out', '--base-url', fake.url, '--json', ...args], {
     cwd: dir,
     env: fake.env,

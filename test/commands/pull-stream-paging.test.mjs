@@ -8,14 +8,20 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { manualClock, startFake as startSourceFake } from '../fakes/helpers.mjs';
 import { runCli, tempDir } from '../helpers.mjs';
+import { virtualClock } from '../virtual-clock.mjs';
 
 const FAST = ['--source-requests-per-minute', '1000000'];
 
 /** @param {Omit<import('../fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
 const startFake = (t, options = {}) => startSourceFake(t, 'stream', options);
 
+// A virtual clock: the run's own waits (its pacing, its reporters) cost no real time.
 const pull = (fake, dir, extra = []) =>
-  runCli(['pull', 'stream', '--out', 'out', '--base-url', fake.url, ...FAST, ...extra], { cwd: dir, env: fake.env });
+  runCli(['pull', 'stream', '--out', 'out', '--base-url', fake.url, ...FAST, ...extra], {
+    cwd: dir,
+    env: fake.env,
+    clock: virtualClock(),
+  });
 
 /** Every line of every file the pulls wrote into `out`. */
 async function linesIn(out) {
