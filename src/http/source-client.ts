@@ -39,9 +39,10 @@ export interface SourceRequest {
   /**
    * The source's reading of an answer's headers before the run's limiter sees them: Discord's
    * `X-RateLimit-Limit` counts one route's window of seconds, not the minute the limiter keeps, so its
-   * source tracks those buckets itself and hands the limiter only what fits (Retry-After).
+   * source tracks those buckets itself and hands the limiter only what fits (Retry-After). `nowMs` is
+   * the run's clock, for a source whose reset is a time left rather than a point in time.
    */
-  rateHeaders?: (headers: IncomingHttpHeaders) => IncomingHttpHeaders;
+  rateHeaders?: (headers: IncomingHttpHeaders, nowMs: number) => IncomingHttpHeaders;
 }
 
 /** What the pull's sources call: a GET or POST, its whole answer read. */
@@ -126,7 +127,7 @@ export class SourceClient implements SourceHttp {
           signal,
         });
         const text = await res.body.text();
-        const seen = request.rateHeaders ? request.rateHeaders(res.headers) : res.headers;
+        const seen = request.rateHeaders ? request.rateHeaders(res.headers, this.loop.clock.now()) : res.headers;
         return { status: res.statusCode, headers: seen, text, body: parseJson(text) };
       },
       judge: (answer, kind) => {

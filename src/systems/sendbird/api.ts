@@ -48,6 +48,8 @@ export function sendbirdCredentials(env: Readonly<Record<string, string | undefi
 
 /** Sendbird's "resource not found" (HTTP 400): a channel deleted since it was listed. */
 const NOT_FOUND = 400201;
+/** A list's page token that expired (error codes: 400109), as one kept over a long stop does. */
+const TOKEN_EXPIRED = 400109;
 
 const codeOf = (answer: SourceAnswer) => (answer.body as { code?: unknown } | undefined)?.code;
 
@@ -66,42 +68,58 @@ function judge(answer: SourceAnswer): ReturnType<NonNullable<SourceRequest['judg
   return undefined;
 }
 
-/** Sendbird names its wait X-RateLimit-RetryAfter (seconds, fractional) and sends no Retry-After. */
-function retryAfterOf(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+/**
+ * Sendbird names its wait X-RateLimit-RetryAfter (seconds, fractional) and sends no Retry-After; its
+ * X-RateLimit-Reset is the seconds left until the window resets (its 429 says `reset: 0.9698s`), not
+ * the epoch time the limiter reads, so it is made one from the run's clock.
+ */
+export function rateHeadersOf(headers: IncomingHttpHeaders, nowMs: number): IncomingHttpHeaders {
+  const out = { ...headers };
   const wait = headers['x-ratelimit-retryafter'];
-  return headers['retry-after'] === undefined && typeof wait === 'string'
-    ? { ...headers, 'retry-after': wait }
-    : headers;
+  if (headers['retry-after'] === undefined && typeof wait === 'string') out['retry-after'] = wait;
+  const reset = Number(headers['x-ratelimit-reset']);
+  if (typeof headers['x-ratelimit-reset'] === 'string' && Number.isFinite(reset)) {
+    out['x-ratelimit-reset'] = String(nowMs / 1000 + reset);
+  }
+  return out;
 }
 
+/** A page's JSON object, or the Sendbird error code among `answered` that it answered instead. */
 async function getPage(
   http: SourceHttp,
   path: string,
   query: SourceRequest['query'],
-  gone?: 'may be gone',
-): Promise<SendbirdObject | undefined> {
+  answered: readonly number[] = [],
+): Promise<SendbirdObject | number> {
   const answer = await http.request({
     path,
     query,
-    judge: (a) => judge(a) ?? (gone && a.status === 400 && codeOf(a) === NOT_FOUND ? { done: a } : undefined),
-    rateHeaders: retryAfterOf,
+    judge: (a) => {
+      const code = codeOf(a);
+      return judge(a) ?? (a.status === 400 && answered.includes(code as number) ? { done: a } : undefined);
+    },
+    rateHeaders: rateHeadersOf,
   });
-  if (answer.status === 400) return undefined;
+  if (answer.status === 400) return codeOf(answer) as number;
   if (typeof answer.body !== 'object' || answer.body === null || Array.isArray(answer.body)) {
     throw new SourceError('SOURCE_SHAPE', `sendbird: GET ${path}: the answer is not a JSON object`);
   }
   return answer.body as SendbirdObject;
 }
 
-/** One page of a token-paged list: its items under `key` and the next page's token ('' at the end). */
+/**
+ * One page of a token-paged list: its items under `key` and the next page's token ('' at the end);
+ * `expired` when Sendbird refused the token as expired.
+ */
 export async function listPage(
   http: SourceHttp,
   path: string,
   key: string,
   query: SourceRequest['query'],
   token: string | undefined,
-): Promise<{ items: SendbirdObject[]; next?: string }> {
-  const body = (await getPage(http, path, { limit: LIST_LIMIT, ...query, token }))!;
+): Promise<{ items: SendbirdObject[]; next?: string; expired?: true }> {
+  const body = await getPage(http, path, { limit: LIST_LIMIT, ...query, token }, [TOKEN_EXPIRED]);
+  if (typeof body === 'number') return { items: [], expired: true };
   const items = Array.isArray(body[key]) ? (body[key] as unknown[]).filter(isObject) : [];
   const next = typeof body.next === 'string' && body.next !== '' ? body.next : undefined;
   return next === undefined ? { items } : { items, next };
@@ -135,8 +153,8 @@ export async function messagesFrom(
     include_reactions: true,
     with_sorted_meta_array: true,
   };
-  const body = await getPage(http, messagesPath(type, url), query, 'may be gone');
-  if (body === undefined) return undefined;
+  const body = await getPage(http, messagesPath(type, url), query, [NOT_FOUND]);
+  if (typeof body === 'number') return undefined;
   return Array.isArray(body.messages) ? (body.messages as unknown[]).filter(isObject) : [];
 }
 

@@ -4,6 +4,7 @@
  * `ctx.pages` stream, so a killed pull resumes from its last page; the channel list is remembered
  * with its pages, so the messages step finds it after a resume.
  */
+import { SourceError } from '../../errors.js';
 import type { SourceHttp } from '../../http/source-client.js';
 import type { Page, PullContext } from '../shared/pull-types.js';
 import {
@@ -39,16 +40,69 @@ const GROUP_QUERY = {
   order: 'chronological',
 };
 
+/** Members of both states: the members route lists only activated ones unless asked (Sendbird's OpenAPI). */
+const MEMBERS_QUERY = { member_active_mode_filter: 'all' };
+
+/**
+ * Where a token-paged list stands: Sendbird's token for the next page, the id of the last item written
+ * and how many were written. A plain string is a token journalled before these were kept.
+ */
+type ListCursor = { token: string; last?: string; read: number } | string;
+
+/**
+ * The page of a list after `cursor`. A token that expired while the pull was stopped cannot be
+ * replayed: the list is read again from its start and goes on after the last item written (or, when
+ * that item is gone from the list, after as many items as were written), so nothing is written twice.
+ */
+async function resumableList(
+  ctx: PullContext,
+  path: string,
+  key: string,
+  query: Record<string, string | boolean>,
+  cursor: ListCursor | undefined,
+  idOf: (item: SendbirdObject) => unknown,
+): Promise<{ items: SendbirdObject[]; next?: ListCursor }> {
+  const at = typeof cursor === 'string' ? { token: cursor, read: 0 } : cursor;
+  let page = await listPage(ctx.http, path, key, query, at?.token);
+  let items = page.items;
+  if (page.expired && at !== undefined) {
+    ctx.warning(`sendbird: GET ${path}: the saved page token expired; the list is read again from its start`);
+    const seen: SendbirdObject[] = [];
+    let token: string | undefined;
+    for (;;) {
+      page = await listPage(ctx.http, path, key, query, token);
+      if (page.expired) throw new SourceError('SOURCE_REFUSED', `sendbird: GET ${path}: a fresh page token expired`);
+      const found = at.last === undefined ? -1 : page.items.findIndex((i) => String(idOf(i)) === at.last);
+      if (found >= 0) {
+        items = page.items.slice(found + 1);
+        break;
+      }
+      seen.push(...page.items);
+      if (page.next === undefined) {
+        items = seen.slice(at.read);
+        break;
+      }
+      token = page.next;
+    }
+  }
+  const read = (at?.read ?? 0) + items.length;
+  const last = items.length > 0 ? String(idOf(items[items.length - 1])) : at?.last;
+  if (page.next === undefined) return { items };
+  return { items, next: last === undefined ? { token: page.next, read } : { token: page.next, last, read } };
+}
+
 export async function walkSendbird(ctx: PullContext): Promise<void> {
   for (const [stream, mode] of [
     [activeUsersStream, 'activated'],
     [deactivatedUsersStream, 'deactivated'],
   ] as const) {
-    await ctx.pages<string>(stream, (token) => listPage(ctx.http, usersPath, 'users', { active_mode: mode }, token));
+    await ctx.pages<ListCursor>(stream, (cursor) =>
+      resumableList(ctx, usersPath, 'users', { active_mode: mode }, cursor, (u) => u.user_id),
+    );
   }
   const known = channelFacts(ctx);
   for (const type of ['group_channels', 'open_channels'] as const) {
-    await ctx.pages<string>(channelsStream(type), (token) => channelsPage(ctx, type, token, known));
+    await ctx.pages<ListCursor>(channelsStream(type), (cursor) => channelsPage(ctx, type, cursor, known));
   }
   const channels = [...channelFacts(ctx).values()];
   await ctx.eachChannel(channels, (channel) => pullMessages(ctx, channel));
@@ -73,20 +127,11 @@ function channelFacts(ctx: PullContext): Map<string, ChannelFact> {
 async function channelsPage(
   ctx: PullContext,
   type: ChannelType,
-  token: string | undefined,
+  cursor: ListCursor | undefined,
   known: ReadonlyMap<string, ChannelFact>,
-): Promise<Page<string>> {
-  const page = await listPage(
-    ctx.http,
-    channelsPath(type),
-    'channels',
-    type === 'group_channels'
-      ? GROUP_QUERY
-      : {
-          show_frozen: true,
-        },
-    token,
-  );
+): Promise<Page<ListCursor>> {
+  const query = type === 'group_channels' ? GROUP_QUERY : { show_frozen: true };
+  const page = await resumableList(ctx, channelsPath(type), 'channels', query, cursor, (c) => c.channel_url);
   const items: SendbirdObject[] = [];
   const remember: Array<[string, ChannelFact]> = [];
   for (const listed of page.items) {
@@ -153,7 +198,7 @@ async function withAllMembers(http: SourceHttp, channel: SendbirdObject): Promis
   const members: SendbirdObject[] = [];
   let token: string | undefined;
   do {
-    const page = await listPage(http, membersPath(String(channel.channel_url)), 'members', {}, token);
+    const page = await listPage(http, membersPath(String(channel.channel_url)), 'members', MEMBERS_QUERY, token);
     members.push(...page.items);
     token = page.next;
   } while (token !== undefined && members.length < 1_000_000);

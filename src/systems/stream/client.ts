@@ -4,13 +4,30 @@
  * carry their query as one JSON `payload` parameter, as the SDK's axiosParamsSerializer writes it;
  * every request carries the app's `api_key` (not secret) in the query and the server token in headers.
  */
-import type { SourceHttp } from '../../http/source-client.js';
+import { SourceError } from '../../errors.js';
+import type { SourceAnswer, SourceHttp } from '../../http/source-client.js';
 
 /** Stream's objects are open-ended JSON; the pull keeps them whole and reads a few fields. */
 export type StreamObject = Record<string, unknown>;
 
 /** The most each list answers: Query Users 100, Query Channels 30, members 100, messages 300, search 100. */
 export const PAGE = { users: 100, channels: 30, members: 100, messages: 300, replies: 300, search: 100 } as const;
+
+/**
+ * Stream's offset caps: Query Channels' "offset max is 1000" (its SDKs; past it Stream keeps answering
+ * the same page) and QueryMembersPayload.offset's maximum 10,000 (GetStream/protocol, chat-openapi).
+ */
+export const OFFSET_MAX = { channels: 1000, members: 10_000 } as const;
+
+/**
+ * Where a list paged by `created_at` stands: the time of its last item, as Stream wrote it, and how many
+ * items at exactly that time were read. The next page asks `created_at >= at` and skips those, so the
+ * offset never grows past one instant's ties, whatever the list's length.
+ */
+export interface Keyset {
+  at: string;
+  skip: number;
+}
 
 /** A channel as the pull keeps it between steps (remembered with the channels' pages). */
 export interface ChannelRef {
@@ -55,15 +72,15 @@ export class StreamApi {
     return objects(field(await this.get('/users', payload, 'GET /users (query users)'), 'users'));
   }
 
-  /** Query Channels: every channel the server token sees, oldest first, by offset (the vendor's guide). */
-  async channels(offset: number): Promise<StreamObject[]> {
+  /** Query Channels: every channel the server token sees, oldest first, by `created_at` (docs/pull/stream.md). */
+  async channels(from: Keyset | undefined): Promise<StreamObject[]> {
     const body = await this.post(
       '/channels',
       {
-        filter_conditions: {},
+        filter_conditions: from === undefined ? {} : { created_at: { $gte: from.at } },
         sort: sortBy('created_at'),
         limit: PAGE.channels,
-        offset,
+        offset: skipOf(from, OFFSET_MAX.channels, 'channels created at'),
         state: true,
         watch: false,
         presence: false,
@@ -77,17 +94,33 @@ export class StreamApi {
       .filter((c): c is StreamObject => typeof c === 'object' && c !== null);
   }
 
-  /** Query Members of one channel, oldest first, joined since `sinceIso` when given. */
-  async members(channel: ChannelRef, offset: number, sinceIso: string | undefined): Promise<StreamObject[]> {
+  /**
+   * Query Members of one channel, oldest first by `created_at` (the one sort field its OpenAPI lists),
+   * joined since `sinceIso` when given. Undefined when the channel is gone: Stream's 404 (code 16).
+   */
+  async members(
+    channel: ChannelRef,
+    from: Keyset | undefined,
+    sinceIso: string | undefined,
+  ): Promise<StreamObject[] | undefined> {
+    // A page's members joined at or after `sinceIso`, so the keyset's time is never before it.
+    const at = from?.at ?? sinceIso;
     const payload = {
       type: channel.type,
       id: channel.id,
-      filter_conditions: sinceIso === undefined ? {} : { created_at: { $gte: sinceIso } },
+      filter_conditions: at === undefined ? {} : { created_at: { $gte: at } },
       sort: sortBy('created_at'),
       limit: PAGE.members,
-      offset,
+      offset: skipOf(from, OFFSET_MAX.members, `members of ${channel.cid} who joined at`),
     };
-    return objects(field(await this.get('/members', payload, 'GET /members (query members)'), 'members'));
+    const query = { api_key: this.apiKey, payload: JSON.stringify(payload) };
+    const answer = await this.http.request({
+      path: '/members',
+      query,
+      subject: 'GET /members (query members)',
+      judge: (a) => (gone(a) ? { done: a } : undefined),
+    });
+    return gone(answer) ? undefined : objects(field(answer.body, 'members'));
   }
 
   /**
@@ -106,9 +139,17 @@ export class StreamApi {
     return objects(field(body, 'messages'));
   }
 
-  /** One page of a thread's replies, oldest first, after the reply `afterId`. */
+  /**
+   * One page of a thread's replies, oldest first, after the reply `afterId`. Without `sort` Stream
+   * answers the latest replies ("Get the latest 20 replies"), so `id_gt` alone would skip a long
+   * thread's oldest: its SDKs page forward with `sort=[{"field":"created_at","direction":1}]`.
+   */
   async replies(parentId: string, afterId: string | undefined): Promise<StreamObject[]> {
-    const query: Record<string, string | number> = { api_key: this.apiKey, limit: PAGE.replies };
+    const query: Record<string, string | number> = {
+      api_key: this.apiKey,
+      sort: JSON.stringify(sortBy('created_at')),
+      limit: PAGE.replies,
+    };
     if (afterId !== undefined) query.id_gt = afterId;
     const answer = await this.http.request({
       path: `/messages/${encodeURIComponent(parentId)}/replies`,
@@ -120,13 +161,15 @@ export class StreamApi {
 
   /**
    * Search one channel's messages (replies too) created since `sinceIso`, oldest first; `next` is the
-   * answer's cursor. The deltas' one request a channel when nothing is new.
+   * answer's cursor. The deltas' one request a channel when nothing is new. Stream does not document
+   * its answer for a channel whose type has search turned off (it is a 400, code 4: "There are no
+   * searchable channels"): `refused` carries what it said, and the walk goes on without that channel.
    */
   async search(
     channel: ChannelRef,
     sinceIso: string,
     next: string | undefined,
-  ): Promise<{ messages: StreamObject[]; next?: string }> {
+  ): Promise<{ messages: StreamObject[]; next?: string; refused?: string }> {
     const payload: StreamObject = {
       filter_conditions: { cid: channel.cid },
       message_filter_conditions: { created_at: { $gte: sinceIso } },
@@ -134,11 +177,31 @@ export class StreamApi {
       limit: PAGE.search,
     };
     if (next !== undefined) payload.next = next;
-    const body = await this.get('/search', payload, 'GET /search (channel messages since)');
+    const answer = await this.http.request({
+      path: '/search',
+      query: { api_key: this.apiKey, payload: JSON.stringify(payload) },
+      subject: 'GET /search (channel messages since)',
+      judge: (a) => (a.status === 400 ? { done: a } : undefined),
+    });
+    const body = answer.body;
+    if (answer.status === 400) return { messages: [], refused: String(field(body, 'message') ?? 'HTTP 400') };
     const messages = objects(field(body, 'results'))
       .map((r) => field(r, 'message'))
       .filter((m): m is StreamObject => typeof m === 'object' && m !== null);
     const cursor = field(body, 'next');
     return typeof cursor === 'string' && cursor !== '' ? { messages, next: cursor } : { messages };
   }
+}
+
+/** Stream's answer for a channel that is not there (deleted since a pull listed it): 404, code 16. */
+const gone = (answer: SourceAnswer) => answer.status === 404;
+
+/** The offset a keyset asks, within Stream's cap: past it the list cannot go on without repeating. */
+function skipOf(from: Keyset | undefined, max: number, what: string): number {
+  const skip = from?.skip ?? 0;
+  if (skip <= max) return skip;
+  throw new SourceError(
+    'SOURCE_REFUSED',
+    `stream: over ${max} ${what} ${from?.at}: Stream pages no further than offset ${max}`,
+  );
 }

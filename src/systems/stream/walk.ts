@@ -8,7 +8,7 @@
  */
 import pLimit from 'p-limit';
 import type { PullContext } from '../shared/pull-types.js';
-import { type ChannelRef, PAGE, type StreamApi, type StreamObject } from './client.js';
+import { type ChannelRef, type Keyset, PAGE, type StreamApi, type StreamObject } from './client.js';
 import {
   channelLine,
   channelsSpec,
@@ -37,21 +37,44 @@ export async function walkStream(ctx: PullContext, api: StreamApi): Promise<void
   });
 
   // Every channel is read, even in a delta: messages are pulled for all; the core keeps the changed ones.
-  await ctx.pages<number>(channelsSpec, async (offset = 0) => {
-    const channels = await api.channels(offset);
+  await ctx.pages<Keyset>(channelsSpec, async (from) => {
+    const channels = await api.channels(from);
     const refs = channels.map(refOf).filter((r): r is ChannelRef => r !== undefined);
     return {
       items: channels.map(channelLine),
-      next: channels.length === PAGE.channels ? offset + channels.length : undefined,
+      next: channels.length === PAGE.channels ? nextKeyset(from, channels) : undefined,
       remember: refs.map((r) => [`${CHANNEL_FACT}${r.cid}`, r] as const),
     };
   });
 
+  // Channels remembered by earlier pulls too: one deleted since is named and left, never a stop.
   const channels = ctx.remembered(CHANNEL_FACT).map(([, ref]) => ref as ChannelRef);
+  const gone: string[] = [];
+  const unsearched: string[] = [];
   await ctx.eachChannel(channels, async (channel) => {
-    await pullMembers(ctx, api, channel, listSince);
-    await pullMessages(ctx, api, channel);
+    if (!(await pullMembers(ctx, api, channel, listSince))) gone.push(channel.cid);
+    else await pullMessages(ctx, api, channel, unsearched);
   });
+  if (gone.length > 0) {
+    const names = gone.sort().join(', ');
+    ctx.warning(`stream: ${gone.length} channel(s) gone since an earlier pull listed them, not read: ${names}`);
+  }
+  if (unsearched.length > 0) {
+    ctx.warning(
+      `stream: search refused for ${unsearched.length} channel(s), their new messages not read ` +
+        `(search off for the channel type? a full pull reads them): ${unsearched.sort().join('; ')}`,
+    );
+  }
+}
+
+/**
+ * The keyset after a full page of a list sorted by `created_at`: its last item's time, and how many
+ * items at that time have been read (those of earlier pages too, when the page is all one instant).
+ */
+function nextKeyset(from: Keyset | undefined, page: readonly StreamObject[]): Keyset {
+  const at = String(page.at(-1)?.created_at ?? '');
+  const ties = page.filter((o) => o.created_at === at).length;
+  return { at, skip: from?.at === at ? from.skip + ties : ties };
 }
 
 function refOf(c: StreamObject): ChannelRef | undefined {
@@ -61,22 +84,39 @@ function refOf(c: StreamObject): ChannelRef | undefined {
   return { type, id, cid: typeof c.cid === 'string' ? c.cid : `${type}:${id}` };
 }
 
-async function pullMembers(ctx: PullContext, api: StreamApi, channel: ChannelRef, since: string | undefined) {
-  await ctx.pages<number>(membersSpec(channel), async (offset = 0) => {
-    const members = await api.members(channel, offset, since);
+/** A channel's members, page by page; false when the channel is gone (then nothing is written). */
+async function pullMembers(
+  ctx: PullContext,
+  api: StreamApi,
+  channel: ChannelRef,
+  since: string | undefined,
+): Promise<boolean> {
+  let there = true;
+  await ctx.pages<Keyset>(membersSpec(channel), async (from) => {
+    const members = await api.members(channel, from, since);
+    if (members === undefined) there = false;
+    const page = members ?? [];
     return {
-      items: members.map((m) => memberLine(m, channel)),
-      next: members.length === PAGE.members ? offset + members.length : undefined,
+      items: page.map((m) => memberLine(m, channel)),
+      next: page.length === PAGE.members ? nextKeyset(from, page) : undefined,
     };
   });
+  return there;
 }
 
-async function pullMessages(ctx: PullContext, api: StreamApi, channel: ChannelRef): Promise<void> {
+/** A channel's messages; one whose search Stream refuses in a delta is added to `unsearched`, with its words. */
+async function pullMessages(
+  ctx: PullContext,
+  api: StreamApi,
+  channel: ChannelRef,
+  unsearched: string[],
+): Promise<void> {
   const since = ctx.since;
   if (since.kind === 'delta') {
     const from = iso(since.cutoffMs(channel.cid));
     await ctx.pages<string>(messagesSpec(channel), async (next) => {
       const page = await api.search(channel, from, next);
+      if (page.refused !== undefined) unsearched.push(`${channel.cid} (${page.refused})`);
       return { items: page.messages.map((m) => messageLine(m, channel)), next: page.next };
     });
     return;

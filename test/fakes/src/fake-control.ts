@@ -74,13 +74,17 @@ export function answerControl(
     if (action === 'POST /__fake/members') {
       return { status: 200, body: world.addMember(text(body, 'channelId')!, text(body, 'userId')!) };
     }
+    if (method === 'DELETE' && pathname.startsWith('/__fake/channels/')) {
+      return { status: 200, body: world.deleteChannel(decodeURIComponent(pathname.slice('/__fake/channels/'.length))) };
+    }
     if (method === 'GET' && pathname.startsWith('/__fake/media/')) {
       const file = world.media(decodeURIComponent(pathname.slice('/__fake/media/'.length)));
       if (!file) return { status: 404, body: { error: 'no such media' } };
       return { status: 200, headers: { 'Content-Type': file.contentType }, body: file.bytes };
     }
     if (pathname.startsWith('/__fake/')) {
-      const routes = 'GET stats, GET world, GET media/<id>, POST messages, POST users, POST members';
+      const routes =
+        'GET stats, GET world, GET media/<id>, POST messages, POST users, POST members, DELETE channels/<id>';
       return { status: 404, body: { error: `control routes: ${routes}` } };
     }
     return undefined;

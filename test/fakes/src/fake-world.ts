@@ -207,6 +207,13 @@ export class GeneratedWorld implements FakeWorld {
     return member;
   }
 
+  deleteChannel(channelId: string): FakeChannel {
+    const channel = this.byChannel.get(channelId)?.channel;
+    if (!channel) throw new FakeInputError(404, `no channel ${channelId}`);
+    channel.deletedAtMs ??= this.clock();
+    return channel;
+  }
+
   memo<T>(key: string, make: () => T): T {
     if (!this.memos.has(key)) this.memos.set(key, make());
     return this.memos.get(key) as T;

@@ -2,7 +2,9 @@
  * The fake of Sendbird's Platform API v3 (a test double): users, group and
  * open channels with their members, and messages anchored on `message_ts`, with the real paging (lists
  * by an opaque `token`, up to 100 a page; messages up to 200 either side of the anchor), the `Api-Token`
- * check and Sendbird's error bodies, and its 429 with `X-RateLimit-*` headers.
+ * check and Sendbird's error bodies, and its 429 with `X-RateLimit-*` headers. A page token expires an
+ * hour after it was given (400109; Sendbird documents no lifetime), and the members route lists only
+ * activated members unless `member_active_mode_filter` says otherwise (its OpenAPI's default).
  */
 import {
   groupChannelObject,
@@ -53,20 +55,22 @@ export const fake: FakeSource = {
     // Sendbird gives the seconds left in the window, not a point in time.
     'X-RateLimit-Reset': Math.max(0, (resetAtMs - ctx.now()) / 1000).toFixed(3),
   }),
-  route(request, { world }) {
+  route(request, ctx) {
+    const { world } = ctx;
     if (request.method !== 'GET') return undefined;
     const path = request.url.pathname;
-    if (path === '/v3/users') return users(request, world);
-    if (path === '/v3/group_channels') return channelList(request, world, false);
-    if (path === '/v3/open_channels') return channelList(request, world, true);
+    const nowMs = ctx.now();
+    if (path === '/v3/users') return users(request, world, nowMs);
+    if (path === '/v3/group_channels') return channelList(request, world, false, nowMs);
+    if (path === '/v3/open_channels') return channelList(request, world, true, nowMs);
     const found = /^\/v3\/(group_channels|open_channels)\/([^/]+)\/(members|messages)$/.exec(path);
     if (found === null) return undefined;
     const channel = world.channel(decodeURIComponent(found[2]));
     const open = found[1] === 'open_channels';
-    if (channel === undefined || isOpen(world, channel) !== open) {
+    if (channel === undefined || channel.deletedAtMs !== undefined || isOpen(world, channel) !== open) {
       return error(400, 400201, `"channel_url" not found.`);
     }
-    if (found[3] === 'members') return open ? undefined : members(request, world, channel);
+    if (found[3] === 'members') return open ? undefined : members(request, world, channel, nowMs);
     return messages(request, world, channel, open);
   },
 };
@@ -85,43 +89,63 @@ function limitOf(request: FakeRequest, name: string, fallback: number, max: numb
   return Math.min(n, max);
 }
 
+/** How long a page token lives in the fake: Sendbird documents no lifetime, only the error (400109). */
+const TOKEN_TTL_MS = 60 * 60 * 1000;
+
 /** A page of `all` from the opaque token: the next token is '' on the last page, as Sendbird writes it. */
-function paged<T>(request: FakeRequest, all: readonly T[], key: string, render: (item: T) => Json): FakeReply {
+function paged<T>(
+  request: FakeRequest,
+  all: readonly T[],
+  key: string,
+  render: (item: T) => Json,
+  nowMs: number,
+): FakeReply {
   const limit = limitOf(request, 'limit', 10, 100);
   if (typeof limit !== 'number') return limit;
   const token = request.url.searchParams.get('token');
   let offset = 0;
   if (token) {
-    const decoded = Number(Buffer.from(token, 'base64url').toString('utf8').replace(/^o:/, ''));
+    const [decoded, givenAt] = Buffer.from(token, 'base64url')
+      .toString('utf8')
+      .replace(/^o:/, '')
+      .split(':')
+      .map(Number);
     if (!Number.isInteger(decoded) || decoded < 0) return error(400, 400109, 'The page token is invalid.');
+    if (!(nowMs - givenAt <= TOKEN_TTL_MS)) return error(400, 400109, 'The page token has expired.');
     offset = decoded;
   }
   const end = Math.min(all.length, offset + Math.max(1, limit));
-  const next = end < all.length ? Buffer.from(`o:${end}`, 'utf8').toString('base64url') : '';
+  const next = end < all.length ? Buffer.from(`o:${end}:${nowMs}`, 'utf8').toString('base64url') : '';
   return { status: 200, body: { [key]: all.slice(offset, end).map(render), next } };
 }
 
-function users(request: FakeRequest, world: FakeWorld): FakeReply {
+function users(request: FakeRequest, world: FakeWorld, nowMs: number): FakeReply {
   const mode = request.url.searchParams.get('active_mode') ?? 'activated';
   const wanted = world.users.filter((u) =>
     mode === 'all' ? true : mode === 'deactivated' ? u.deactivated === true : u.deactivated !== true,
   );
-  return paged(request, wanted, 'users', userObject);
+  return paged(request, wanted, 'users', userObject, nowMs);
 }
 
-function channelList(request: FakeRequest, world: FakeWorld, open: boolean): FakeReply {
+function channelList(request: FakeRequest, world: FakeWorld, open: boolean, nowMs: number): FakeReply {
   const showMembers = request.url.searchParams.get('show_member') === 'true';
   const showEmpty = request.url.searchParams.get('show_empty') === 'true';
   const wanted = world.channels.filter(
-    (c) => isOpen(world, c) === open && (open || showEmpty || world.messageCount(c.id) > 0),
+    (c) =>
+      c.deletedAtMs === undefined && isOpen(world, c) === open && (open || showEmpty || world.messageCount(c.id) > 0),
   );
   return open
-    ? paged(request, wanted, 'channels', (c) => openChannelObject(world, c))
-    : paged(request, wanted, 'channels', (c) => groupChannelObject(world, c, showMembers));
+    ? paged(request, wanted, 'channels', (c) => openChannelObject(world, c), nowMs)
+    : paged(request, wanted, 'channels', (c) => groupChannelObject(world, c, showMembers), nowMs);
 }
 
-function members(request: FakeRequest, world: FakeWorld, channel: FakeChannel): FakeReply {
-  return paged(request, channel.members, 'members', (m) => memberObject(world, m));
+function members(request: FakeRequest, world: FakeWorld, channel: FakeChannel, nowMs: number): FakeReply {
+  const mode = request.url.searchParams.get('member_active_mode_filter') ?? 'activated';
+  const wanted = channel.members.filter((m) => {
+    const deactivated = world.user(m.userId)?.deactivated === true;
+    return mode === 'all' || (mode === 'deactivated' ? deactivated : !deactivated);
+  });
+  return paged(request, wanted, 'members', (m) => memberObject(world, m), nowMs);
 }
 
 /**

@@ -1,8 +1,12 @@
 /**
  * The fake Stream API's routes over the world, with Stream's page limits: Query Users (keyset on id,
- * 100), Query Channels (offset, 30), Query Members (offset, 100), the channel query's messages (300:
- * the latest, or around `id_lt`/`id_gt`/`created_at_after_or_equal`), a thread's replies (300), Search
- * (100, a `next` cursor) and one message; and the CDN's signed, expiring links.
+ * 100), Query Channels (30; `created_at`/`cid` filters; an offset past 1000 answers as 1000 does, as
+ * reports of the real one say), Query Members (100; `created_at`/`user_id` filters; offset at most
+ * 10,000, QueryMembersPayload's maximum), the channel query's messages (300: the latest, or around
+ * `id_lt`/`id_gt`/`created_at_after_or_equal`), a thread's replies (300: the latest unless sorted by
+ * `created_at` ascending, as Stream's "Get the latest 20 replies"), Search (100, a `next` cursor) and
+ * one message; and the CDN's signed, expiring links. A deleted channel (`DELETE /__fake/channels/<id>`)
+ * is left out of lists and answers 404, code 16.
  */
 import { timingSafeEqual } from 'node:crypto';
 import {
@@ -26,6 +30,9 @@ interface WorldState {
   byCid: Map<string, FakeChannel>;
 }
 
+/** The channel types whose search is off (Update Channel Type, `PUT /channeltypes/{name}` `{"search": false}`). */
+const unsearchable = (world: FakeWorld) => world.memo('stream:unsearchable', () => new Set<string>());
+
 function stateOf(world: FakeWorld): WorldState {
   const held = world.memo('stream:state', () => ({ state: undefined as WorldState | undefined }));
   let s = held.state;
@@ -45,6 +52,30 @@ const capped = (v: unknown, max: number, fallback: number) =>
   typeof v === 'number' && v > 0 ? Math.min(v, max) : fallback;
 const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
 const timeOf = (v: unknown): number | undefined => (typeof v === 'string' ? Date.parse(v) : undefined);
+
+/** Whether `value` passes the filter operators the fake honours on one field ($eq, $gt, $gte, $lt, $lte). */
+function passes<T extends number | string>(value: T, condition: unknown, read: (v: unknown) => T | undefined) {
+  if (condition === undefined) return true;
+  const ops = typeof condition === 'object' && condition !== null ? (condition as Json) : { $eq: condition };
+  const at = (op: string) => read(ops[op]);
+  const [eq, gt, gte, lt, lte] = ['$eq', '$gt', '$gte', '$lt', '$lte'].map(at);
+  return (
+    (eq === undefined || value === eq) &&
+    (gt === undefined || value > gt) &&
+    (gte === undefined || value >= gte) &&
+    (lt === undefined || value < lt) &&
+    (lte === undefined || value <= lte)
+  );
+}
+const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+/** Stream's answer for a channel that is not there. */
+const notFound = (what: string): FakeReply => ({
+  status: 404,
+  body: { code: 16, message: `${what} failed with error: "Not Found"`, StatusCode: 404, duration: '0.00ms' },
+});
+/** The offset Stream's Query Channels honours at most; past it the same page comes again. */
+const CHANNELS_OFFSET_MAX = 1000;
+const MEMBERS_OFFSET_MAX = 10_000;
 
 function payloadOf(request: FakeRequest): Json | undefined {
   const text = request.url.searchParams.get('payload');
@@ -84,8 +115,12 @@ export function streamRoutes(request: FakeRequest, ctx: FakeContext, secret: str
   }
   if (request.method === 'POST' && path === '/channels') {
     const body = obj(request.body);
-    const offset = typeof body.offset === 'number' ? body.offset : 0;
+    const filter = obj(body.filter_conditions);
+    const offset = Math.min(typeof body.offset === 'number' ? body.offset : 0, CHANNELS_OFFSET_MAX);
     const channels = [...world.channels]
+      .filter((c) => c.deletedAtMs === undefined)
+      .filter((c) => passes(c.createdAtMs, filter.created_at, timeOf))
+      .filter((c) => passes(channelIdentity(c).cid, filter.cid, text))
       .sort((a, b) => a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : 1))
       .slice(offset, offset + capped(body.limit, 30, 10));
     return ok({ channels: channels.map((c) => ({ channel: renderChannel(c, world), members: [], messages: [] })) });
@@ -93,18 +128,20 @@ export function streamRoutes(request: FakeRequest, ctx: FakeContext, secret: str
   if (request.method === 'GET' && path === '/members') {
     const p = payloadOf(request);
     const channel = p && state.byCid.get(`${String(p.type)}:${String(p.id)}`);
-    if (channel === undefined) return bad('QueryMembers failed with error: "channel not found"');
-    const since = timeOf(obj(obj(p?.filter_conditions).created_at).$gte);
+    if (channel === undefined || channel.deletedAtMs !== undefined) return notFound('QueryMembers');
+    const filter = obj(p?.filter_conditions);
     const offset = typeof p?.offset === 'number' ? p.offset : 0;
-    const members = [...channel.members]
-      .sort((a, b) => a.joinedAtMs - b.joinedAtMs || (a.userId < b.userId ? -1 : 1))
-      .filter((m) => since === undefined || m.joinedAtMs >= since)
+    if (offset > MEMBERS_OFFSET_MAX) return bad(`QueryMembers failed with error: "offset must be <= 10000"`);
+    const members = channel.members
+      .filter((m) => passes(m.joinedAtMs, filter.created_at, timeOf) && passes(m.userId, filter.user_id, text))
+      .sort((a, b) => a.joinedAtMs - b.joinedAtMs)
       .slice(offset, offset + capped(p?.limit, 300, 100));
     return ok({ members: members.map((m) => renderMember(m, channel, world)) });
   }
   const query = /^\/channels\/([^/]+)\/([^/]+)\/query$/.exec(path);
   if (request.method === 'POST' && query) {
     const channel = state.byCid.get(`${decodeURIComponent(query[1])}:${decodeURIComponent(query[2])}`);
+    if (channel?.deletedAtMs !== undefined) return notFound('GetOrCreateChannel');
     if (channel === undefined)
       return bad(
         'GetOrCreateChannel failed with error: "either data.created_by or data.created_by_id must be provided"',
@@ -127,12 +164,26 @@ export function streamRoutes(request: FakeRequest, ctx: FakeContext, secret: str
     const after = request.url.searchParams.get('id_gt');
     const from = after === null ? 0 : thread.indexes.findIndex((i) => world.messageAt(channel.id, i).id === after) + 1;
     const limit = capped(Number(request.url.searchParams.get('limit')), 300, 100);
-    return ok({ messages: thread.indexes.slice(from, from + limit).map((i) => message(channel, i)) });
+    const wanted = thread.indexes.slice(from);
+    // Unsorted (or newest first), Stream answers the latest replies of those asked, oldest first.
+    const page = oldestFirst(request.url.searchParams.get('sort'))
+      ? wanted.slice(0, limit)
+      : wanted.slice(Math.max(0, wanted.length - limit));
+    return ok({ messages: page.map((i) => message(channel, i)) });
+  }
+  const channelType = /^\/channeltypes\/([^/]+)$/.exec(path);
+  if (request.method === 'PUT' && channelType) {
+    const name = decodeURIComponent(channelType[1]);
+    const search = obj(request.body).search;
+    if (typeof search === 'boolean') unsearchable(world)[search ? 'delete' : 'add'](name);
+    return ok({ name, search: !unsearchable(world).has(name) });
   }
   if (request.method === 'GET' && path === '/search') {
     const p = payloadOf(request);
     const channel = p && state.byCid.get(String(obj(p.filter_conditions).cid));
     if (channel === undefined) return ok({ results: [] });
+    if (unsearchable(world).has(channelIdentity(channel).type))
+      return bad('Search failed with error: "There are no searchable channels"');
     const since = timeOf(obj(obj(p?.message_filter_conditions).created_at).$gte) ?? 0;
     const start =
       typeof p?.next === 'string'
@@ -154,6 +205,16 @@ export function streamRoutes(request: FakeRequest, ctx: FakeContext, secret: str
     return streamErrorNotFound(id);
   }
   return undefined;
+}
+
+/** Whether a replies `sort` parameter asks `created_at` ascending: `[{"field":"created_at","direction":1}]`. */
+function oldestFirst(sort: string | null): boolean {
+  try {
+    const first = obj((JSON.parse(sort ?? '[]') as unknown[])[0]);
+    return first.field === 'created_at' && first.direction === 1;
+  } catch {
+    return false;
+  }
 }
 
 function streamErrorNotFound(id: string): FakeReply {

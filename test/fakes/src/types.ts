@@ -39,6 +39,8 @@ export interface FakeChannel {
   updatedAtMs: number;
   creatorId: string;
   members: FakeMember[];
+  /** Set by `DELETE /__fake/channels/<id>`: a fake that honours it answers as its source does for a deleted channel. */
+  deletedAtMs?: number;
 }
 
 export interface FakeAttachment {
