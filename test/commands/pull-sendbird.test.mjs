@@ -67,7 +67,7 @@ const messagesRequests = (stats) =>
     .reduce((n, [, c]) => n + c, 0);
 
 test('pull, import, verify: every record once; a --since auto after new posts adds just those', async (t) => {
-  const fake = await startFake(t, { world: { users: 40, channels: 8, messages: 2500, seed: 7 } });
+  const fake = await startFake(t, { world: { users: 40, channels: 4, messages: 1000, seed: 7 } });
   const dir = await tempDir('cm-pull-sb-');
   const first = await pull(fake, dir);
   assert.equal(first.code, 0, first.stderr);

@@ -108,7 +108,7 @@ test('the preset reads a v2 export: a two-member !members- channel from member l
 });
 
 test('pull stream, import, verify: every record once; a delta reads a page a channel and sends the new', async (t) => {
-  const fake = await startFake(t, { world: { users: 15, channels: 8, messages: 1500, seed: 5 } });
+  const fake = await startFake(t, { world: { users: 15, channels: 6, messages: 700, seed: 5 } });
   const dir = await tempDir('cm-pull-stream-');
   const warnings = [];
   const warned = (w) => warnings.push(w.name);

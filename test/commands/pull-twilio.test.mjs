@@ -54,7 +54,7 @@ async function importPull(box, dir, out, extra = {}, env = {}) {
 }
 
 test('pull twilio, import, verify: every record once; --since auto sends exactly the new ones', async (t) => {
-  const fake = await startFake(t, { world: { users: 30, channels: 12, messages: 1500, seed: 7 } });
+  const fake = await startFake(t, { world: { users: 20, channels: 6, messages: 700, seed: 7 } });
   const out = path.join(await tempDir('cm-pull-twilio-'), 'pulled');
   // The base URL as Twilio's pages write it, with its version.
   const v1 = { ...fake, url: `${fake.url}/v1` };
