@@ -34,6 +34,11 @@ export interface EntityVerdict {
   skipped: number;
   /** Items the service listed. */
   serviceRead: number;
+  /**
+   * Compared fields the export gives that no item the service listed carries at all: not compared,
+   * so neither counted nor repaired as different (the service does not show them).
+   */
+  notShown?: string[];
   missingRecords: LocatedRecord[];
   differentRecords: DifferentRecord[];
 }
