@@ -20,6 +20,8 @@ export interface Compared {
   differing: Map<number, (string | null)[]>;
   /** Bits of the compared fields that were compared: the export gave them and the service shows them. */
   compared: number;
+  /** The most expected records held in memory at once (one part's). */
+  heldAtMost: number;
 }
 
 export interface CompareOptions {
@@ -43,7 +45,14 @@ export function compareParts(
   options: CompareOptions,
 ): Compared {
   const compared = service.read === 0 ? expected.given : expected.given & service.shown;
-  const out: Compared = { verdict: emptyVerdict(), matched: 0, flaggedFiles: [], differing: new Map(), compared };
+  const out: Compared = {
+    verdict: emptyVerdict(),
+    matched: 0,
+    flaggedFiles: [],
+    differing: new Map(),
+    compared,
+    heldAtMost: 0,
+  };
   const v = out.verdict;
   v.serviceRead = service.read;
   let differing: { offset: number; length: number; ord: number }[] = [];
@@ -51,6 +60,7 @@ export function compareParts(
   for (let p = 0; p < service.parts; p++) {
     const index = expected.load(p, options.sample, compared, digestOf);
     let partExtras = 0;
+    out.heldAtMost = Math.max(out.heldAtMost, index.size);
     for (const item of service.part(p)) {
       const i = item.key === 0 ? -1 : index.find(item.key);
       if (i < 0) {

@@ -83,6 +83,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
       return ids;
     };
     const outsideKeys = outsideKeysOf(options.outsideExport);
+    const held = { parts: 0, atMost: 0 };
     for (const entity of ENTITY_ORDER) {
       const expected = side.spills[entity];
       if (!entities.has(entity) || expected === undefined) continue;
@@ -125,6 +126,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
       if (hidden !== 0) verdict.notShown = COMPARED_FIELDS[entity].filter((_, i) => hidden & (1 << i)).map((f) => f.name);
       verdicts[entity] = verdict;
       compared[entity] = result;
+      held.parts = Math.max(held.parts, parts);
+      held.atMost = Math.max(held.atMost, result.heldAtMost);
       counts.read = lookedFor;
       counts.alreadyPresent = result.matched;
       counts.elapsedMs = clock.now() - phaseStart;
@@ -152,6 +155,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
       requests,
       retries,
       elapsedMs: Date.now() - started,
+      held,
     };
   } finally {
     for (const s of spills) s.values.close();

@@ -54,6 +54,8 @@ export interface VerifyResult {
   requests: number;
   retries: number;
   elapsedMs: number;
+  /** How the comparison was held: in how many parts, the most expected records in memory at once. */
+  held?: { parts: number; atMost: number };
   /** With --repair: what was sent again before this (second) verification. */
   repair?: RepairOutcome;
 }
