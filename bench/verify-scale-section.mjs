@@ -2,11 +2,12 @@
 // size is generated (NDJSON only), imported into a sandbox process that keeps records, then verified;
 // with a baseline build (`--verify-baseline path/to/bin/chat-migrate.js`, an older checkout), the same
 // sandbox is verified by it first, so both times come from one import on one machine.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BENCH, BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild } from './children.mjs';
 import { ensureDataset } from './generate.mjs';
 import { mb, num } from './table.mjs';
+import { writeVerifyConfig } from './verify-section.mjs';
 
 export const VERIFY_SCALE_RESULTS = path.join(BENCH, 'verify-scale-results.json');
 const ENTITIES = ['users', 'groups', 'members', 'messages'];
@@ -43,24 +44,7 @@ export async function measureVerifyScale({ sizes, concurrency, baselineBin, bin 
     const ds = ensureDataset({ users: 10_000, groups: 1_000, members: 50_000, messages, formats: ['ndjson'] }, log);
     const sb = await startSandboxChild({ keepRecords: true });
     try {
-      const dir = path.join(RUN_DIR, `verify-scale-${messages}`);
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true });
-      const config = path.join(dir, '.migrate.config.json');
-      const sources = Object.fromEntries(
-        ENTITIES.map((e) => [e, { path: e === 'messages' ? ds.messages.ndjson : ds[e] }]),
-      );
-      const settings = {
-        baseUrl: sb.url,
-        concurrency,
-        requestsPerMinute: 1e9,
-        restRequestsPerMinute: 1e9,
-        retentionDays: 0,
-        checkpoint: path.join(dir, 'checkpoint.json'),
-        rejects: path.join(dir, 'rejects.ndjson'),
-        sources,
-      };
-      writeFileSync(config, JSON.stringify(settings, null, 2), { mode: 0o600 });
+      const config = writeVerifyConfig(path.join(RUN_DIR, `verify-scale-${messages}`), sb.url, ds, concurrency);
       const env = { MIGRATE_API_KEY: SANDBOX_KEY };
       log(`verify-scale ${num(messages)}: importing into a sandbox that keeps records ...`);
       const imported = await runNode(BIN, ['import', '--json', '--fresh', '-c', config], {
@@ -80,7 +64,7 @@ export async function measureVerifyScale({ sizes, concurrency, baselineBin, bin 
       entry.current = await verifyOnce(bin, config, env);
       log(`verify-scale ${num(messages)}: ${JSON.stringify(entry.current)}`);
       out[messages] = entry;
-      rowsOf(entry).forEach((r) => row(...r));
+      for (const r of rowsOf(entry)) row(...r);
     } finally {
       await sb.stop();
     }
@@ -104,9 +88,10 @@ export function rowsOf(entry) {
   ];
   if (baseline) {
     const ratio = current.ms / baseline.ms;
+    const before = mb(baseline.rss?.maxRssBytes);
     rows.push([
       'verify-scale',
-      `verify time at ${num(messages)} messages, against the build before (peak RSS then ${mb(baseline.rss?.maxRssBytes)})`,
+      `verify time at ${num(messages)} messages, against the build before (its peak RSS ${before})`,
       `${(current.ms / 1000).toFixed(0)} s vs ${(baseline.ms / 1000).toFixed(0)} s (x${ratio.toFixed(2)})`,
       '<= x1.25',
       ratio <= 1.25,

@@ -38,11 +38,14 @@ test('verify in many parts finds what one part finds, whatever order the service
   assert.equal(b.held.parts, 12);
   assert.ok(b.held.atMost <= 12, `held ${b.held.atMost} records at once`);
   const m = b.entities.messages;
-  assert.deepEqual({ missing: m.missing, different: m.different, present: m.present }, {
-    missing: 3,
-    different: 1,
-    present: 56,
-  });
+  assert.deepEqual(
+    { missing: m.missing, different: m.different, present: m.present },
+    {
+      missing: 3,
+      different: 1,
+      present: 56,
+    },
+  );
   assert.deepEqual(m.differentRecords[0].fields, [{ field: 'text', expected: 'hello twenty', actual: 'hello 20' }]);
 
   // The text report lists them in the export's order, and --repair sends the missing ones in either way.

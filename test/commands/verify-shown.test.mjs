@@ -28,11 +28,14 @@ test('group reads without metadata: not compared, said once; a name that differs
   const run = await verify(ws.dir, ['--json']);
   assert.equal(run.code, 0, run.stdout);
   const g = JSON.parse(run.stdout).entities.groups;
-  assert.deepEqual({ present: g.present, different: g.different, notShown: g.notShown }, {
-    present: 3,
-    different: 0,
-    notShown: ['metadata'],
-  });
+  assert.deepEqual(
+    { present: g.present, different: g.different, notShown: g.notShown },
+    {
+      present: 3,
+      different: 0,
+      notShown: ['metadata'],
+    },
+  );
   // Every field the users were sent with is shown: nothing is said of them.
   assert.equal(JSON.parse(run.stdout).entities.users.notShown, undefined);
   const text = await verify(ws.dir);
@@ -74,5 +77,8 @@ test('group reads with metadata: a metadata that differs is different, and nothi
   const g = JSON.parse(run.stdout).entities.groups;
   assert.equal(g.different, 1);
   assert.equal(g.notShown, undefined);
-  assert.deepEqual(g.differentRecords[0].fields.map((f) => f.field), ['metadata']);
+  assert.deepEqual(
+    g.differentRecords[0].fields.map((f) => f.field),
+    ['metadata'],
+  );
 });

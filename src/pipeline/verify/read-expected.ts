@@ -37,8 +37,9 @@ export interface ExpectedSide {
 
 /**
  * Reads the export as import does (same plans, mapping and checks, in import order) and spills a
- * hash of each compared field of each record the import would send, with its place among the records. Records the checks refuse are counted apart: the
- * import never sent them, and the rejects file lists them.
+ * hash of each compared field of each record the import would send, with its place among the
+ * records. Records the checks refuse are counted apart: the import never sent them, and the
+ * rejects file lists them.
  */
 export async function readExpected(options: ExpectedOptions): Promise<ExpectedSide> {
   const configured = new Set(options.plans.map((p) => p.entity.name));

@@ -123,7 +123,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
       verdict.refused = side.refused[entity] ?? 0;
       verdict.skipped += side.skipped[entity] ?? 0;
       const hidden = expected.given & ~result.compared;
-      if (hidden !== 0) verdict.notShown = COMPARED_FIELDS[entity].filter((_, i) => hidden & (1 << i)).map((f) => f.name);
+      if (hidden !== 0)
+        verdict.notShown = COMPARED_FIELDS[entity].filter((_, i) => hidden & (1 << i)).map((f) => f.name);
       verdicts[entity] = verdict;
       compared[entity] = result;
       held.parts = Math.max(held.parts, parts);

@@ -5,7 +5,7 @@
  * part is then compared in memory on its own (a grace hash join). The service's values go to a log
  * read back only for the records the report names.
  */
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { COMPARED_FIELDS } from './compared-fields.js';
 import { ExpectedIndex } from './expected-index.js';
@@ -90,6 +90,7 @@ export class ExportSpill {
       new Uint8Array(out.buffer, out.byteOffset, size).set(new Uint8Array(v.buffer, v.byteOffset, size));
     }
     for (const w of writers) w.close();
+    rmSync(this.writer.file);
     this.parts = writers.map((w) => w.file);
   }
 
