@@ -64,7 +64,8 @@ export async function measureVerifyScale({ sizes, concurrency, baselineBin, bin 
       entry.current = await verifyOnce(bin, config, env);
       log(`verify-scale ${num(messages)}: ${JSON.stringify(entry.current)}`);
       out[messages] = entry;
-      for (const r of rowsOf(entry)) row(...r);
+      entry.rows = rowsOf(entry);
+      for (const r of entry.rows) row(...r);
     } finally {
       await sb.stop();
     }
