@@ -458,7 +458,8 @@ const results = {
   interference,
   details,
 };
-// A run of the pull or verify-scale sections alone leaves the import's results (and the page's other figures) as they were.
+// A run of the pull or verify-scale sections alone leaves the import's results (and the page's other
+// figures) as they were.
 const pullOnly = [...only].every((s) => s === 'pull' || s === 'verify-scale');
 const tmp = `${opts.out}.tmp`;
 if (!pullOnly) {
