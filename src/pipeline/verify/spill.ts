@@ -67,7 +67,7 @@ export function* spillRecords(file: string, recordSize: number): Generator<DataV
 /** Appends text lines and says where each starts: service items' values, read back for a few. */
 export class TextLog {
   private readonly fd: number;
-  private chunks: Buffer[] = [];
+  private texts: string[] = [];
   private pending = 0;
   private offset = 0;
 
@@ -75,13 +75,13 @@ export class TextLog {
     this.fd = openSync(file, 'w+', 0o600);
   }
 
-  /** Appends `text`; returns its offset and byte length. */
+  /** Appends `text`; returns its offset and byte length. Encoded a chunk at a time, not a line at a time. */
   append(text: string): { offset: number; length: number } {
-    const bytes = Buffer.from(text, 'utf8');
-    const at = { offset: this.offset, length: bytes.length };
-    this.chunks.push(bytes);
-    this.pending += bytes.length;
-    this.offset += bytes.length;
+    const length = Buffer.byteLength(text, 'utf8');
+    const at = { offset: this.offset, length };
+    this.texts.push(text);
+    this.pending += length;
+    this.offset += length;
     if (this.pending >= CHUNK) this.flush();
     return at;
   }
@@ -105,10 +105,10 @@ export class TextLog {
 
   private flush(): void {
     if (this.pending === 0) return;
-    const all = Buffer.concat(this.chunks);
+    const all = Buffer.from(this.texts.join(''), 'utf8');
     let done = 0;
     while (done < all.length) done += writeSync(this.fd, all, done, all.length - done);
-    this.chunks = [];
+    this.texts = [];
     this.pending = 0;
   }
 }
