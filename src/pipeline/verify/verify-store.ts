@@ -186,8 +186,8 @@ export class ServiceSpill {
 export const FLAGGED_SIZE = 8;
 
 /**
- * The ords of the records flagged missing or different, over all parts, in ascending order: each part's
- * file is in order, so this merges them. `states` gets each one's state.
+ * The records flagged missing or different, over all parts, by ascending ord, with their state: each
+ * part's file is in order, so this merges them.
  */
 export function* flaggedInOrder(files: string[]): Generator<{ ord: number; state: number }> {
   const streams = files.map((f) => spillRecords(f, FLAGGED_SIZE));
