@@ -157,6 +157,7 @@ function verifyScaleSection(scale) {
       'with the export. A run replaces the rows of the sizes it measured.',
     '',
     formatTable(rows),
+    ...measured.filter((m) => m.note).map((m) => `\n${m.messages.toLocaleString('en-US')} messages: ${m.note}`),
   ].join('\n');
 }
 

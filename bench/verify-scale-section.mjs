@@ -73,6 +73,9 @@ export async function measureVerifyScale({ sizes, concurrency, baselineBin, bin 
   return out;
 }
 
+/** The process's CPU seconds: steadier than wall time on a shared machine. */
+const cpuSeconds = (run) => ((run.rss?.userCpuMs + run.rss?.systemCpuMs) / 1000).toFixed(1);
+
 /** The rows of one size, from its kept entry (the page renders them from the results file). */
 export function rowsOf(entry) {
   const { messages, current, baseline } = entry;
@@ -93,7 +96,8 @@ export function rowsOf(entry) {
     rows.push([
       'verify-scale',
       `verify time at ${num(messages)} messages, against the build before (its peak RSS ${before})`,
-      `${(current.ms / 1000).toFixed(0)} s vs ${(baseline.ms / 1000).toFixed(0)} s (x${ratio.toFixed(2)})`,
+      `${(current.ms / 1000).toFixed(0)} s vs ${(baseline.ms / 1000).toFixed(0)} s (x${ratio.toFixed(2)}); ` +
+        `CPU ${cpuSeconds(current)} s vs ${cpuSeconds(baseline)} s`,
       '<= x1.25',
       ratio <= 1.25,
     ]);
