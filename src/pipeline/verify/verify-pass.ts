@@ -93,7 +93,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
       const phaseStart = clock.now();
       // The bar counts the service's items read, of the export's records looked for; what matched is
       // known once the reading is done (the comparison waits for every item: see verify-store.ts).
-      const lookedFor = options.sample > 0 ? Math.min(options.sample, expected.count) : expected.count;
+      const lookedFor = options.sample > 0 ? Math.min(options.sample, expected.count) : expected.distinct();
       options.events.phaseStarted(entity, lookedFor);
       const service = new ServiceSpill(dir, entity, parts);
       spills.push(service);

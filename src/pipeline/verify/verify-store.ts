@@ -94,6 +94,19 @@ export class ExportSpill {
     this.parts = writers.map((w) => w.file);
   }
 
+  /**
+   * The records the comparison looks for: each key once (a repeat of an id is not looked for again).
+   * A pass over the parts before the service is read, so progress can announce an exact total.
+   */
+  distinct(): number {
+    let n = 0;
+    for (let p = 0; p < this.parts.length; p++) {
+      const index = this.load(p, 0, 0, () => 0);
+      n += index.size - index.repeats;
+    }
+    return n;
+  }
+
   /** Part `p` as an index, each digest over the fields in `compared`. */
   load(p: number, sample: number, compared: number, digest: (hashes: Uint32Array, mask: number) => number) {
     const size = exportRecordSize(this.fields);
