@@ -38,7 +38,15 @@ async function verifyOnce(bin, config, env) {
  * `sizes`: message counts (the other entities as at scale 1). `beforeNew`: awaited before the new build
  * verifies (a hook for a driver that measures the baseline while the new build is still being made).
  */
-export async function measureVerifyScale({ sizes, concurrency, baselineBin, bin = BIN, log, row, beforeNew }) {
+export async function measureVerifyScale({
+  sizes,
+  concurrency,
+  baselineBin = undefined,
+  bin = BIN,
+  log,
+  row,
+  beforeNew = undefined,
+}) {
   const out = {};
   for (const messages of sizes) {
     const ds = ensureDataset({ users: 10_000, groups: 1_000, members: 50_000, messages, formats: ['ndjson'] }, log);
