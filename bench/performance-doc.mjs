@@ -131,7 +131,37 @@ function pullSection(pull) {
   ].join('\n');
 }
 
-export function renderPerformanceDoc(results, pull) {
+/** Verify's memory and time by size, from bench/verify-scale-results.json (none: not measured yet). */
+function verifyScaleSection(scale) {
+  const head = '## Verify at scale';
+  const measured = Object.values(scale?.sizes ?? {}).sort((a, b) => a.messages - b.messages);
+  if (measured.length === 0) return `${head}\n\nNot measured yet: \`npm run bench -- --only verify-scale\`.`;
+  const rows = measured.flatMap(({ rows: kept, startedAt, commit }) =>
+    kept.map(([section, metric, measuredText, target, pass]) => ({
+      section,
+      metric: cell(`${metric} (${startedAt.slice(0, 10)}, ${commit ?? '?'})`),
+      measured: cell(measuredText),
+      target: cell(target),
+      pass,
+    })),
+  );
+  return [
+    head,
+    '',
+    '`npm run bench -- --only verify-scale [--verify-scale-sizes 1000000,10000000] [--verify-baseline ' +
+      'old/bin/chat-migrate.js]`: each size (10,000 users, 1,000 groups, 50,000 members and the messages, ' +
+      'NDJSON) is imported into a sandbox process that keeps records, then verified, unthrottled; peak RSS ' +
+      "is the verify process's own. With a baseline (a checkout of the build before), that build verifies " +
+      'the same sandbox first, so both times come from one import on one machine. Verify holds its ' +
+      'comparison on disk in parts (docs/verify.md, "Reads, rate and size"); its memory does not grow ' +
+      'with the export. A run replaces the rows of the sizes it measured.',
+    '',
+    formatTable(rows),
+    ...measured.filter((m) => m.note).map((m) => `\n${m.messages.toLocaleString('en-US')} messages: ${m.note}`),
+  ].join('\n');
+}
+
+export function renderPerformanceDoc(results, pull, verifyScale) {
   const rows = results.rows.map((r) => ({
     ...r,
     metric: cell(r.metric),
@@ -160,6 +190,8 @@ export function renderPerformanceDoc(results, pull) {
     `${verdict} The raw figures are in \`bench/results.json\`.${noiseNote(results)}`,
     '',
     pullSection(pull),
+    '',
+    verifyScaleSection(verifyScale),
     '',
     `${stale}${NOTES}`,
     '',

@@ -11,27 +11,30 @@ const ENTITIES = ['users', 'groups', 'members', 'messages'];
 /** Verify's RSS budget, the same as import's and validate's (issue 15 point 5). */
 const MEMORY_LIMIT = 150 * 2 ** 20;
 
+/** A fresh folder with a config importing `ds` into the sandbox at `url`, unthrottled; returns the config's path. */
+export function writeVerifyConfig(dir, url, ds, concurrency) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const config = path.join(dir, '.migrate.config.json');
+  const sources = Object.fromEntries(ENTITIES.map((e) => [e, { path: e === 'messages' ? ds.messages.ndjson : ds[e] }]));
+  const settings = {
+    baseUrl: url,
+    concurrency,
+    requestsPerMinute: 1e9,
+    restRequestsPerMinute: 1e9,
+    retentionDays: 0,
+    checkpoint: path.join(dir, 'checkpoint.json'),
+    rejects: path.join(dir, 'rejects.ndjson'),
+    sources,
+  };
+  writeFileSync(config, JSON.stringify(settings, null, 2), { mode: 0o600 });
+  return config;
+}
+
 export async function measureVerify({ ds, concurrency, log, row }) {
   const sb = await startSandboxChild({ keepRecords: true });
   try {
-    const dir = path.join(RUN_DIR, 'verify');
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    const config = path.join(dir, '.migrate.config.json');
-    const sources = Object.fromEntries(
-      ENTITIES.map((e) => [e, { path: e === 'messages' ? ds.messages.ndjson : ds[e] }]),
-    );
-    const settings = {
-      baseUrl: sb.url,
-      concurrency,
-      requestsPerMinute: 1e9,
-      restRequestsPerMinute: 1e9,
-      retentionDays: 0,
-      checkpoint: path.join(dir, 'checkpoint.json'),
-      rejects: path.join(dir, 'rejects.ndjson'),
-      sources,
-    };
-    writeFileSync(config, JSON.stringify(settings, null, 2), { mode: 0o600 });
+    const config = writeVerifyConfig(path.join(RUN_DIR, 'verify'), sb.url, ds, concurrency);
     const env = { MIGRATE_API_KEY: SANDBOX_KEY };
     log('verify: importing the main export into a sandbox that keeps records ...');
     const imported = await runNode(BIN, ['import', '--json', '--fresh', '-c', config], { env });

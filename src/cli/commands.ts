@@ -184,6 +184,7 @@ function registerSandboxCommand(program: Command, later: ReturnType<typeof actio
     .option('--tls-key <pem>', 'the private key of --tls-cert')
     .option('--json', 'print {"url", "port"} as JSON when listening (and "ca", the certificate, with --tls)')
     .option('--reads-without-muid', 'reads answer messages without their muid')
+    .option('--group-reads-without-metadata', 'group reads leave metadata out')
     .option(
       '--retention-days <n>',
       'messages older than n days are accepted, never read back (default: keep all)',

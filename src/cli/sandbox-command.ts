@@ -20,6 +20,7 @@ export async function sandboxAction(ctx: CommandContext, flags: SandboxFlags): P
     apiVersion: flags.apiVersion,
     tls: await tlsOption(flags),
     readsWithoutMuid: flags.readsWithoutMuid,
+    groupReadsWithoutMetadata: flags.groupReadsWithoutMetadata,
     retentionDays: flags.retentionDays,
     refuseBeyondRetention: flags.refuseBeyondRetention,
     readRequestsPerMinute: flags.readRate,

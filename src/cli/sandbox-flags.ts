@@ -30,6 +30,7 @@ export interface SandboxFlags {
   tlsKey?: string;
   json?: boolean;
   readsWithoutMuid?: boolean;
+  groupReadsWithoutMetadata?: boolean;
   retentionDays?: number;
   refuseBeyondRetention?: boolean;
   readRate?: number;

@@ -53,6 +53,14 @@ export function formatVerifyText(r: VerifyResult): string {
     );
   }
   for (const [entity, v] of entries(r)) {
+    if (!v.notShown?.length) continue;
+    out.push(
+      `note: not compared for ${entity}: ${v.notShown.join(', ')}: the export gives ` +
+        `${v.notShown.length === 1 ? 'it' : 'them'}, but no item the service's reads listed carries ` +
+        `${v.notShown.length === 1 ? 'it' : 'them'}, so a difference there cannot be seen (not counted, not repaired)`,
+    );
+  }
+  for (const [entity, v] of entries(r)) {
     if (v.refused === 0) continue;
     out.push(
       `note: ${plural(v.refused, singular(entity), entity)} of the export the import does not send ` +

@@ -27,7 +27,12 @@ export function answerReadOrDelete(
     const retainedFrom = config.retentionDays > 0 ? nowSeconds - config.retentionDays * 86_400 : -Infinity;
     const onBehalfOf = req.headers.onbehalfof;
     return answerRead(
-      { store, readsWithoutMuid: config.readsWithoutMuid, retainedFrom },
+      {
+        store,
+        readsWithoutMuid: config.readsWithoutMuid,
+        groupReadsWithoutMetadata: config.groupReadsWithoutMetadata,
+        retainedFrom,
+      },
       path,
       new URLSearchParams(query),
       Array.isArray(onBehalfOf) ? onBehalfOf[0] : onBehalfOf,

@@ -26,11 +26,17 @@ export function userItem(store: RecordStore, uid: string, withTags: boolean): Js
   return item;
 }
 
-export function groupItem(store: RecordStore, guid: string, withTags: boolean): JsonObject {
+/** `shown.metadata` false: the item leaves `metadata` out, as a service might (the read reference does not say). */
+export function groupItem(
+  store: RecordStore,
+  guid: string,
+  withTags: boolean,
+  shown: { metadata: boolean } = { metadata: true },
+): JsonObject {
   const record = store.get('groups', guid);
   const item: JsonObject = { guid };
   if (record !== undefined && record !== true) {
-    pick(record, GROUP_FIELDS, item);
+    pick(record, shown.metadata ? GROUP_FIELDS : GROUP_FIELDS.filter((f) => f !== 'metadata'), item);
     if (record.createdAt !== undefined) item.updatedAt = record.createdAt;
     if (withTags) item.tags = record.tags ?? [];
   }

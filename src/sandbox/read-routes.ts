@@ -13,6 +13,8 @@ export interface RouteAnswer {
 export interface ReadContext {
   store: RecordStore;
   readsWithoutMuid: boolean;
+  /** Group items leave `metadata` out. */
+  groupReadsWithoutMetadata?: boolean;
   /** Messages sent before this (UNIX seconds) are beyond retention: never read. */
   retainedFrom: number;
 }
@@ -45,6 +47,7 @@ function route(ctx: ReadContext, path: string[], query: URLSearchParams, onBehal
   const { store } = ctx;
   const [collection, id, sub] = path;
   const withTags = queryFlag(query, 'withTags');
+  const shown = { metadata: !ctx.groupReadsWithoutMetadata };
   if (path.length > 3 || (path.length === 3 && collection === 'messages')) return undefined;
   const subs = collection === 'users' ? ['messages'] : ['messages', 'members', 'bannedusers'];
   if (sub !== undefined && !subs.includes(sub)) return undefined;
@@ -60,9 +63,9 @@ function route(ctx: ReadContext, path: string[], query: URLSearchParams, onBehal
   }
   if (collection === 'groups') {
     if (id === undefined)
-      return { status: 200, body: pageOf(groupIds(store, query), query, (g) => groupItem(store, g, withTags)) };
+      return { status: 200, body: pageOf(groupIds(store, query), query, (g) => groupItem(store, g, withTags, shown)) };
     if (store.get('groups', id) === undefined) return notFound('ERR_GUID_NOT_FOUND', `group ${id}`);
-    if (sub === undefined) return { status: 200, body: { data: groupItem(store, id, withTags) } };
+    if (sub === undefined) return { status: 200, body: { data: groupItem(store, id, withTags, shown) } };
     if (sub === 'messages') return messageList(ctx, query, { conversation: conversationIndex(store, `group_${id}`) });
     const scopes = query.get('scopes')?.toLowerCase().split(',');
     const members = store.members(id, sub === 'bannedusers').filter((m) => !scopes || scopes.includes(m.scope));

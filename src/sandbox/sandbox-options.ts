@@ -29,6 +29,7 @@ export interface ResolvedOptions {
   /** The version segments reads and deletes are served under (`v3` is always one). */
   readPrefix: RegExp;
   readsWithoutMuid: boolean;
+  groupReadsWithoutMetadata: boolean;
   retentionDays: number;
   /** Messages beyond `retentionDays` fail their request with 500 after the rows before them are stored. */
   refuseBeyondRetention: boolean;
@@ -159,6 +160,7 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions 
     rateHeaders: rateStyle,
     ...importPathFor(options.apiVersion),
     readsWithoutMuid: options.readsWithoutMuid ?? false,
+    groupReadsWithoutMetadata: options.groupReadsWithoutMetadata ?? false,
     retentionDays: count('retentionDays', options.retentionDays, 0, 0),
     refuseBeyondRetention: refusesOld(options),
     readRequestsPerMinute: count('readRequestsPerMinute', options.readRequestsPerMinute, 0, 0),

@@ -68,6 +68,8 @@ export interface SandboxOptions {
   apiVersion?: string;
   /** Reads answer messages without `muid` (the read contract does not promise it). */
   readsWithoutMuid?: boolean;
+  /** Group reads leave `metadata` out (the read reference does not show whether they echo it). */
+  groupReadsWithoutMetadata?: boolean;
   /** Messages older than this many days (by sentAt) are accepted by imports, never returned by reads; 0 = keep all. */
   retentionDays?: number;
   /**

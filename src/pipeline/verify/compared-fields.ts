@@ -37,18 +37,22 @@ export interface ComparedField {
   name: string;
   fromExport: Read;
   fromService: Read;
+  /** Whether a service item carries the field at all (present, if empty): a field no item carries is not compared. */
+  shownIn: (item: Obj) => boolean;
 }
 
 const same = (name: string, read: (v: unknown) => string | undefined): ComparedField => ({
   name,
   fromExport: (r) => read(r[name]),
   fromService: (r) => read(r[name]),
+  shownIn: (r) => r[name] !== undefined,
 });
 
 const messageData = (name: string, path: string, read: (v: unknown) => string | undefined): ComparedField => ({
   name,
   fromExport: (r) => read(dataOf(r)[path]),
   fromService: (r) => read(dataOf(r)[path]),
+  shownIn: (r) => dataOf(r)[path] !== undefined,
 });
 
 const attachmentCount = (r: Obj): string | undefined => {
@@ -77,7 +81,8 @@ export const COMPARED_FIELDS: Readonly<Record<EntityName, readonly ComparedField
   members: [
     same('scope', plain),
     // Only a ban is compared: a member not banned may be sent without the flag or with false.
-    same('isBanned', (v) => (v === true ? 'true' : undefined)),
+    // Always shown: the banned list it comes from is read for every group.
+    { ...same('isBanned', (v) => (v === true ? 'true' : undefined)), shownIn: () => true },
   ],
   messages: [
     same('sender', lower),
@@ -87,49 +92,77 @@ export const COMPARED_FIELDS: Readonly<Record<EntityName, readonly ComparedField
     same('category', plain),
     same('type', plain),
     messageData('text', 'text', plain),
-    { name: 'attachments', fromExport: attachmentCount, fromService: attachmentCount },
+    {
+      name: 'attachments',
+      fromExport: attachmentCount,
+      fromService: attachmentCount,
+      shownIn: (r) => dataOf(r).attachments !== undefined,
+    },
     same('tags', tags),
     messageData('metadata', 'metadata', object),
   ],
 };
 
-/** The export's side: which compared fields it gave (a bit each) and a 32-bit digest of their values. */
-export function exportDigest(entity: EntityName, payload: JsonObject): { mask: number; digest: number } {
+/** A field's value as a 32-bit number; an absent value has its own. */
+const fieldHash = (value: string | undefined): number =>
+  value === undefined ? 0x02020202 : (hash53(value) % 4294967296) >>> 0;
+
+/** The export's side: which compared fields it gave (a bit each) and a 32-bit hash of each value. */
+export function exportFields(entity: EntityName, payload: JsonObject, hashes: Uint32Array): number {
   const fields = COMPARED_FIELDS[entity];
   let mask = 0;
-  let text = '';
   for (let i = 0; i < fields.length; i++) {
     const value = fields[i].fromExport(payload);
-    if (value === undefined) continue;
-    mask |= 1 << i;
-    text += `${i}\u0000${value}\u0001`;
+    hashes[i] = fieldHash(value);
+    if (value !== undefined) mask |= 1 << i;
   }
-  return { mask, digest: (hash53(text) % 4294967296) >>> 0 };
+  return mask;
 }
 
-/** The service's side, over the fields the export gave (`mask`): equal to the export's when they agree. */
-export function serviceDigest(entity: EntityName, item: Obj, mask: number): number {
+/** The service's side: which compared fields the item carries (a bit each), each value's hash, and the values. */
+export function serviceFields(
+  entity: EntityName,
+  item: Obj,
+  hashes: Uint32Array,
+): { shown: number; values: (string | null)[] } {
   const fields = COMPARED_FIELDS[entity];
-  let text = '';
+  let shown = 0;
+  const values: (string | null)[] = [];
   for (let i = 0; i < fields.length; i++) {
-    if ((mask & (1 << i)) === 0) continue;
-    text += `${i}\u0000${fields[i].fromService(item) ?? '\u0002'}\u0001`;
+    const value = fields[i].fromService(item);
+    hashes[i] = fieldHash(value);
+    values.push(value ?? null);
+    if (fields[i].shownIn(item)) shown |= 1 << i;
   }
-  return (hash53(text) % 4294967296) >>> 0;
+  return { shown, values };
 }
 
-/** The names of the fields that differ, with both values, for the report. */
+/** One 32-bit digest of the fields in `mask`: equal on both sides when every one of them agrees. */
+export function digestOf(hashes: Uint32Array, mask: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < hashes.length; i++) {
+    if ((mask & (1 << i)) === 0) continue;
+    h = Math.imul(h ^ hashes[i], 0x01000193) ^ Math.imul(i + 1, 0x9e3779b1);
+    h ^= h >>> 15;
+  }
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return (h ^ (h >>> 13)) >>> 0;
+}
+
+/** The names of the fields in `compared` that differ, with both values, for the report. */
 export function differingFields(
   entity: EntityName,
   payload: JsonObject,
-  item: Obj,
+  serviceValues: readonly (string | null)[],
+  compared: number,
 ): { field: string; expected: string; actual: string }[] {
   const out: { field: string; expected: string; actual: string }[] = [];
-  for (const f of COMPARED_FIELDS[entity]) {
+  COMPARED_FIELDS[entity].forEach((f, i) => {
+    if ((compared & (1 << i)) === 0) return;
     const expected = f.fromExport(payload);
-    if (expected === undefined) continue;
-    const actual = f.fromService(item);
+    if (expected === undefined) return;
+    const actual = serviceValues[i] ?? undefined;
     if (actual !== expected) out.push({ field: f.name, expected, actual: actual ?? '(none)' });
-  }
+  });
   return out;
 }

@@ -1,8 +1,8 @@
 /**
- * What verify holds of the export: per expected record a few numbers, never the record. A million
- * messages cost 15 bytes each (the id's 53-bit hash, the compared fields' 32-bit digest and which
- * fields the export set, and what the service showed of it), plus an open-addressing table of ids:
- * ~23 MB in all, where a Map of id strings would take ~100.
+ * What verify holds of one part of the export at a time (verify-store.ts): per expected record a few
+ * numbers, never the record: 19 bytes each (the id's 53-bit hash, the compared fields' 32-bit digest
+ * and which fields the export set, its place in the export, and what the service showed of it), plus
+ * an open-addressing table of ids, where a Map of id strings would take five times as much.
  */
 
 /** Not seen on the service (yet). */
@@ -30,10 +30,9 @@ export function hash53(text: string, seed = 0): number {
 /** The key verify matches on: the service lower-cases ids (docs/verify.md), so `Bob` and `bob` are one. */
 export const keyOf = (id: string): number => hash53(id.toLowerCase());
 
-/** State bits beside UNSEEN/SAME/DIFFERENT: beyond retention, a repeated id, met by the second reading. */
+/** State bits beside UNSEEN/SAME/DIFFERENT: beyond retention, a repeated id. */
 const BEYOND = 16;
 const REPEAT = 32;
-const VISITED = 64;
 
 export interface ExpectedEntry {
   key: number;
@@ -42,6 +41,8 @@ export interface ExpectedEntry {
   mask: number;
   /** A message older than the retention window: not readable, never missing. */
   beyondRetention: boolean;
+  /** Its place among the export's records as both readings meet them. */
+  ord: number;
 }
 
 /** The expected records of one entity, in growable typed arrays, found by key once `seal()`ed. */
@@ -56,6 +57,7 @@ export class ExpectedIndex {
   private masks: Uint16Array;
   /** UNSEEN, SAME or DIFFERENT, with the BEYOND and REPEAT bits. */
   private states: Uint8Array;
+  private ords: Uint32Array;
   private table = new Int32Array(0);
 
   /**
@@ -73,6 +75,7 @@ export class ExpectedIndex {
     this.digests = new Uint32Array(n);
     this.masks = new Uint16Array(n);
     this.states = new Uint8Array(n);
+    this.ords = new Uint32Array(n);
   }
 
   add(e: ExpectedEntry): void {
@@ -89,6 +92,7 @@ export class ExpectedIndex {
     this.digests[at] = e.digest;
     this.masks[at] = e.mask;
     this.states[at] = e.beyondRetention ? BEYOND : 0;
+    this.ords[at] = e.ord;
   }
 
   /**
@@ -120,6 +124,9 @@ export class ExpectedIndex {
     return at === 0 ? -1 : at - 1;
   }
 
+  ordOf(i: number): number {
+    return this.ords[i];
+  }
   keyAt(i: number): number {
     return this.keys[i];
   }
@@ -138,17 +145,6 @@ export class ExpectedIndex {
   setState(i: number, state: number): void {
     this.states[i] = (this.states[i] & ~15) | state;
   }
-  /**
-   * True the first time it is asked of `i`: the second reading of the export meets records in the
-   * first's order, so the first record it meets with a key is the one the index holds (no file and
-   * line need to be kept for that: 8 bytes a record less).
-   */
-  firstVisit(i: number): boolean {
-    if ((this.states[i] & VISITED) !== 0) return false;
-    this.states[i] |= VISITED;
-    return true;
-  }
-
   /** Linear probing over a power-of-two table: the slot holding `key`, or the empty one it would take. */
   private slotOf(key: number): number {
     const mask = this.table.length - 1;
@@ -174,5 +170,6 @@ export class ExpectedIndex {
     this.digests = copy(this.digests, Uint32Array);
     this.masks = copy(this.masks, Uint16Array);
     this.states = copy(this.states, Uint8Array);
+    this.ords = copy(this.ords, Uint32Array);
   }
 }

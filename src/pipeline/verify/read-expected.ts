@@ -5,8 +5,9 @@ import { ExportIndex } from '../../rules/index.js';
 import { readInputBatches, type EntityPlan } from '../../sources/plan.js';
 import { ItemSlots, RECORD } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
-import { exportDigest } from './compared-fields.js';
-import { ExpectedIndex, keyOf } from './expected-index.js';
+import { COMPARED_FIELDS, exportFields } from './compared-fields.js';
+import { keyOf } from './expected-index.js';
+import { ExportSpill } from './verify-store.js';
 
 export interface ExpectedOptions {
   plans: EntityPlan[];
@@ -17,8 +18,8 @@ export interface ExpectedOptions {
   sinceSec?: number;
   /** Messages sent before this UNIX second are beyond the service's retention (undefined: no window). */
   retentionCutoffSec?: number;
-  /** Keep a sample of this many records per entity (0: all). */
-  sample: number;
+  /** Where the export's records are spilled. */
+  dir: string;
   signal: AbortSignal;
   /** Records this migration sent from outside the export (read-service.ts `outsideExport`). */
   outsideExport?: ReadonlySet<string>;
@@ -27,7 +28,7 @@ export interface ExpectedOptions {
 
 /** What the export holds, per entity: the records the import sends, and what it does not. */
 export interface ExpectedSide {
-  indexes: Partial<Record<EntityName, ExpectedIndex>>;
+  spills: Partial<Record<EntityName, ExportSpill>>;
   /** Records the import does not send: the checks refuse them (they are in the rejects file), or a file problem. */
   refused: Partial<Record<EntityName, number>>;
   /** Records skipped on purpose (deleted, before --since, exact copies). */
@@ -35,21 +36,25 @@ export interface ExpectedSide {
 }
 
 /**
- * Reads the export as import does (same plans, mapping and checks, in import order) and keeps a
- * digest of each record the import would send. Records the checks refuse are counted apart: the
- * import never sent them, and the rejects file lists them.
+ * Reads the export as import does (same plans, mapping and checks, in import order) and spills a
+ * hash of each compared field of each record the import would send, with its place among the
+ * records. Records the checks refuse are counted apart: the import never sent them, and the
+ * rejects file lists them.
  */
 export async function readExpected(options: ExpectedOptions): Promise<ExpectedSide> {
   const configured = new Set(options.plans.map((p) => p.entity.name));
   // Message ids are not kept there: the expected index holds them, and its first record of an id is
   // the one the import stored (a later copy was answered already-exists).
   const index = new ExportIndex({ configured, nowSec: options.nowSec, messageIds: 'none' });
-  const side: ExpectedSide = { indexes: {}, refused: {}, skipped: {} };
+  const side: ExpectedSide = { spills: {}, refused: {}, skipped: {} };
   for (const plan of options.plans) {
     const name = plan.entity.name;
     const kept = options.entities.has(name);
-    const expected = kept ? new ExpectedIndex(options.sample, await estimateOf(plan, options.signal)) : undefined;
-    if (expected) side.indexes[name] = expected;
+    const expected = kept ? new ExportSpill(options.dir, name) : undefined;
+    if (expected) side.spills[name] = expected;
+    const hashes = new Uint32Array(COMPARED_FIELDS[name].length);
+    // Each record's place as both readings meet them (list-flagged.ts counts the same way).
+    let ord = -1;
     let refused = 0;
     let skipped = 0;
     let read = 0;
@@ -72,6 +77,7 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
             continue;
           }
           const record = slots.record!;
+          ord++;
           read++;
           const problems = checkRecord(record, index, options.nowSec);
           // Refused as the export has it, then fixed and replayed in: the service side counts it
@@ -92,30 +98,19 @@ export async function readExpected(options: ExpectedOptions): Promise<ExpectedSi
             continue;
           }
           if (!expected) continue;
-          const { mask, digest } = exportDigest(name, record.payload);
+          const mask = exportFields(name, record.payload, hashes);
           const sentAt = record.payload.sentAt;
           const cutoff = options.retentionCutoffSec;
           const beyondRetention = cutoff !== undefined && typeof sentAt === 'number' && sentAt < cutoff;
-          expected.add({ key: keyOf(record.id), digest, mask, beyondRetention });
+          expected.add({ key: keyOf(record.id), ord, mask, beyondRetention, hashes });
         }
         options.onProgress?.(name, read);
       }
     }
-    expected?.seal();
     if (kept) {
       side.refused[name] = refused;
       side.skipped[name] = skipped;
     }
   }
   return side;
-}
-
-/** The entity's record count when every input can count it ahead, plus a little; else a guess. */
-async function estimateOf(plan: EntityPlan, signal: AbortSignal): Promise<number> {
-  let total = 0;
-  for (const input of plan.inputs) {
-    if (!input.estimate) return 1024;
-    total += await input.estimate(signal).catch(() => 1024);
-  }
-  return total + 16;
 }

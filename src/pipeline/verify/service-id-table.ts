@@ -1,37 +1,35 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { type ExpectedIndex, hash53, keyOf } from './expected-index.js';
+import { hash53, keyOf } from './expected-index.js';
 import type { ServiceIdLookup } from './read-service.js';
 
 /**
- * The service's message ids -> the expected messages they stand for, from the import's id log (one
+ * The service's message ids -> the keys of the messages they stand for, from the import's id log (one
  * NDJSON line per record the service accepted; messages carry `serviceId`). Used only when the
  * service's reads leave `muid` out. Held as numbers: a service id (digits) as itself, the message
- * as its index among the expected ones: 12 bytes a slot, not a Map of strings.
+ * as its key: 16 bytes a slot, not a Map of strings (it grows with the log: docs/verify.md).
  */
 class ServiceIdTable implements ServiceIdLookup {
   private ids: Float64Array;
-  private at: Int32Array;
+  private at: Float64Array;
   private used = 0;
 
-  constructor(private readonly expected: ExpectedIndex) {
-    let slots = 1024;
-    while (slots < expected.size * 2) slots *= 2;
-    this.ids = new Float64Array(slots);
-    this.at = new Int32Array(slots);
+  constructor() {
+    this.ids = new Float64Array(1024);
+    this.at = new Float64Array(1024);
   }
 
-  add(serviceId: string, index: number): void {
+  add(serviceId: string, key: number): void {
     if (this.used * 2 >= this.ids.length) this.grow();
     const slot = this.slotOf(numberOf(serviceId));
     if (this.ids[slot] === 0) this.used++;
     this.ids[slot] = numberOf(serviceId);
-    this.at[slot] = index;
+    this.at[slot] = key;
   }
 
   keyOfServiceId(id: string): number | undefined {
     const slot = this.slotOf(numberOf(id));
-    return this.ids[slot] === 0 ? undefined : this.expected.keyAt(this.at[slot]);
+    return this.ids[slot] === 0 ? undefined : this.at[slot];
   }
 
   private slotOf(n: number): number {
@@ -44,7 +42,7 @@ class ServiceIdTable implements ServiceIdLookup {
   private grow(): void {
     const { ids, at } = this;
     this.ids = new Float64Array(ids.length * 2);
-    this.at = new Int32Array(ids.length * 2);
+    this.at = new Float64Array(ids.length * 2);
     this.used = 0;
     for (let i = 0; i < ids.length; i++) {
       if (ids[i] === 0) continue;
@@ -97,17 +95,16 @@ async function idLogLines(file: string, marker: string): Promise<AsyncIterable<L
 }
 
 /**
- * Reads the id log at `file` into a table over the expected messages; undefined when there is no
- * log. A message the export does not expect (refused, or not in this run's sample) is left out.
+ * Reads the id log at `file` into a table of the messages' keys; undefined when there is no log. A
+ * message the export does not expect matches no expected record: an extra, as if unknown.
  */
-export async function readServiceIds(file: string, expected: ExpectedIndex): Promise<ServiceIdLookup | undefined> {
+export async function readServiceIds(file: string): Promise<ServiceIdLookup | undefined> {
   const entries = await idLogLines(file, '"serviceId"');
   if (entries === undefined) return undefined;
-  const table = new ServiceIdTable(expected);
+  const table = new ServiceIdTable();
   for await (const entry of entries) {
     if (entry.entity !== 'messages' || typeof entry.id !== 'string' || entry.serviceId === undefined) continue;
-    const index = expected.find(keyOf(entry.id));
-    if (index >= 0) table.add(String(entry.serviceId), index);
+    table.add(String(entry.serviceId), keyOf(entry.id));
   }
   return table;
 }

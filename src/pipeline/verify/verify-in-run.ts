@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { idLogPathOf } from '../../checkpoint/state-files.js';
 import type { EntityName, MappedRecord } from '../../entities/types.js';
 import type { EntityPlan } from '../../sources/plan.js';
@@ -62,14 +63,23 @@ export async function verifyInRun(run: Run, options: VerifyInRunOptions): Promis
     sinceSec: options.sinceSec,
     retentionDays: config.retentionDays,
     sample: options.sample,
-    loadIdLog: (messages) => readServiceIds(idLog, messages),
+    loadIdLog: () => readServiceIds(idLog),
     outsideExport: await readOutsideExport(idLog),
     events,
     signal: run.stop,
     requests: () => counts,
     onMissing: options.onMissing,
     clock: run.clock,
+    // Beside the checkpoint: the user's disk, not a temp folder that may be small or in memory.
+    spillDir: path.dirname(path.resolve(config.checkpoint)),
+    partRecords: partRecordsOf(run.env.MIGRATE_VERIFY_PART_RECORDS),
   });
+}
+
+/** An internal knob for tests and the bench: a small part size makes a small export spill many parts. */
+function partRecordsOf(text: string | undefined): number | undefined {
+  const n = Number(text);
+  return text !== undefined && Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
 /**

@@ -34,6 +34,11 @@ export interface EntityVerdict {
   skipped: number;
   /** Items the service listed. */
   serviceRead: number;
+  /**
+   * Compared fields the export gives that no item the service listed carries at all: not compared,
+   * so neither counted nor repaired as different (the service does not show them).
+   */
+  notShown?: string[];
   missingRecords: LocatedRecord[];
   differentRecords: DifferentRecord[];
 }
@@ -49,6 +54,8 @@ export interface VerifyResult {
   requests: number;
   retries: number;
   elapsedMs: number;
+  /** How the comparison was held: in how many parts, the most expected records in memory at once. */
+  held?: { parts: number; atMost: number };
   /** With --repair: what was sent again before this (second) verification. */
   repair?: RepairOutcome;
 }

@@ -191,3 +191,17 @@ test('keepRecords false: reads list ids, scopes and message ids without content'
   });
   assert.equal(s.records().messages.m1, true);
 });
+
+test('groupReadsWithoutMetadata: group lists and single reads leave metadata out, users keep theirs', async (t) => {
+  const s = await readSandbox(t, { groupReadsWithoutMetadata: true });
+  await importAll(s, 'users', [user('ann', { metadata: { a: 1 } })], (u) => u.uid);
+  const group = { guid: 'g1', name: 'G', type: 'public', metadata: { team: 'x' } };
+  await importAll(s, 'groups', [group], (g) => g.guid);
+  const [listed] = (await call(s, 'groups')).json.data;
+  assert.equal(listed.name, 'G');
+  assert.ok(!('metadata' in listed));
+  assert.ok(!('metadata' in (await call(s, 'groups/g1')).json.data));
+  assert.deepEqual((await call(s, 'users/ann')).json.data.metadata, { a: 1 });
+  // Stored as sent: only the reads leave it out.
+  assert.deepEqual(/** @type {any} */ (s.records().groups.g1).metadata, { team: 'x' });
+});
