@@ -113,11 +113,53 @@ function describe(e: Json): string {
   return `${where} ${e.message}${detail}`;
 }
 
-/** Ajv's formats (date-time, uri...) plus the vendors' own names; unknown ones are not checked. */
-function customizeAjv(ajv: Json): Json {
-  require('ajv-formats')(ajv);
-  ajv.addFormat('snowflake', /^(0|[1-9][0-9]{0,19})$/);
-  return ajv;
+/** The Ajv keyword that stands for a reference to one of the document's schemas (see `shareSchemas`). */
+const SCHEMA_REF = 'x-spec-schema';
+
+/**
+ * One Ajv per vendor and option set for the process, holding the document's schemas once: the
+ * operations' schemas name them by SCHEMA_REF instead of `$ref`, so openapi-backend's dereferencing
+ * leaves them alone and each schema is compiled once, not once per place it is used (Discord's message
+ * list inlined is megabytes of code; shared, it compiles in well under a second). Ajv's formats
+ * (date-time, uri...) plus Discord's `snowflake`; other vendor format names are not checked.
+ */
+function sharedAjv(components: Json): (ajv: Json, opts: Json) => Json {
+  const byOptions = new Map<string, Json>();
+  return (ajv, opts) => {
+    const key = JSON.stringify(opts);
+    const had = byOptions.get(key);
+    if (had !== undefined) return had;
+    require('ajv-formats')(ajv);
+    ajv.addFormat('snowflake', /^(0|[1-9][0-9]{0,19})$/);
+    ajv.addSchema({ $id: 'spec', components }, 'spec');
+    ajv.addKeyword({
+      keyword: SCHEMA_REF,
+      errors: true,
+      validate: function check(name: string, data: unknown, _parent: unknown, cxt: Json): boolean {
+        const validate = ajv.getSchema(`spec#/components/schemas/${name}`);
+        const ok = validate(data);
+        (check as Json).errors = ok
+          ? null
+          : validate.errors.map((e: Json) => ({ ...e, instancePath: `${cxt?.instancePath ?? ''}${e.instancePath}` }));
+        return ok;
+      },
+    });
+    byOptions.set(key, ajv);
+    return ajv;
+  };
+}
+
+/** The document with each `$ref` to a schema outside `components/schemas` turned into SCHEMA_REF. */
+function shareSchemas(node: Json, inComponents = false): Json {
+  if (node === null || typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((v) => shareSchemas(v, inComponents));
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) {
+    const ref = k === '$ref' && typeof v === 'string' && /^#\/components\/schemas\/([^/]+)$/.exec(v);
+    if (ref && !inComponents) out[SCHEMA_REF] = decodeURIComponent(ref[1]).replace(/~1/g, '/').replace(/~0/g, '~');
+    else out[k] = shareSchemas(v, inComponents);
+  }
+  return out;
 }
 
 /**
@@ -168,12 +210,14 @@ async function load(source: string): Promise<SpecCheck | undefined> {
   dropUntypedNullable(document);
   eitherOfTwoOptional(document);
   const { OpenAPIBackend } = require('openapi-backend');
+  const schemas = document.components?.schemas ?? {};
+  const definition = { ...shareSchemas(document), components: { ...document.components, schemas: {} } };
   // Quick: no check of the document itself, validators compiled on first use (a pull uses a handful).
   const api: Backend = new OpenAPIBackend({
-    definition: document,
+    definition,
     quick: true,
-    ajvOpts: { logger: false, allErrors: true },
-    customizeAjv,
+    ajvOpts: { logger: false, allErrors: true, validateSchema: false },
+    customizeAjv: sharedAjv({ schemas }),
   });
   await api.init();
   return new SpecCheck(vendor, api, document);

@@ -4,7 +4,7 @@
  * expiring (CloudFront-style `Expires` and `Signature`); the fake signs them with its own secret.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { FakeAttachment, FakeChannel, FakeMember, FakeMessage, FakeUser, FakeWorld } from './types.js';
+import type { FakeAttachment, FakeChannel, FakeMember, FakeMessage, FakeReply, FakeUser, FakeWorld } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -82,6 +82,7 @@ export function renderChannel(c: FakeChannel, world: FakeWorld): Json {
     created_by: userRef(world, c.creatorId),
     frozen: false,
     disabled: false,
+    custom: {},
     member_count: c.members.length,
   };
   if (c.kind === 'public' || c.kind === 'private') out.name = c.name;
@@ -117,8 +118,8 @@ function renderAttachment(a: FakeAttachment, sign: LinkSigner): Json {
     `${sign.origin}${CDN_PATH}${encodeURIComponent(a.id)}/${encodeURIComponent(a.name)}` +
     `?Expires=${expires}&Signature=${linkSignature(sign.secret, a.id, expires)}`;
   return a.contentType.startsWith('image/')
-    ? { type: 'image', image_url: url, fallback: a.name, mime_type: a.contentType, file_size: a.size }
-    : { type: 'file', asset_url: url, title: a.name, mime_type: a.contentType, file_size: a.size };
+    ? { type: 'image', image_url: url, fallback: a.name, mime_type: a.contentType, file_size: a.size, custom: {} }
+    : { type: 'file', asset_url: url, title: a.name, mime_type: a.contentType, file_size: a.size, custom: {} };
 }
 
 export function renderMessage(m: FakeMessage, cid: string, replies: number, world: FakeWorld, sign: LinkSigner): Json {
@@ -152,4 +153,19 @@ export function renderMessage(m: FakeMessage, cid: string, replies: number, worl
     out.show_in_channel = false;
   }
   return out;
+}
+
+/** Stream's error body (its APIError): `{code, message, StatusCode, duration, more_info, details}`. */
+export function streamError(status: number, code: number, message: string): FakeReply {
+  return {
+    status,
+    body: {
+      code,
+      message,
+      StatusCode: status,
+      duration: '0.00ms',
+      more_info: 'https://getstream.io/chat/docs/api_errors_response',
+      details: [],
+    },
+  };
 }
