@@ -12,7 +12,6 @@ import { lagAfter } from '../../dist/pipeline/sync/sync-lag.js';
 import { startSyncFake, syncWorkspace } from '../sync-helpers.mjs';
 import { API_KEY, ROOT, runCli, sandbox, tempDir } from '../helpers.mjs';
 
-
 const runSync = (dir, fake, extra = []) =>
   runCli(['sync', 'sendbird', '--out', 'state/export', '--source-base-url', fake.url, ...extra], {
     cwd: dir,

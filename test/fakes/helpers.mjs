@@ -4,17 +4,24 @@ import assert from 'node:assert/strict';
 import { startFake as startFakeServer } from './dist/index.js';
 
 /**
- * Starts the fake of `source` and closes it after the test. Resolves with its handle (`url`, `env`,
- * `world`, the server's `stats()`...) and its control routes over HTTP, as a client outside would use
- * them: `describe()` (GET /__fake/world), `post(route, body)` (`messages`, or a path from `/`),
- * `call(method, path, body)`.
+ * Starts the fake of `source` and closes it after the test, failing the test if a request or an answer
+ * was out of the vendor's pinned API document (`spec: false` turns the check off). Resolves with its
+ * handle (`url`, `env`, `world`, the server's `stats()`...) and its control routes over HTTP, as a
+ * client outside would use them: `describe()` (GET /__fake/world), `post(route, body)` (`messages`,
+ * or a path from `/`), `call(method, path, body)`.
  * @param {import('node:test').TestContext} t
  * @param {import('./dist/index.js').FakeSourceName | import('./dist/index.js').FakeSource} source
  * @param {Omit<import('./dist/index.js').FakeServerOptions, 'source'>} [options]
  */
 export async function startFake(t, source, options = {}) {
-  const fake = await startFakeServer(source, options);
-  t.after(() => fake.close());
+  const fake = await startFakeServer(source, { spec: true, ...options });
+  t.after(async () => {
+    await fake.close();
+    // The vendor's own document is the oracle: a request or a fake's answer out of it fails the test.
+    // Asserted in a hook added now, so it runs after every other (a failing hook skips the ones after
+    // it, which would leave the test's other servers open).
+    t.after(() => assert.deepEqual(fake.violations(), [], `out of ${fake.source}'s API document (test/vendor-specs/)`));
+  });
   /** @returns {Promise<any>} the fake's JSON answer */
   const call = async (method, route, body) => {
     const res = await fetch(`${fake.url}${route}`, {

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { startSyncFake, syncWorkspace } from '../sync-helpers.mjs';
 import { collect, readNdjson, sandbox, spawnCli, waitFor } from '../helpers.mjs';
 
-
 // A second between rounds, on the wall clock: these syncs are processes (killed, or posted to while they
 // run); sync's interval on a virtual clock is tested in-process (clock.test.mjs).
 const syncArgs = (fake, extra = []) => [

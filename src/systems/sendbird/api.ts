@@ -133,7 +133,7 @@ export const messagesPath = (type: ChannelType, url: string) => `/v3/${type}/${e
 /**
  * The messages sent at or after `ts` (ms), oldest first: `include=true` keeps those sent in the same
  * millisecond as the anchor, which the walk drops by id. Replies come in the channel's own list
- * (`include_reply_type=all`) with their `parent_message_id`; threads' counts with `include_thread_info`.
+ * (`include_reply_type=ALL`) with their `parent_message_id`; threads' counts with `include_thread_info`.
  * Undefined when the channel is gone (deleted since a pull listed it).
  */
 export async function messagesFrom(
@@ -148,7 +148,7 @@ export async function messagesFrom(
     next_limit: MESSAGES_LIMIT,
     include: true,
     reverse: false,
-    include_reply_type: 'all',
+    include_reply_type: 'ALL',
     include_thread_info: true,
     include_reactions: true,
     with_sorted_meta_array: true,

@@ -84,11 +84,61 @@ export function renderUser(world: FakeWorld, u: FakeUser): Record<string, unknow
     discriminator: '0',
     avatar: u.avatarUrl === undefined ? null : `a${u.id.slice(-8)}`,
     bot: u.bot === true || undefined,
+    public_flags: 0,
+    flags: 0,
+    primary_guild: null,
   };
 }
 
+/** The guild as `GET /users/@me/guilds` lists it (Discord's MyGuildResponse). */
 export function renderGuild(): Record<string, unknown> {
-  return { id: GUILD_ID, name: 'Fake Guild', icon: null, owner: false, permissions: '1071698660929' };
+  return {
+    id: GUILD_ID,
+    name: 'Fake Guild',
+    icon: null,
+    banner: null,
+    owner: false,
+    permissions: '1071698660929',
+    features: [],
+  };
+}
+
+/** The guild as `GET /guilds/{id}` answers it (GuildWithCountsResponse): every field it requires. */
+export function renderFullGuild(world: FakeWorld): Record<string, unknown> {
+  const nothing = ['description', 'home_header', 'splash', 'discovery_splash', 'banner', 'application_id'];
+  const noChannels = ['afk_channel_id', 'system_channel_id', 'widget_channel_id', 'rules_channel_id'];
+  const none = [...nothing, ...noChannels, 'safety_alerts_channel_id', 'public_updates_channel_id'];
+  return {
+    ...Object.fromEntries(none.map((k) => [k, null])),
+    id: GUILD_ID,
+    name: 'Fake Guild',
+    icon: null,
+    features: [],
+    owner_id: world.users.length > 0 ? idsOf(world).user(world.users[0].id) : GUILD_ID,
+    region: 'deprecated',
+    afk_timeout: 300,
+    system_channel_flags: 0,
+    widget_enabled: false,
+    verification_level: 0,
+    roles: [],
+    default_message_notifications: 0,
+    mfa_level: 0,
+    explicit_content_filter: 0,
+    max_presences: null,
+    max_members: 500000,
+    max_stage_video_channel_users: 50,
+    max_video_channel_users: 25,
+    vanity_url_code: null,
+    premium_tier: 0,
+    premium_subscription_count: 0,
+    preferred_locale: 'en-US',
+    premium_progress_bar_enabled: false,
+    nsfw: false,
+    nsfw_level: 0,
+    emojis: [],
+    stickers: [],
+    incidents_data: null,
+  };
 }
 
 /** Discord's type for a world channel, and whether it is an archived thread. */
@@ -101,13 +151,16 @@ function kindOf(c: FakeChannel): { type: number; archived: boolean } {
 export function renderChannel(world: FakeWorld, c: FakeChannel, position: number): Record<string, unknown> {
   const { type, archived } = kindOf(c);
   const ids = idsOf(world);
-  const base = { id: ids.channelId(c), type, guild_id: GUILD_ID, name: c.name };
+  const base = { id: ids.channelId(c), type, flags: 0, guild_id: GUILD_ID, name: c.name };
   if (type === 0) return { ...base, position, topic: null, parent_id: CATEGORY_ID, nsfw: false };
+  const count = world.messageCount(c.id);
   return {
     ...base,
     parent_id: FORUM_ID,
     owner_id: ids.user(c.creatorId),
     member_count: c.members.length,
+    message_count: count,
+    total_message_sent: count,
     thread_metadata: {
       archived,
       archive_timestamp: iso(c.updatedAtMs),
@@ -121,16 +174,33 @@ export function renderChannel(world: FakeWorld, c: FakeChannel, position: number
 export function guildChannels(world: FakeWorld): Record<string, unknown>[] {
   const text = world.channels.filter((c) => c.kind === 'public').map((c, i) => renderChannel(world, c, i));
   return [
-    { id: CATEGORY_ID, type: 4, guild_id: GUILD_ID, name: 'Text Channels', position: 0, parent_id: null },
-    { id: FORUM_ID, type: 15, guild_id: GUILD_ID, name: 'threads', position: 1, parent_id: null, topic: null },
-    { id: ANNOUNCEMENT_ID, type: 5, guild_id: GUILD_ID, name: 'announcements', position: 2, parent_id: CATEGORY_ID },
+    { id: CATEGORY_ID, type: 4, flags: 0, guild_id: GUILD_ID, name: 'Text Channels', position: 0, parent_id: null },
+    {
+      id: FORUM_ID,
+      type: 15,
+      flags: 0,
+      guild_id: GUILD_ID,
+      name: 'threads',
+      position: 1,
+      parent_id: null,
+      topic: null,
+    },
+    {
+      id: ANNOUNCEMENT_ID,
+      type: 5,
+      flags: 0,
+      guild_id: GUILD_ID,
+      name: 'announcements',
+      position: 2,
+      parent_id: CATEGORY_ID,
+    },
     ...text,
   ];
 }
 
 export function activeThreads(world: FakeWorld): Record<string, unknown> {
   const threads = world.channels.filter((c) => c.kind === 'direct').map((c) => renderChannel(world, c, 0));
-  return { threads, members: [] };
+  return { threads, members: [], has_more: false };
 }
 
 /** Archived threads of the forum, newest archived first, before an archive time. */
@@ -189,8 +259,14 @@ export function members(world: FakeWorld, q: URLSearchParams): Record<string, un
     .map(({ u }) => ({
       user: renderUser(world, u),
       nick: null,
+      avatar: null,
+      banner: null,
       roles: [],
       joined_at: iso(u.createdAtMs),
+      premium_since: null,
+      communication_disabled_until: null,
+      pending: false,
+      flags: 0,
       deaf: false,
       mute: false,
     }));
@@ -258,12 +334,22 @@ function renderMessage(world: FakeWorld, m: FakeMessage, origin: string, withCon
     mention_everyone: false,
     author:
       sender === undefined
-        ? { id: ids.user(m.senderId), username: 'unknown', discriminator: '0' }
+        ? {
+            id: ids.user(m.senderId),
+            username: 'unknown',
+            discriminator: '0',
+            avatar: null,
+            global_name: null,
+            public_flags: 0,
+            flags: 0,
+            primary_guild: null,
+          }
         : renderUser(world, sender),
     mentions: mentioned.map((u) => renderUser(world, u)),
     mention_roles: [],
-    attachments: m.attachments.map((a) => ({
-      id: a.id,
+    attachments: m.attachments.map((a, n) => ({
+      // Snowflakes, as Discord's attachment ids are: the message's time, told apart by place.
+      id: snowflakeOf(m.sentAtMs, (m.seq * 4 + n) & 0x3fffff),
       filename: a.name,
       size: a.size,
       url: `${origin}${a.path}`,
@@ -271,8 +357,12 @@ function renderMessage(world: FakeWorld, m: FakeMessage, origin: string, withCon
       content_type: a.contentType,
     })),
     embeds: [],
+    components: [],
+    flags: 0,
     message_reference:
-      parent === undefined ? undefined : { message_id: messageId(parent), channel_id: channelId, guild_id: GUILD_ID },
+      parent === undefined
+        ? undefined
+        : { type: 0, message_id: messageId(parent), channel_id: channelId, guild_id: GUILD_ID },
   };
 }
 

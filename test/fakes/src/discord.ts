@@ -25,7 +25,9 @@ import {
   joinedPrivateThreads,
   members,
   messages,
+  renderFullGuild,
   renderGuild,
+  renderUser,
 } from './discord-render.js';
 import type { FakeReply, FakeRequest, FakeSource, FakeWorld } from './types.js';
 
@@ -83,7 +85,8 @@ export const fake: FakeSource = {
         'x-ratelimit-bucket': 'fake-bucket',
         'x-ratelimit-scope': 'user',
       },
-      body: { message: 'You are being rate limited.', retry_after: Number(seconds.toFixed(3)), global: false },
+      // Discord's RatelimitedResponse: an Error (`code` 0 for a 429, `message`) with the wait and its scope.
+      body: { code: 0, message: 'You are being rate limited.', retry_after: Number(seconds.toFixed(3)), global: false },
     };
   },
   rateHeaders(remaining, limitPerMinute, resetAtMs, ctx) {
@@ -106,6 +109,32 @@ export const fake: FakeSource = {
   },
 };
 
+/** `GET /applications/@me` (Discord's PrivateApplicationResponse): every field it requires. */
+function renderApplication(world: FakeWorld, flags: number): Record<string, unknown> {
+  const owner = world.users[0];
+  return {
+    id: GUILD_ID,
+    name: 'Fake Migrator',
+    icon: null,
+    description: '',
+    type: null,
+    bot_public: false,
+    verify_key: '0'.repeat(64),
+    flags,
+    flags_new: String(flags),
+    redirect_uris: [],
+    interactions_endpoint_url: null,
+    role_connections_verification_url: null,
+    owner: owner === undefined ? undefined : renderUser(world, owner),
+    approximate_guild_count: 1,
+    approximate_user_install_count: 0,
+    approximate_user_authorization_count: 0,
+    explicit_content_filter: 0,
+    team: null,
+    eligible_oauth2_scopes: [],
+  };
+}
+
 /** The Discord id of the first text channel: where `-no-history` lacks Read Message History. */
 function firstTextChannel(world: FakeWorld): string | undefined {
   const first = world.channels.find((c) => c.kind === 'public');
@@ -115,13 +144,12 @@ function firstTextChannel(world: FakeWorld): string | undefined {
 function routeGet(path: string, r: FakeRequest, world: FakeWorld, lacks: ReadonlySet<Lack>): FakeReply | undefined {
   const content = !lacks.has('content');
   const q = r.url.searchParams;
-  if (path === '/applications/@me')
-    return json({ id: GUILD_ID, name: 'Fake Migrator', bot_public: false, flags: content ? MESSAGE_CONTENT_FLAGS : 0 });
+  if (path === '/applications/@me') return json(renderApplication(world, content ? MESSAGE_CONTENT_FLAGS : 0));
   if (path === '/users/@me/guilds') return json([renderGuild()]);
   const guild = /^\/guilds\/(\d+)(\/channels|\/threads\/active|\/members)?$/.exec(path);
   if (guild !== null) {
     if (guild[1] !== GUILD_ID) return { status: 404, body: { message: 'Unknown Guild', code: 10004 } };
-    if (guild[2] === undefined) return json(renderGuild());
+    if (guild[2] === undefined) return json(renderFullGuild(world));
     if (guild[2] === '/channels') return json(guildChannels(world));
     if (guild[2] === '/threads/active') return json(activeThreads(world));
     return json(members(world, q));

@@ -15,6 +15,7 @@ import type { ResolvedFaults } from '../../../dist/sandbox/sandbox-options.js';
 import { makeSelfSignedPair, type TlsPair } from '../../../dist/sandbox/tls-pair.js';
 import { answerControl, type FakeStats } from './fake-control.js';
 import { GeneratedWorld, type FakeWorldOptions } from './fake-world.js';
+import { type SpecCheck, specCheckFor } from './spec-check.js';
 import type { FakeContext, FakeReply, FakeRequest, FakeSource } from './types.js';
 
 export interface FakeServerOptions {
@@ -40,6 +41,11 @@ export interface FakeServerOptions {
   tls?: TlsPair | 'self-signed';
   /** The clock of the budget, of links' expiry and of rate headers (default Date.now). */
   now?: () => number;
+  /**
+   * Check each request and JSON answer against the vendor's pinned OpenAPI document (spec-check.ts) and
+   * keep what does not follow it for `violations()`. The tests' `startFake` turns it on; the bench does not.
+   */
+  spec?: boolean;
 }
 
 export interface FakeServerHandle {
@@ -59,6 +65,8 @@ export interface FakeServerHandle {
    * undefined answers them again.
    */
   refuseAfter(requests: number | undefined): void;
+  /** With `spec`: each request or answer out of the vendor's document so far, one line each. */
+  violations(): string[];
   close(): Promise<void>;
 }
 
@@ -137,10 +145,12 @@ class FakeServer {
   /** `host:port` once listening. */
   private origin = 'localhost';
   private readonly context: FakeContext;
+  private readonly violations = new Set<string>();
 
   constructor(
     private readonly options: FakeServerOptions,
     private readonly tls?: TlsPair,
+    private readonly spec?: SpecCheck,
   ) {
     this.world = new GeneratedWorld({ clock: options.now, ...options.world });
     this.now = options.now ?? Date.now;
@@ -196,6 +206,7 @@ class FakeServer {
           refuseAfter: (requests) => {
             this.refusedPast = requests === undefined ? Number.POSITIVE_INFINITY : this.counters.requests + requests;
           },
+          violations: () => [...this.violations].sort(),
           close: () => this.close(),
         });
       });
@@ -240,7 +251,7 @@ class FakeServer {
     const { source } = this.options;
     if (serial > this.refusedPast || !source.authorized(request, this.context)) {
       c.unauthorized++;
-      return this.reply(res, source.unauthorized());
+      return this.reply(res, source.unauthorized(), {}, request);
     }
     const limit = this.options.requestsPerMinute ?? 0;
     let headers: Record<string, string> = {};
@@ -249,12 +260,13 @@ class FakeServer {
       headers = source.rateHeaders?.(state.remaining, limit, state.resetAt * 1000, this.context) ?? {};
       if (!accepted) {
         c.rateLimited++;
-        return this.reply(res, source.rateLimited(state.retryAfterMs, limit, this.context), headers);
+        return this.reply(res, source.rateLimited(state.retryAfterMs, limit, this.context), headers, request);
       }
     }
     const draw = this.plan.draw();
     if (draw.drop) {
       c.faults.drop++;
+      this.check(request, undefined);
       req.socket.destroy();
       return;
     }
@@ -263,10 +275,12 @@ class FakeServer {
       // Like the sandbox's: a 429 the client cannot tell from a real one, and it costs no budget.
       this.budget.releaseLast();
       const wait = this.options.retryAfterMs ?? 1000;
-      return this.reply(res, source.rateLimited(wait, limit, this.context), headers);
+      return this.reply(res, source.rateLimited(wait, limit, this.context), headers, request);
     }
     if (draw.fail500BeforeStore) {
       c.faults.fail500Before++;
+      // The sandbox's fault, in no vendor's shape: only the request is checked.
+      this.check(request, undefined);
       return this.reply(res, { status: 500, body: { error: 'internal error (injected)' } }, headers);
     }
     const sourceError = this.options.faults?.sourceError ?? 0;
@@ -278,7 +292,7 @@ class FakeServer {
       }
     }
     const reply = await source.route(request, this.context);
-    this.reply(res, reply ?? { status: 404, body: { error: `no route ${method} ${url.pathname}` } }, headers);
+    this.reply(res, reply ?? { status: 404, body: { error: `no route ${method} ${url.pathname}` } }, headers, request);
   }
 
   /**
@@ -296,9 +310,22 @@ class FakeServer {
     }
   }
 
-  private reply(res: ServerResponse, reply: FakeReply, headers: Record<string, string> = {}): void {
+  /** Sends the answer; one to a source request (`request`) is checked against the vendor's document. */
+  private reply(
+    res: ServerResponse,
+    reply: FakeReply,
+    headers: Record<string, string> = {},
+    request?: FakeRequest,
+  ): void {
     this.counters.byStatus[reply.status] = (this.counters.byStatus[reply.status] ?? 0) + 1;
+    if (request !== undefined) this.check(request, reply);
     send(res, reply, headers);
+  }
+
+  private check(request: FakeRequest, reply: FakeReply | undefined): void {
+    if (this.spec === undefined) return;
+    // Bounded like byPath; lines name the operation, not the URL, so a page wrong each time is one line.
+    for (const line of this.spec.check(request, reply)) if (this.violations.size < MAX_PATHS) this.violations.add(line);
   }
 
   private close(): Promise<void> {
@@ -314,5 +341,6 @@ class FakeServer {
 /** Starts a fake of a live source; resolves once it listens. */
 export async function startFakeServer(options: FakeServerOptions): Promise<FakeServerHandle> {
   const tls = options.tls === 'self-signed' ? await makeSelfSignedPair() : options.tls;
-  return new FakeServer(options, tls).listen();
+  const spec = options.spec ? await specCheckFor(options.source.name) : undefined;
+  return new FakeServer(options, tls, spec).listen();
 }

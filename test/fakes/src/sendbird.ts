@@ -151,7 +151,7 @@ function members(request: FakeRequest, world: FakeWorld, channel: FakeChannel, n
 /**
  * Messages around `message_ts` (ms): `prev_limit` before it and `next_limit` at or after it (up to 200
  * each), oldest first; `include=false` leaves out those sent at the anchor itself; replies only with
- * `include_reply_type=all`.
+ * `include_reply_type=ALL`.
  */
 function messages(request: FakeRequest, world: FakeWorld, channel: FakeChannel, open: boolean): FakeReply {
   const q = request.url.searchParams;

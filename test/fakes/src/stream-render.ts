@@ -4,7 +4,7 @@
  * expiring (CloudFront-style `Expires` and `Signature`); the fake signs them with its own secret.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { FakeAttachment, FakeChannel, FakeMember, FakeMessage, FakeUser, FakeWorld } from './types.js';
+import type { FakeAttachment, FakeChannel, FakeMember, FakeMessage, FakeReply, FakeUser, FakeWorld } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -38,24 +38,37 @@ export function channelIdentity(c: FakeChannel): { type: string; id: string; cid
   return { type, id, cid: `${type}:${id}` };
 }
 
-export function renderUser(u: FakeUser): Json {
+/** A user as Stream's UserResponse carries one (in messages, members, channels): the fields it requires. */
+function userResponse(u: FakeUser): Json {
   const out: Json = {
     id: u.id,
     name: u.name,
+    custom: {},
+    language: 'en',
     role: u.bot ? 'admin' : 'user',
+    teams: [],
     created_at: iso(u.createdAtMs),
     updated_at: iso(u.updatedAtMs),
     banned: false,
     online: false,
+    blocked_user_ids: [],
+    shadow_banned: false,
+    invisible: false,
   };
   if (u.avatarUrl !== undefined) out.image = u.avatarUrl;
   if (u.deactivated) out.deactivated_at = iso(u.updatedAtMs);
   return out;
 }
 
+/** A user as Query Users lists one (FullUserResponse): UserResponse and the user's own counts. */
+export function renderUser(u: FakeUser): Json {
+  const unread = { unread_count: 0, total_unread_count: 0, unread_channels: 0, unread_threads: 0 };
+  return { ...userResponse(u), devices: [], mutes: [], channel_mutes: [], ...unread };
+}
+
 const userRef = (world: FakeWorld, id: string): Json => {
   const u = world.user(id);
-  return u === undefined ? { id } : { id, name: u.name, ...(u.avatarUrl ? { image: u.avatarUrl } : {}) };
+  return userResponse(u ?? { id, name: id, createdAtMs: 0, updatedAtMs: 0 });
 };
 
 export function renderChannel(c: FakeChannel, world: FakeWorld): Json {
@@ -69,6 +82,7 @@ export function renderChannel(c: FakeChannel, world: FakeWorld): Json {
     created_by: userRef(world, c.creatorId),
     frozen: false,
     disabled: false,
+    custom: {},
     member_count: c.members.length,
   };
   if (c.kind === 'public' || c.kind === 'private') out.name = c.name;
@@ -84,8 +98,10 @@ export function renderMember(m: FakeMember, c: FakeChannel, world: FakeWorld): J
     updated_at: iso(m.joinedAtMs),
     role: owner ? 'owner' : m.role === 'admin' ? 'admin' : 'member',
     channel_role: m.role === 'admin' ? 'channel_admin' : 'channel_member',
+    custom: {},
     banned: false,
     shadow_banned: false,
+    notifications_muted: false,
   };
 }
 
@@ -102,31 +118,54 @@ function renderAttachment(a: FakeAttachment, sign: LinkSigner): Json {
     `${sign.origin}${CDN_PATH}${encodeURIComponent(a.id)}/${encodeURIComponent(a.name)}` +
     `?Expires=${expires}&Signature=${linkSignature(sign.secret, a.id, expires)}`;
   return a.contentType.startsWith('image/')
-    ? { type: 'image', image_url: url, fallback: a.name, mime_type: a.contentType, file_size: a.size }
-    : { type: 'file', asset_url: url, title: a.name, mime_type: a.contentType, file_size: a.size };
+    ? { type: 'image', image_url: url, fallback: a.name, mime_type: a.contentType, file_size: a.size, custom: {} }
+    : { type: 'file', asset_url: url, title: a.name, mime_type: a.contentType, file_size: a.size, custom: {} };
 }
 
 export function renderMessage(m: FakeMessage, cid: string, replies: number, world: FakeWorld, sign: LinkSigner): Json {
   const out: Json = {
     id: m.id,
     text: m.text,
+    html: `<p>${m.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</p>\n`,
     type: m.parentId === undefined ? 'regular' : 'reply',
     user: userRef(world, m.senderId),
     attachments: m.attachments.map((a) => renderAttachment(a, sign)),
     latest_reactions: [],
     own_reactions: [],
     reaction_counts: {},
+    reaction_scores: {},
     reply_count: replies,
+    deleted_reply_count: 0,
     cid,
     created_at: iso(m.sentAtMs),
     updated_at: iso(m.editedAtMs ?? m.sentAtMs),
     mentioned_users: m.mentions.map((id) => userRef(world, id)),
+    mentioned_channel: false,
+    mentioned_here: false,
+    custom: {},
+    shadowed: false,
     silent: false,
     pinned: false,
+    restricted_visibility: [],
   };
   if (m.parentId !== undefined) {
     out.parent_id = m.parentId;
     out.show_in_channel = false;
   }
   return out;
+}
+
+/** Stream's error body (its APIError): `{code, message, StatusCode, duration, more_info, details}`. */
+export function streamError(status: number, code: number, message: string): FakeReply {
+  return {
+    status,
+    body: {
+      code,
+      message,
+      StatusCode: status,
+      duration: '0.00ms',
+      more_info: 'https://getstream.io/chat/docs/api_errors_response',
+      details: [],
+    },
+  };
 }

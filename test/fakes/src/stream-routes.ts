@@ -18,6 +18,7 @@ import {
   renderMember,
   renderMessage,
   renderUser,
+  streamError,
 } from './stream-render.js';
 import { ThreadIndex } from './stream-threads.js';
 import type { FakeChannel, FakeContext, FakeReply, FakeRequest, FakeWorld } from './types.js';
@@ -44,10 +45,7 @@ function stateOf(world: FakeWorld): WorldState {
 }
 
 const ok = (body: Json): FakeReply => ({ status: 200, body: { ...body, duration: '1.00ms' } });
-const bad = (message: string): FakeReply => ({
-  status: 400,
-  body: { code: 4, message, StatusCode: 400, duration: '0.00ms' },
-});
+const bad = (message: string): FakeReply => streamError(400, 4, message);
 const capped = (v: unknown, max: number, fallback: number) =>
   typeof v === 'number' && v > 0 ? Math.min(v, max) : fallback;
 const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
@@ -200,7 +198,8 @@ export function streamRoutes(request: FakeRequest, ctx: FakeContext, secret: str
     const id = decodeURIComponent(one[1]);
     for (const channel of world.channels) {
       const i = world.indexOfId(channel.id, id);
-      if (i >= 0) return ok({ message: message(channel, i) });
+      // Get Message answers the message with its channel (MessageWithChannelResponse).
+      if (i >= 0) return ok({ message: { ...message(channel, i), channel: renderChannel(channel, world) } });
     }
     return streamErrorNotFound(id);
   }
@@ -218,10 +217,7 @@ function oldestFirst(sort: string | null): boolean {
 }
 
 function streamErrorNotFound(id: string): FakeReply {
-  return {
-    status: 404,
-    body: { code: 4, message: `GetMessage failed with error: "message ${id} not found"`, StatusCode: 404 },
-  };
+  return streamError(404, 4, `GetMessage failed with error: "message ${id} not found"`);
 }
 
 /** The indexes of one channel-query page: top-level messages (and replies shown in the channel), oldest first. */

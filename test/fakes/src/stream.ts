@@ -6,9 +6,9 @@
  * headers, and a CDN whose signed links expire (stream-render.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { CDN_PATH } from './stream-render.js';
+import { CDN_PATH, streamError } from './stream-render.js';
 import { streamRoutes } from './stream-routes.js';
-import type { FakeReply, FakeRequest, FakeSource } from './types.js';
+import type { FakeRequest, FakeSource } from './types.js';
 
 const API_KEY = 'fakestreamkey7q2w';
 const API_SECRET = 'fake-stream-secret-5d1c9e8a7b6f4e3d2c1b0a99';
@@ -32,20 +32,6 @@ function serverTokenValid(token: string | undefined): boolean {
   } catch {
     return false;
   }
-}
-
-/** Stream's error body: `{code, message, StatusCode, duration, more_info}`. */
-export function streamError(status: number, code: number, message: string): FakeReply {
-  return {
-    status,
-    body: {
-      code,
-      message,
-      StatusCode: status,
-      duration: '0.00ms',
-      more_info: 'https://getstream.io/chat/docs/api_errors_response',
-    },
-  };
 }
 
 export const fake: FakeSource = {
