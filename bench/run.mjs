@@ -14,6 +14,7 @@ import { measureManyFiles } from './files-section.mjs';
 import { measureMedia } from './media-section.mjs';
 import { measureVerify } from './verify-section.mjs';
 import { measurePull, PULL_SOURCES } from './pull-section.mjs';
+import { measureDelta } from './delta-section.mjs';
 import { measureFormats } from './format-runs.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
 import { formatTable, mb, num, pct } from './table.mjs';
@@ -22,7 +23,10 @@ import { renderPerformanceDoc } from './performance-doc.mjs';
 const FORMATS = ['ndjson', 'csv', 'json'];
 const PULL_RESULTS = path.join(BENCH, 'pull-results.json');
 const readPullResults = () => (existsSync(PULL_RESULTS) ? JSON.parse(readFileSync(PULL_RESULTS, 'utf8')) : undefined);
-const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files', 'media', 'verify', 'pull'];
+const DELTA_RESULTS = path.join(BENCH, 'delta-results.json');
+const readDeltaResults = () =>
+  existsSync(DELTA_RESULTS) ? JSON.parse(readFileSync(DELTA_RESULTS, 'utf8')) : undefined;
+const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files', 'media', 'verify', 'pull', 'delta'];
 
 const { values: opts } = parseArgs({
   options: {
@@ -41,6 +45,7 @@ const { values: opts } = parseArgs({
     'quiet-wait': { type: 'string', default: '20' },
     'pull-rate': { type: 'string', default: '6000' },
     'pull-sources': { type: 'string', default: PULL_SOURCES.join(',') },
+    'delta-before': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -50,7 +55,8 @@ if (opts.help) {
   [--rate-seconds 30] [--auto-seconds 60] [--concurrency 8] [--repeat 3] ${onlyFlag} [--profile] [--out file]
   [--doc file]  the page rendered from the results (default docs/performance.md with the default --out, else <out>.md)
   [--quiet-wait 20]  seconds to wait before each measurement for other processes to leave the CPUs idle (0: don't)
-  [--pull-rate 6000] [--pull-sources sendbird,stream,...]  the pull section: the fakes' budget, R a minute\n`);
+  [--pull-rate 6000] [--pull-sources sendbird,stream,...]  the pull section: the fakes' budget, R a minute
+  [--delta-before bin/chat-migrate.js]  the delta section: also time the nothing-new import with this build\n`);
   process.exit(0);
 }
 
@@ -388,6 +394,21 @@ if (only.has('pull')) {
   writeFileSync(PULL_RESULTS, `${JSON.stringify({ machine, sources: kept }, null, 2)}\n`);
 }
 
+if (only.has('delta')) {
+  const before = opts['delta-before'] && path.resolve(opts['delta-before']);
+  const measured = await measureDelta({ messages: main.messages, concurrency, log, row, before });
+  // Kept apart from results.json, as the pull's figures are.
+  const deltaRows = rows.filter((r) => r.section === 'delta');
+  const result = {
+    startedAt: new Date(began).toISOString(),
+    commit: code.commit,
+    machine,
+    ...measured,
+    rows: deltaRows,
+  };
+  writeFileSync(DELTA_RESULTS, `${JSON.stringify(result, null, 2)}\n`);
+}
+
 if (opts.profile) {
   mkdirSync(path.join(RUN_DIR, 'profiles'), { recursive: true });
   details.profiles = {};
@@ -440,8 +461,8 @@ const results = {
   interference,
   details,
 };
-// A pull-only run leaves the import's results (and the page's other figures) as they were.
-const pullOnly = only.size === 1 && only.has('pull');
+// A pull-only or delta-only run leaves the import's results (and the page's other figures) as they were.
+const pullOnly = [...only].every((s) => s === 'pull' || s === 'delta');
 const tmp = `${opts.out}.tmp`;
 if (!pullOnly) {
   writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
@@ -477,7 +498,7 @@ const docPath =
   opts.doc ?? (defaultOut ? path.join(ROOT, 'docs', 'performance.md') : `${opts.out.replace(/\.json$/, '')}.md`);
 const committed = existsSync(opts.out) ? opts.out : path.join(BENCH, 'results.json');
 const pageResults = pullOnly ? JSON.parse(readFileSync(committed, 'utf8')) : results;
-writeFileSync(`${docPath}.tmp`, renderPerformanceDoc(pageResults, readPullResults()));
+writeFileSync(`${docPath}.tmp`, renderPerformanceDoc(pageResults, readPullResults(), readDeltaResults()));
 renameSync(`${docPath}.tmp`, docPath);
 const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);
 if (noisy.length > 0) {

@@ -28,7 +28,11 @@ export const PAGES = [
   {
     file: 'docs/performance.md',
     render: (_m, root) =>
-      renderPerformanceDoc(readJson(root, 'bench/results.json'), readJson(root, 'bench/pull-results.json', true)),
+      renderPerformanceDoc(
+        readJson(root, 'bench/results.json'),
+        readJson(root, 'bench/pull-results.json', true),
+        readJson(root, 'bench/delta-results.json', true),
+      ),
   },
   { file: 'docs/configuration.md', module: 'scripts/config-doc.mjs', render: (m) => m.renderConfigReference() },
   { file: '.migrate.config.example.json', module: 'scripts/config-doc.mjs', render: (m) => m.renderExampleConfig() },
