@@ -10,7 +10,9 @@ import { tempDir } from '../../helpers.mjs';
 /** Every item of the file, and where the reading ended; from `from` when given. */
 async function read(dir, name, from) {
   const [file] = await resolveSourceFiles({ path: name }, dir);
+  /** @type {any[]} */
   const items = [];
+  /** @type {any} */
   let end;
   for await (const item of readSourceFile(file, { entity: 'messages', from, onEnd: (e) => (end = e) }))
     items.push(item);
