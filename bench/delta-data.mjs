@@ -48,10 +48,14 @@ export function ensureDeltaDataset({ dir, users, groups, members, messages, perF
   return files;
 }
 
-/** Writes `count` new messages, numbered after the export's own, as one more message file. */
+/**
+ * Writes `count` new messages, numbered after the export's own, as one more message file. Its name
+ * is the run's own: a checkpoint kept from an earlier run (`--delta-reuse`) has not seen it.
+ */
 export function writeDeltaFile(files, count) {
   const { users, groups, messages } = files.params;
   const rand = mulberry32(7);
-  writeNdjson(files.nextMessageFile, count, (i) => messageRecord(messages + i, users, groups, rand));
-  return files.nextMessageFile;
+  const file = files.nextMessageFile.replace(/\.ndjson$/, `-${Date.now()}.ndjson`);
+  writeNdjson(file, count, (i) => messageRecord(messages + i, users, groups, rand));
+  return file;
 }

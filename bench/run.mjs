@@ -46,6 +46,7 @@ const { values: opts } = parseArgs({
     'pull-rate': { type: 'string', default: '6000' },
     'pull-sources': { type: 'string', default: PULL_SOURCES.join(',') },
     'delta-before': { type: 'string' },
+    'delta-reuse': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -56,7 +57,8 @@ if (opts.help) {
   [--doc file]  the page rendered from the results (default docs/performance.md with the default --out, else <out>.md)
   [--quiet-wait 20]  seconds to wait before each measurement for other processes to leave the CPUs idle (0: don't)
   [--pull-rate 6000] [--pull-sources sendbird,stream,...]  the pull section: the fakes' budget, R a minute
-  [--delta-before bin/chat-migrate.js]  the delta section: also time the nothing-new import with this build\n`);
+  [--delta-before bin/chat-migrate.js]  the delta section: also time the nothing-new import with this build
+  [--delta-reuse]  the delta section: keep the checkpoint of its last run's import of everything\n`);
   process.exit(0);
 }
 
@@ -396,7 +398,8 @@ if (only.has('pull')) {
 
 if (only.has('delta')) {
   const before = opts['delta-before'] && path.resolve(opts['delta-before']);
-  const measured = await measureDelta({ messages: main.messages, concurrency, log, row, before });
+  const reuse = opts['delta-reuse'];
+  const measured = await measureDelta({ messages: main.messages, concurrency, log, row, before, reuse });
   // Kept apart from results.json, as the pull's figures are.
   const deltaRows = rows.filter((r) => r.section === 'delta');
   const result = {
