@@ -23,7 +23,11 @@ export function deltaSection(delta) {
       'nothing new, then with one new message file. A message file that ends where the last reading of it ended ' +
       'is not read again ([Resume and rejects](resume-and-rejects.md)); users, groups and members are read every ' +
       'run. "before" is the same import run by `--delta-before`, the code that read every file again. ' +
-      'The raw figures are in `bench/delta-results.json`.',
+      'The raw figures are in `bench/delta-results.json`.' +
+      (delta.reused
+        ? " This run kept the checkpoint of an earlier run's import of everything (`--delta-reuse`): that import " +
+          'has no row here.'
+        : ''),
     '',
     formatTable(rows),
   ].join('\n');

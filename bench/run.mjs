@@ -488,8 +488,10 @@ process.stdout.write(`${formatTable(rows)}\n`);
 const codeAtEnd = codeVersion();
 if (codeAtEnd.distBuiltAt !== code.distBuiltAt || codeAtEnd.commit !== code.commit) {
   results.codeAtEnd = codeAtEnd;
-  writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
-  renameSync(tmp, opts.out);
+  if (!pullOnly) {
+    writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
+    renameSync(tmp, opts.out);
+  }
   process.stdout.write(
     `\nwarning: the code changed during the run (now commit ${codeAtEnd.commit}, ` +
       `dist built ${codeAtEnd.distBuiltAt}): rows may mix versions\n`,
