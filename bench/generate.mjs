@@ -189,7 +189,7 @@ function csvRow(r) {
     .join(',');
 }
 
-function writeNdjson(file, count, make) {
+export function writeNdjson(file, count, make) {
   const out = new FileWriter(file);
   for (let i = 0; i < count; i++) out.write(`${JSON.stringify(make(i))}\n`);
   out.close();
@@ -220,6 +220,16 @@ function writeMessages(dir, params, formats) {
   for (const w of Object.values(writers)) w.close();
 }
 
+/** Whether a data set's manifest is there and says it was made with these parameters. */
+export function manifestMatches(manifestFile, manifest) {
+  if (!existsSync(manifestFile)) return false;
+  try {
+    return JSON.stringify(JSON.parse(readFileSync(manifestFile, 'utf8'))) === JSON.stringify(manifest);
+  } catch {
+    return false; // a torn manifest: generate again
+  }
+}
+
 /**
  * Returns the files of a data set, generating it when absent or made with other parameters.
  * params: { users, groups, members, messages, formats: ['ndjson','csv','json'], seed? }
@@ -242,13 +252,7 @@ export function ensureDataset(params, log = () => {}) {
     params: p,
     generated: false,
   };
-  if (existsSync(manifestFile)) {
-    try {
-      if (JSON.stringify(JSON.parse(readFileSync(manifestFile, 'utf8'))) === JSON.stringify(manifest)) return files;
-    } catch {
-      // a torn manifest: generate again
-    }
-  }
+  if (manifestMatches(manifestFile, manifest)) return files;
   const started = Date.now();
   log(`generating ${key} ...`);
   rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // docs/performance.md, rendered from a bench run's results (bench/results.json). `npm run bench` writes
 // it at the end of a run and scripts/gen-docs.mjs --check compares the committed page with the
 // committed results, so the page never holds figures the results file does not.
+import { deltaSection } from './delta-doc.mjs';
 import { formatTable, num } from './table.mjs';
 
 /** The run the notes under "What the figures say" were written for; another run gets a warning above them. */
@@ -161,7 +162,7 @@ function verifyScaleSection(scale) {
   ].join('\n');
 }
 
-export function renderPerformanceDoc(results, pull, verifyScale) {
+export function renderPerformanceDoc(results, pull, verifyScale, delta) {
   const rows = results.rows.map((r) => ({
     ...r,
     metric: cell(r.metric),
@@ -192,6 +193,8 @@ export function renderPerformanceDoc(results, pull, verifyScale) {
     pullSection(pull),
     '',
     verifyScaleSection(verifyScale),
+    '',
+    deltaSection(delta),
     '',
     `${stale}${NOTES}`,
     '',

@@ -15,6 +15,7 @@ import { measureMedia } from './media-section.mjs';
 import { measureVerify } from './verify-section.mjs';
 import { measureVerifyScale, readVerifyScaleResults, writeVerifyScaleResults } from './verify-scale-section.mjs';
 import { measurePull, PULL_SOURCES } from './pull-section.mjs';
+import { measureDelta } from './delta-section.mjs';
 import { measureFormats } from './format-runs.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
 import { formatTable, mb, num, pct } from './table.mjs';
@@ -23,9 +24,12 @@ import { renderPerformanceDoc } from './performance-doc.mjs';
 const FORMATS = ['ndjson', 'csv', 'json'];
 const PULL_RESULTS = path.join(BENCH, 'pull-results.json');
 const readPullResults = () => (existsSync(PULL_RESULTS) ? JSON.parse(readFileSync(PULL_RESULTS, 'utf8')) : undefined);
+const DELTA_RESULTS = path.join(BENCH, 'delta-results.json');
+const readDeltaResults = () =>
+  existsSync(DELTA_RESULTS) ? JSON.parse(readFileSync(DELTA_RESULTS, 'utf8')) : undefined;
 const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files', 'media', 'verify', 'pull'];
-// Asked for by name only: 10M messages take an hour or more to import.
-const NAMED_SECTIONS = ['verify-scale'];
+// Asked for by name only: they import 10M messages (an hour or more) or keep their own results file.
+const NAMED_SECTIONS = ['verify-scale', 'delta'];
 
 const { values: opts } = parseArgs({
   options: {
@@ -46,6 +50,8 @@ const { values: opts } = parseArgs({
     'pull-sources': { type: 'string', default: PULL_SOURCES.join(',') },
     'verify-scale-sizes': { type: 'string', default: '1000000,10000000' },
     'verify-baseline': { type: 'string' },
+    'delta-before': { type: 'string' },
+    'delta-reuse': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -56,7 +62,9 @@ if (opts.help) {
   [--doc file]  the page rendered from the results (default docs/performance.md with the default --out, else <out>.md)
   [--quiet-wait 20]  seconds to wait before each measurement for other processes to leave the CPUs idle (0: don't)
   [--pull-rate 6000] [--pull-sources sendbird,stream,...]  the pull section: the fakes' budget, R a minute
-  [--only verify-scale [--verify-scale-sizes 1000000,10000000] [--verify-baseline old/bin/chat-migrate.js]]\n`);
+  [--only verify-scale [--verify-scale-sizes 1000000,10000000] [--verify-baseline old/bin/chat-migrate.js]]
+  [--only delta [--delta-before bin/chat-migrate.js] [--delta-reuse]]  --delta-before: also time the nothing-new
+  import with that build; --delta-reuse: keep the checkpoint of its last run's import of everything\n`);
   process.exit(0);
 }
 
@@ -406,6 +414,22 @@ if (only.has('verify-scale')) {
   writeVerifyScaleResults({ machine, sizes: kept });
 }
 
+if (only.has('delta')) {
+  const before = opts['delta-before'] && path.resolve(opts['delta-before']);
+  const reuse = opts['delta-reuse'];
+  const measured = await measureDelta({ messages: main.messages, concurrency, log, row, before, reuse });
+  // Kept apart from results.json, as the pull's figures are.
+  const deltaRows = rows.filter((r) => r.section === 'delta');
+  const result = {
+    startedAt: new Date(began).toISOString(),
+    commit: code.commit,
+    machine,
+    ...measured,
+    rows: deltaRows,
+  };
+  writeFileSync(DELTA_RESULTS, `${JSON.stringify(result, null, 2)}\n`);
+}
+
 if (opts.profile) {
   mkdirSync(path.join(RUN_DIR, 'profiles'), { recursive: true });
   details.profiles = {};
@@ -458,9 +482,9 @@ const results = {
   interference,
   details,
 };
-// A run of the pull or verify-scale sections alone leaves the import's results (and the page's other
+// A run of the pull, verify-scale or delta sections alone leaves the import's results (and the page's other
 // figures) as they were.
-const pullOnly = [...only].every((s) => s === 'pull' || s === 'verify-scale');
+const pullOnly = [...only].every((s) => s === 'pull' || s === 'verify-scale' || s === 'delta');
 const tmp = `${opts.out}.tmp`;
 if (!pullOnly) {
   writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
@@ -483,8 +507,10 @@ process.stdout.write(`${formatTable(rows)}\n`);
 const codeAtEnd = codeVersion();
 if (codeAtEnd.distBuiltAt !== code.distBuiltAt || codeAtEnd.commit !== code.commit) {
   results.codeAtEnd = codeAtEnd;
-  writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
-  renameSync(tmp, opts.out);
+  if (!pullOnly) {
+    writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
+    renameSync(tmp, opts.out);
+  }
   process.stdout.write(
     `\nwarning: the code changed during the run (now commit ${codeAtEnd.commit}, ` +
       `dist built ${codeAtEnd.distBuiltAt}): rows may mix versions\n`,
@@ -496,7 +522,10 @@ const docPath =
   opts.doc ?? (defaultOut ? path.join(ROOT, 'docs', 'performance.md') : `${opts.out.replace(/\.json$/, '')}.md`);
 const committed = existsSync(opts.out) ? opts.out : path.join(BENCH, 'results.json');
 const pageResults = pullOnly ? JSON.parse(readFileSync(committed, 'utf8')) : results;
-writeFileSync(`${docPath}.tmp`, renderPerformanceDoc(pageResults, readPullResults(), readVerifyScaleResults()));
+writeFileSync(
+  `${docPath}.tmp`,
+  renderPerformanceDoc(pageResults, readPullResults(), readVerifyScaleResults(), readDeltaResults()),
+);
 renameSync(`${docPath}.tmp`, docPath);
 const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);
 if (noisy.length > 0) {

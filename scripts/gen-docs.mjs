@@ -32,6 +32,7 @@ export const PAGES = [
         readJson(root, 'bench/results.json'),
         readJson(root, 'bench/pull-results.json', true),
         readJson(root, 'bench/verify-scale-results.json', true),
+        readJson(root, 'bench/delta-results.json', true),
       ),
   },
   { file: 'docs/configuration.md', module: 'scripts/config-doc.mjs', render: (m) => m.renderConfigReference() },

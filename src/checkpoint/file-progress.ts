@@ -16,6 +16,11 @@ export interface FileProgressData {
   /** Size and head hash of the file when it was last read: tells a rewritten file from a grown one. */
   fingerprint?: { size: number; head: string };
   /**
+   * Where the last reading to the file's end stopped (its size then, the line after, a hash of the
+   * bytes before): a later run skips a file that ends there still, and reads one that grew from there.
+   */
+  end?: { byte: number; line: number; tail: string };
+  /**
    * Slots acknowledged as rejected that are not in yet, by ordinal: the code they were refused with
    * and a hash of what the slot held, so a later run can tell an edited record from the same one.
    */

@@ -21,6 +21,8 @@ export interface EntityCounts {
   skippedBy: Record<string, number>;
   /** Acknowledged by an earlier run and not sent again. */
   resumed: number;
+  /** Files not read again: they end where an earlier reading to their end left them (their slots are in `resumed`). */
+  unchangedFiles?: number;
   /** Read but not answered when the run stopped (Ctrl+C, a fatal error): the next run reads them again. */
   unsent: number;
   requests: number;

@@ -5,7 +5,7 @@ import type { EntityCounts, RetryNotice } from '../pipeline/events.js';
  * use these, so that what a person reads during the run is what the summary says at the end.
  */
 /** The figures of a count that are plain numbers. */
-export type CountKey = Exclude<keyof EntityCounts, 'skippedBy'>;
+export type CountKey = Exclude<keyof EntityCounts, 'skippedBy' | 'unchangedFiles'>;
 
 export type OutcomeTerms = ReadonlyArray<readonly [CountKey, string]>;
 

@@ -26,7 +26,11 @@ export class CsvRows {
   private ordinal = 0;
   private headerBreak = '';
 
-  constructor(private readonly file: string) {}
+  /** `from`: read on from the middle of the file, whose rows there start on that line and slot. */
+  constructor(
+    private readonly file: string,
+    private readonly from?: { line: number; ordinal: number },
+  ) {}
 
   /**
    * A block's rows (taken in block order) as items. A row csv-parse could not read becomes an
@@ -70,6 +74,10 @@ export class CsvRows {
       this.sawHeader = true;
       if (badLine !== undefined) this.items.push(utf8Problem(this.file, badLine));
       this.readHeader(record, start);
+      if (this.from !== undefined) {
+        this.nextLine = this.from.line;
+        this.ordinal = this.from.ordinal;
+      }
       return;
     }
     const ordinal = this.ordinal++;

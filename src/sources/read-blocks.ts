@@ -23,6 +23,12 @@ export interface ByteSource {
   display: string;
   /** The bytes, decompressed. Errors while reading are InputErrors naming `display`, or CorruptGzipError. */
   open(): Promise<Readable>;
+  /**
+   * Reading on from the middle of a file: `open` gives the bytes from there, which start on this line.
+   * `prefix`, when set, is the file's first bytes (a CSV header), handed out before them as lines 1 on.
+   */
+  startLine?: number;
+  prefix?: Buffer;
 }
 
 export interface Block {
@@ -54,16 +60,21 @@ export class CorruptGzipError extends Error {
   }
 }
 
-/** A source file's bytes: gunzipped when it is `.gz`. */
-export function fileBytes(file: ResolvedFile): ByteSource {
+/**
+ * A source file's bytes: gunzipped when it is `.gz`. From `from.byte` on when set (a plain file read on
+ * from where an earlier reading ended), after `prefix` (its header).
+ */
+export function fileBytes(file: ResolvedFile, from?: { byte: number; line: number }, prefix?: Buffer): ByteSource {
   return {
     display: file.display,
+    startLine: from?.line,
+    prefix,
     async open() {
       const handle = await openFile(file);
       try {
         // A 0-byte .gz is an empty export, not a corrupt one: zlib would call it a truncated stream.
         const compressed = file.gzip && (await handle.stat()).size > 0;
-        const raw = handle.createReadStream({ highWaterMark: READ_SIZE });
+        const raw = handle.createReadStream({ highWaterMark: READ_SIZE, start: from?.byte });
         return compressed ? pipeline(raw, createGunzip({ chunkSize: READ_SIZE }), () => {}) : raw;
       } catch (error) {
         await handle.close();
@@ -93,6 +104,15 @@ export async function* readBlocks(source: ByteSource, options: BlockOptions = {}
     return { bytes, firstLine, lineAfter, badLines: findBadLines(bytes, firstLine) };
   };
 
+  if (source.prefix !== undefined) {
+    const head = makeBlock(source.prefix);
+    if (head.bytes.length > 0) yield head;
+  }
+  if (source.startLine !== undefined) {
+    // From the middle of the file: no byte order mark there, and its lines go on from where it is.
+    first = false;
+    line = source.startLine;
+  }
   try {
     for await (const chunk of readChunks(source, signal)) {
       const lastNewline = chunk.lastIndexOf(LF);

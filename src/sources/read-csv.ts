@@ -17,6 +17,7 @@ import { fileBytes, lastLineOf, type Block } from './read-blocks.js';
 import { readFileItems, type BlockReader } from './read-file.js';
 import type { ReadOptions, ResolvedFile } from './types.js';
 import { isFileAtLeast } from './worker-threshold.js';
+import { csvHeaderBytes } from './read-on.js';
 
 const CUT_LONG_LINES_AT = 1024 * 1024;
 /** How much of a backlog one call reads again (see CsvReader.backlog). */
@@ -27,17 +28,26 @@ export async function* readCsvRecords(file: ResolvedFile, options: ReadOptions =
   // A worker only pays for itself on a large file; unset (import), never.
   const minBytes = options.csvWorkerMinBytes;
   const inWorker = minBytes !== undefined && (await isFileAtLeast(file.path, minBytes));
-  const reader = new CsvReader(file.display, inWorker ? new WorkerCsvRowParser() : new LocalCsvRowParser());
+  const parser = inWorker ? new WorkerCsvRowParser() : new LocalCsvRowParser();
+  const { from } = options;
+  const reader = new CsvReader(new CsvRows(file.display, from), parser);
+  // Read on from `from`: the header row, read from the file's start, names the fields all the same.
+  const header = from === undefined ? undefined : await csvHeaderBytes(file);
   // Blocks handed to the parser whose rows have not been taken yet. A worker gets two ahead, so
   // neither thread waits for the other when one block takes longer (one ahead left both idle ~15%
   // of the time: 1M rows 6.4-6.5 s -> 5.8-6.1 s). In this thread write() has parsed the block when
   // it returns, so holding one back would overlap nothing: its rows are taken at once.
   const ahead = inWorker ? 3 : 1;
-  yield* readFileItems(fileBytes(file), reader, { signal: options.signal, cutLongLinesAt: CUT_LONG_LINES_AT, ahead });
+  const { signal, onEnd } = options;
+  yield* readFileItems(fileBytes(file, from, header), reader, {
+    signal,
+    cutLongLinesAt: CUT_LONG_LINES_AT,
+    ahead,
+    onEnd,
+  });
 }
 
 class CsvReader implements BlockReader<SourceItem> {
-  private readonly rows: CsvRows;
   /** Blocks handed to the parser from the one the next row starts in: what a new parser would read again. */
   private kept: Block[] = [];
   /**
@@ -56,11 +66,9 @@ class CsvReader implements BlockReader<SourceItem> {
   private parserEnded = false;
 
   constructor(
-    display: string,
+    private readonly rows: CsvRows,
     private parser: CsvRowParser,
-  ) {
-    this.rows = new CsvRows(display);
-  }
+  ) {}
 
   get sawContent(): boolean {
     return this.rows.sawHeader || this.rows.stopped;

@@ -10,6 +10,7 @@
 import type { SourceProblem } from '../entities/types.js';
 import { CorruptGzipError, lastLineOf, readBlocks, type Block, type ByteSource } from './read-blocks.js';
 import { emptyFileProblem, encodingProblem, gzipProblem, lineSpan } from './source-items.js';
+import type { ReadEnd } from './types.js';
 
 /** What a reader makes of a file's blocks. */
 export interface BlockReader<T> {
@@ -38,6 +39,8 @@ export interface FileReadOptions {
   cutLongLinesAt?: number;
   /** Blocks handed to the reader before the first one's items are taken: a worker thread works ahead. */
   ahead?: number;
+  /** Called when the file was read to its end with no problem of its own (ReadOptions.onEnd). */
+  onEnd?(end: ReadEnd): void;
 }
 
 /** The reader's items block by block, then the file's own problems. */
@@ -109,6 +112,11 @@ export async function* readFileItems<T>(
       return;
     }
     if (!reader.sawContent && !signal?.aborted) yield [emptyFileProblem(source.display)];
+    else if (!signal?.aborted && options.onEnd !== undefined) {
+      const ended = lastBlock ?? { bytes: Buffer.alloc(0), lineAfter: source.startLine ?? 1 };
+      const bytes = ended.bytes;
+      options.onEnd({ line: ended.lineAfter, newline: bytes.length === 0 || bytes[bytes.length - 1] === 0x0a });
+    }
   } finally {
     // Blocks read ahead and left behind by an early end: their failures are no one's to see.
     for (const left of pending) if (!Array.isArray(left)) left.catch(() => undefined);

@@ -83,16 +83,19 @@ export class NdjsonItems implements JsonLineSink {
 }
 
 export function readNdjsonRecords(file: ResolvedFile, options: ReadOptions = {}): AsyncGenerator<SourceItem[]> {
-  return readFileItems(fileBytes(file), new NdjsonReader(file.display), { signal: options.signal });
+  const { from, signal, onEnd } = options;
+  return readFileItems(fileBytes(file, from), new NdjsonReader(file.display, from?.ordinal), { signal, onEnd });
 }
 
 class NdjsonReader implements BlockReader<SourceItem> {
-  sawContent = false;
+  sawContent: boolean;
   readonly stopped = false;
   private readonly sink: NdjsonItems;
 
-  constructor(display: string) {
-    this.sink = new NdjsonItems(display);
+  /** Read on from `ordinal` (not 0): the file held records before, so it is not empty whatever follows. */
+  constructor(display: string, ordinal = 0) {
+    this.sink = new NdjsonItems(display, ordinal);
+    this.sawContent = ordinal > 0;
   }
 
   block(block: Block): SourceItem[] {

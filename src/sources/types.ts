@@ -31,4 +31,24 @@ export interface ReadOptions {
    * hand as `{"old-id": "app-uid"}`, whose reader then judges the value.
    */
   keyedScalars?: boolean;
+  /**
+   * Read on from here instead of the file's start (NDJSON and CSV files, not gzipped): where an earlier
+   * reading to the end stopped. A CSV file's header is read from the start all the same.
+   */
+  from?: ResumePoint;
+  /** Called once a reading ended at the file's end with no problem of the file: where it ended. */
+  onEnd?(end: ReadEnd): void;
+}
+
+/** A place in a file between two lines: its byte offset, the line there (1-based) and the record slot. */
+export interface ResumePoint {
+  byte: number;
+  line: number;
+  ordinal: number;
+}
+
+/** Where a reading to the end stopped: the line after the last, and whether the file ended on a newline. */
+export interface ReadEnd {
+  line: number;
+  newline: boolean;
 }

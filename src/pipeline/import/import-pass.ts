@@ -1,17 +1,16 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { CheckpointStore } from '../../checkpoint/store.js';
-import type { FileProgress } from '../../checkpoint/file-progress.js';
 import type { EntityName, MappedRecord, SourceItem, SourceProblem } from '../../entities/types.js';
 import { InterruptedError } from '../../errors.js';
 import { CONTENT_BLOOM_BYTES, contentHash, ExportIndex } from '../../rules/index.js';
 import { duplicateIdProblem } from '../../rules/duplicate-problems.js';
 import { checkRecord, hasError } from '../../rules/check-record.js';
 import { emptyCounts, type EntityCounts, type RunCounts, type RunEvents } from '../events.js';
-import { checkFingerprint } from '../../sources/fingerprint.js';
 import { EMPTY_FILE_RULE } from '../../sources/source-items.js';
 import { BAD_SLOT, FILE_PROBLEM, ItemSlots, SKIP } from '../item-slots.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
-import { idCollisionsOf, readInputBatches, type EntityPlan, type RecordInput } from '../../sources/plan.js';
+import { idCollisionsOf, readInputBatches, type EntityPlan } from '../../sources/plan.js';
+import type { ReadEnd } from '../../sources/types.js';
 import type { IdLog } from '../../checkpoint/id-log.js';
 import type { RejectEntry, RejectsWriter } from '../../checkpoint/rejects-file.js';
 import { Batcher, type AnsweredBatch } from './batcher.js';
@@ -23,6 +22,7 @@ import type { MediaHook } from './media-start.js';
 import { BEYOND_RETENTION, type ParentEntity } from '../../entities/types.js';
 import { heldForMedia, mediaReject } from './media-pass.js';
 import { ParentHolds } from './parent-holds.js';
+import { doneSlots, type FileCursor, openCursor, recordEnd } from './file-cursor.js';
 
 export interface ImportRun {
   plans: EntityPlan[];
@@ -57,17 +57,6 @@ export interface ImportRun {
 interface CrossChecks {
   index: ExportIndex;
   holds: ParentHolds;
-}
-
-/** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
-interface FileCursor {
-  input: RecordInput;
-  progress: FileProgress;
-  /** Start of the next batch's range: every ordinal below it belongs to a range already handed out. */
-  rangeStart: number;
-  nextOrdinal: number;
-  /** A problem of the file itself came up on this reading (its reject stays open while it does). */
-  fileProblem: boolean;
 }
 
 /**
@@ -255,7 +244,8 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
   const media = entity.name === 'messages' ? run.media : undefined;
   if (media) await media.ready;
   if (run.stop.aborted) return false;
-  run.events.phaseStarted(entity.name, run.estimateTotals ? await estimatePhase(plan, run.stop) : undefined);
+  const total = run.estimateTotals ? await estimatePhase(run, plan) : undefined;
+  run.events.phaseStarted(entity.name, total);
   for (const input of plan.inputs) {
     if (batcher.stopped) break;
     let cursor: FileCursor;
@@ -266,10 +256,24 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
       batcher.fail(err);
       break;
     }
+    // The slots before where the reading starts were done by an earlier run: counted as a reading of
+    // them would count them.
+    const doneBefore = cursor.from?.ordinal ?? 0;
+    counts.read += doneBefore;
+    counts.resumed += doneBefore;
+    if (cursor.unchanged) {
+      counts.unchangedFiles = (counts.unchangedFiles ?? 0) + 1;
+      run.events.progress(entity.name, counts);
+      continue;
+    }
     const map = createMapper(mapperOptionsFor(entity, plan.source, run));
     const slots = new ItemSlots(media ? (item) => media.rewrite(map(item), input) : map);
     try {
-      reading: for await (const items of readInputBatches(input, { signal: run.stop, entity: entity.name })) {
+      const onEnd = (end: ReadEnd) => {
+        cursor.ended = end;
+      };
+      const options = { signal: run.stop, entity: entity.name, from: cursor.from, onEnd };
+      reading: for await (const items of readInputBatches(input, options)) {
         for (const item of items) {
           if (batcher.stopped) break reading;
           const record = admit(item, cursor, slots);
@@ -285,6 +289,12 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
     // Records read but not dispatched stay unacknowledged: the next run reads them again.
     if (batcher.stopped) break;
     if (!cursor.fileProblem) cursor.progress.resolve(FILE_SLOT);
+    try {
+      await recordEnd(cursor);
+    } catch (err) {
+      batcher.fail(err);
+      break;
+    }
     batcher.closeFile(cursor.progress, cursor.rangeStart, cursor.nextOrdinal);
   }
   if (run.replay && !batcher.stopped) {
@@ -324,33 +334,16 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
 }
 
 /** The phase's record count when every input can tell it cheaply; otherwise unknown. */
-async function estimatePhase(plan: EntityPlan, signal: AbortSignal): Promise<number | undefined> {
+async function estimatePhase(run: ImportRun, plan: EntityPlan): Promise<number | undefined> {
   let total = 0;
   for (const input of plan.inputs) {
-    if (!input.estimate) return undefined;
-    total += await input.estimate(signal).catch(() => Number.NaN);
+    // A file not read again is not counted again: the checkpoint knows its slots.
+    const known = await doneSlots(run, plan.entity.name, input).catch(() => undefined);
+    if (known !== undefined) total += known;
+    else if (!input.estimate) return undefined;
+    else total += await input.estimate(run.stop).catch(() => Number.NaN);
   }
   return Number.isFinite(total) ? total : undefined;
-}
-
-async function openCursor(run: ImportRun, entity: EntityName, input: RecordInput): Promise<FileCursor> {
-  let progress = run.checkpoint.fileProgress(entity, input.display);
-  if (input.path) {
-    const { now, rewritten } = await checkFingerprint(
-      { path: input.path, display: input.display },
-      progress.data.fingerprint,
-    );
-    if (rewritten) {
-      run.events.warning(
-        `${input.display} changed in place since the last run: reading it again from the start ` +
-          '(records the service already has count as already present)',
-      );
-      progress = run.checkpoint.resetFile(entity, input.display);
-    }
-    progress.data.fingerprint = now;
-  }
-  progress.data.complete = false;
-  return { input, progress, rangeStart: 0, nextOrdinal: 0, fileProblem: false };
 }
 
 /**

@@ -47,7 +47,8 @@ export function sumCounts(entities: RunCounts): Omit<EntityCounts, 'elapsedMs'> 
         for (const [reason, n] of Object.entries(value as Record<string, number>)) {
           total.skippedBy[reason] = (total.skippedBy[reason] ?? 0) + n;
         }
-      } else total[key] += value as number;
+      } else if (key === 'unchangedFiles') total.unchangedFiles = (total.unchangedFiles ?? 0) + (value as number);
+      else total[key] += value as number;
     }
   }
   return total;

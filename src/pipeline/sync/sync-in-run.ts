@@ -92,9 +92,16 @@ export function describeRound(line: SyncRoundLine): string {
   const newest = line.newestPulledAt ? ` (newest on the source ${line.newestPulledAt}` : '';
   const verified = line.newestVerifiedAt ? `, on the service ${line.newestVerifiedAt})` : newest ? ')' : '';
   const gaps = v.missing + v.different > 0 ? ` (${v.missing} missing, ${v.different} different)` : '';
+  const files = line.unchangedFiles ?? 0;
+  const unchanged = files > 0 ? `${files} file${files === 1 ? '' : 's'} unchanged (not read again)` : '';
+  const crossed = line.imported + line.alreadyPresent + line.rejected;
+  const imported =
+    crossed === 0 && unchanged
+      ? `nothing new: ${unchanged}`
+      : `imported ${line.imported}, already there ${line.alreadyPresent}, rejected ${line.rejected}`;
+  const tail = crossed > 0 && unchanged ? `; ${unchanged}` : '';
   return (
-    `${line.final ? 'final round' : `round ${line.round}`}: imported ${line.imported}, ` +
-    `already there ${line.alreadyPresent}, rejected ${line.rejected}; verified ${v.present} of ${v.expected}` +
-    `${gaps}; ${lag}${newest}${verified}; ${line.notAcross} not yet across; took ${seconds(line.tookMs)}`
+    `${line.final ? 'final round' : `round ${line.round}`}: ${imported}; verified ${v.present} of ${v.expected}` +
+    `${gaps}; ${lag}${newest}${verified}; ${line.notAcross} not yet across; took ${seconds(line.tookMs)}${tail}`
   );
 }

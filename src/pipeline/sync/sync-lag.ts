@@ -21,6 +21,8 @@ export interface SyncRoundLine {
   imported: number;
   alreadyPresent: number;
   rejected: number;
+  /** Message files the import did not read again: they end where an earlier reading of them ended. */
+  unchangedFiles?: number;
   /** The round's verify: records looked for, found equal, missing, different. */
   verified: { since?: string; expected: number; present: number; missing: number; different: number };
   /** Newest message time on the source (as pulled) and on the service (as verified), ISO. */

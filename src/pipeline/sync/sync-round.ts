@@ -90,6 +90,7 @@ export async function runRound(run: Run, options: RoundOptions): Promise<RoundRe
     imported: totals.imported,
     alreadyPresent: totals.alreadyPresent,
     rejected: totals.rejected,
+    unchangedFiles: totals.unchangedFiles ?? 0,
     verified: {
       since: sinceSec === undefined ? undefined : new Date(sinceSec * 1000).toISOString(),
       expected: sum('expected'),
