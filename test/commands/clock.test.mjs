@@ -8,8 +8,8 @@ import { Agent } from 'undici';
 import { RateLimiter } from '../../dist/http/rate-limiter.js';
 import { DEFAULT_RETRY_POLICY } from '../../dist/http/retry-policy.js';
 import { retryingRequest, sendToService } from '../../dist/http/retrying-request.js';
-import { startFake } from '../fakes/helpers.mjs';
 import { generatedWorkspace, runCli, sandbox, tempDir, writeConfig, writeGeneratedExport } from '../helpers.mjs';
+import { startSyncFake, syncWorkspace } from '../sync-helpers.mjs';
 import { virtualClock } from '../virtual-clock.mjs';
 
 /** An import through the CLI, in-process, on `clock`: its summary and the CI lines it drew on stderr. */
@@ -115,10 +115,8 @@ test('the retry loop waits out a storm of Retry-After: 30 on its clock, at once 
 test("sync's interval is the run clock's: two rounds an hour apart cost no real time", async (t) => {
   const sb = await sandbox();
   t.after(() => sb.close());
-  const fake = await startFake(t, 'sendbird', { world: { users: 3, channels: 2, messages: 10, seed: 11 } });
-  const dir = await tempDir('cm-sync-');
-  const state = { checkpoint: 'state/checkpoint.json', rejects: 'state/rejects.ndjson' };
-  await writeConfig(dir, { baseUrl: sb.url, requestsPerMinute: 6000, restRequestsPerMinute: 6000, ...state });
+  const fake = await startSyncFake(t, { world: { users: 3, channels: 2, messages: 10, seed: 11 } });
+  const dir = await syncWorkspace(sb);
   const clock = virtualClock();
   const start = clock.now();
   const args = ['sync', 'sendbird', '--out', 'state/export', '--rounds', '2', '--interval', '3600', '--json'];

@@ -1,17 +1,15 @@
 // A sync round with nothing new reads no message file of the earlier rounds again, and its line says so.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startFake } from '../fakes/helpers.mjs';
-import { runCli, sandbox, tempDir, writeConfig } from '../helpers.mjs';
+import { runCli, sandbox } from '../helpers.mjs';
+import { startSyncFake, syncWorkspace } from '../sync-helpers.mjs';
 import { virtualClock } from '../virtual-clock.mjs';
 
 test('a sync round with nothing new says how many files it did not read again', async (t) => {
   const sb = await sandbox();
   t.after(() => sb.close());
-  const fake = await startFake(t, 'sendbird', { world: { users: 3, channels: 2, messages: 10, seed: 11 } });
-  const dir = await tempDir('cm-sync-');
-  const state = { checkpoint: 'state/checkpoint.json', rejects: 'state/rejects.ndjson' };
-  await writeConfig(dir, { baseUrl: sb.url, requestsPerMinute: 6000, restRequestsPerMinute: 6000, ...state });
+  const fake = await startSyncFake(t, { world: { users: 3, channels: 2, messages: 10, seed: 11 } });
+  const dir = await syncWorkspace(sb);
   const args = ['sync', 'sendbird', '--out', 'state/export', '--rounds', '2', '--interval', '60', '--json'];
   const run = await runCli([...args, '--source-base-url', fake.url], {
     cwd: dir,
