@@ -5,7 +5,10 @@ import { tempDir, writeConfig } from './helpers.mjs';
 
 const WORLD = { users: 6, channels: 3, messages: 60, seed: 11 };
 
-/** The Sendbird fake with a small world (`options.world` another). @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source'>} [options] */
+/**
+ * The Sendbird fake with a small world (`options.world` another).
+ * @param {Omit<import('./fakes/dist/index.js').FakeServerOptions, 'source'>} [options]
+ */
 export const startSyncFake = (t, options = {}) => startSourceFake(t, 'sendbird', { world: WORLD, ...options });
 
 export async function syncWorkspace(sb) {
