@@ -1,4 +1,4 @@
-// The bench's `delta` section (issue 37): an export of `messages` messages in files of a million
+// The bench's `delta` section: an export of `messages` messages in files of a million
 // (users, groups and members as at scale 1) imported whole into a sandbox process, then imported again
 // with nothing new (every message file unchanged: not read again), then with one new file of 1,000
 // messages. `--delta-before <bin>` also times the nothing-new import with another build (the code
@@ -10,7 +10,7 @@ import { ensureDeltaDataset, writeDeltaFile } from './delta-data.mjs';
 import { DATA_DIR } from './generate.mjs';
 import { mb, num } from './table.mjs';
 
-/** The targets of issue 37: nothing new at 10M in 5 s, one new file of 1,000 messages in 10 s. */
+/** The targets: nothing new at 10M in 5 s, one new file of 1,000 messages in 10 s. */
 const NOTHING_NEW_MS = 5_000;
 const ONE_FILE_MS = 10_000;
 const NEW_MESSAGES = 1_000;

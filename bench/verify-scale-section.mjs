@@ -11,7 +11,7 @@ import { writeVerifyConfig } from './verify-section.mjs';
 
 export const VERIFY_SCALE_RESULTS = path.join(BENCH, 'verify-scale-results.json');
 const ENTITIES = ['users', 'groups', 'members', 'messages'];
-/** Issue 37: verify's peak RSS at any size. */
+/** The most verify may hold at any size. */
 const MEMORY_LIMIT = 200 * 2 ** 20;
 
 /** Kept results (another size's entry stays until that size is measured again). */
