@@ -3,7 +3,7 @@
 // the service lists records in another order than the export's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sandbox } from '../helpers.mjs';
 import { importRun, missingLines, verify, verifyWorkspace } from '../verify-helpers.mjs';
@@ -61,4 +61,21 @@ test('verify in many parts finds what one part finds, whatever order the service
   assert.deepEqual(after.repair.sent, { users: 1, messages: 3 });
   assert.equal(after.entities.messages.missing, 0);
   assert.equal(after.entities.messages.different, 1);
+});
+
+test('what a killed verify left beside the checkpoint is removed by the next; nothing stays after', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const ws = await verifyWorkspace(sb.url);
+  assert.equal((await importRun(ws.dir)).code, 0);
+  // A SIGKILL's leftover: the killed verify's parts under the migration's spill folder.
+  const spill = path.join(ws.dir, '.migrate-checkpoint.json.verify');
+  await mkdir(path.join(spill, '.verify-killed'), { recursive: true });
+  await writeFile(path.join(spill, '.verify-killed', 'part-1'), 'x'.repeat(1024));
+  const run = await verify(ws.dir, ['--json']);
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(
+    (await readdir(ws.dir)).filter((f) => f.includes('.verify')),
+    [],
+  );
 });

@@ -1,3 +1,4 @@
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { idLogPathOf } from '../../checkpoint/state-files.js';
 import type { EntityName, MappedRecord } from '../../entities/types.js';
@@ -54,6 +55,7 @@ export async function verifyInRun(run: Run, options: VerifyInRunOptions): Promis
   run.sample({}, () => run.clients.restLimiter.currentRate);
   // Where the import kept the service's message ids and what it sent from outside the export.
   const idLog = idLogPathOf(config.checkpoint);
+  const spillDir = await spillDirOf(run);
   return runVerify({
     plans: options.plans,
     client,
@@ -70,10 +72,21 @@ export async function verifyInRun(run: Run, options: VerifyInRunOptions): Promis
     requests: () => counts,
     onMissing: options.onMissing,
     clock: run.clock,
-    // Beside the checkpoint: the user's disk, not a temp folder that may be small or in memory.
-    spillDir: path.dirname(path.resolve(config.checkpoint)),
+    spillDir,
     partRecords: partRecordsOf(run.env.MIGRATE_VERIFY_PART_RECORDS),
-  });
+  }).finally(() => rmdir(spillDir).catch(() => undefined));
+}
+
+/**
+ * Beside the checkpoint: the user's disk, not a temp folder that may be small or in memory. With the
+ * migration's lock held, what a killed verify left there (gigabytes at 10M records) is removed first;
+ * the folder itself goes once empty.
+ */
+async function spillDirOf(run: Run): Promise<string> {
+  const dir = `${path.resolve(run.config.checkpoint)}.verify`;
+  if (run.ledger !== undefined) await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  return dir;
 }
 
 /** An internal knob for tests and the bench: a small part size makes a small export spill many parts. */
