@@ -1,6 +1,7 @@
 /**
- * The `User-Agent` of every request the pull sends to a live source, built once from package.json:
- * a server that sees the tool can tell what it is, which version, and where to read about it.
+ * The `User-Agent` of every request to a source's hosts (the pull's, and media downloads), built once
+ * from package.json: a server that sees the tool can tell what it is, which version, and where to
+ * read about it.
  * Discord's reference asks clients for `DiscordBot ($url, $versionNumber)` and may block a request
  * without it (https://discord.com/developers/docs/reference#user-agent); the other sources take the
  * plain product form of RFC 9110 10.1.5.

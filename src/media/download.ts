@@ -16,6 +16,7 @@ import { InterruptedError, MigrationError, RemoteError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
+import { userAgentFor } from '../http/user-agent.js';
 import { type Answer, type AnswerKind, retryingRequest, type TryLoop, type Verdict } from '../http/retrying-request.js';
 import type { Bandwidth } from './bandwidth.js';
 import type { HostRules } from './host-rules.js';
@@ -137,7 +138,8 @@ async function getOnce(
     return fail(err instanceof Error ? err.message : String(err));
   }
   const header = withHeader ? ctx.rules.headerFor(target.hostname) : undefined;
-  const headers = header ? { [header.name]: header.value } : {};
+  // Files come from the sources' own hosts and CDNs: they are told what asks, as the pull's requests do.
+  const headers = { 'user-agent': userAgentFor('media'), ...(header ? { [header.name]: header.value } : {}) };
   let limiter = ctx.limiters.get(target.host);
   if (!limiter) ctx.limiters.set(target.host, (limiter = new RateLimiter(MEDIA_HOST_RATE, ctx.clock)));
   const loop: TryLoop = {

@@ -154,8 +154,10 @@ test('validate: one warning counts attachments on expiring hosts that media does
 /** A file server on loopback whose `answer(n)` gives the status and headers of its n-th request (from 1). */
 async function fileHost(t, answer) {
   const arrivals = [];
-  const server = createServer((_req, res) => {
+  const agents = [];
+  const server = createServer((req, res) => {
     arrivals.push(Date.now());
+    agents.push(req.headers['user-agent']);
     const { status, headers = {} } = answer(arrivals.length);
     if (status !== 200) return void res.writeHead(status, headers).end('not now');
     res.writeHead(200, { 'content-type': 'image/png', 'content-length': 5 }).end('hello');
@@ -163,7 +165,7 @@ async function fileHost(t, answer) {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   t.after(() => new Promise((resolve) => server.close(resolve)));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-  return { url: `http://127.0.0.1:${port}/a.png`, arrivals };
+  return { url: `http://127.0.0.1:${port}/a.png`, arrivals, agents };
 }
 
 test('media: a download answered 429 with Retry-After: 30 is tried again no sooner than that', async (t) => {
@@ -177,6 +179,8 @@ test('media: a download answered 429 with Retry-After: 30 is tried again no soon
   const fetched = await downloadFile(host.url, path.join(dir, 'a'), downloadContext(t, clock));
   assert.equal(fetched.ok, true, JSON.stringify(fetched));
   assert.equal(host.arrivals.length, 2);
+  // Every try says what asks: the tool, its version and where to read about it.
+  for (const agent of host.agents) assert.match(agent, /^chat-migrate\/\d+\.\d+\.\d+ \(\+https:\/\/\S+\)$/);
   const waited = clock.now() - start;
   assert.ok(waited >= 30_000, `tried again after ${waited} ms, Retry-After asked 30 s`);
 });
