@@ -3,9 +3,9 @@
 // sandbox leaves `metadata` out of group reads, which the read reference leaves open.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { sandbox } from '../helpers.mjs';
+import { runCli, sandbox } from '../helpers.mjs';
 import { importRun, verify, verifyWorkspace } from '../verify-helpers.mjs';
 
 const groups = (rename = {}) =>
@@ -42,6 +42,10 @@ test('group reads without metadata: not compared, said once; a name that differs
   assert.equal(text.code, 0, text.stdout);
   assert.equal(text.stdout.match(/not compared for/g)?.length, 1);
   assert.match(text.stdout, /note: not compared for groups: metadata: the export gives it, but no item/);
+  // The report says it too, to those who sign off and never run verify.
+  assert.equal((await runCli(['report', '--out', 'report.html'], { cwd: ws.dir })).code, 0);
+  const page = await readFile(path.join(ws.dir, 'report.html'), 'utf8');
+  assert.match(page, /data-figure="verify.notShown">Not compared, as no record .*: groups: metadata\.<\/p>/);
   // Nothing to repair for it, and nothing sent.
   const repaired = await verify(ws.dir, ['--repair']);
   assert.equal(repaired.code, 0, repaired.stdout);

@@ -117,9 +117,12 @@ export function recordVerdict(run: Run, result: VerifyResult): void {
 /** The run log's `verify-end` line: the figures per entity (not the lists), which the report shows. */
 export function logVerifyEnd(run: Run, result: VerifyResult): void {
   const entities: Record<string, Record<string, number>> = {};
+  const notShown: Record<string, string[]> = {};
   for (const [entity, v] of Object.entries(result.entities)) {
     const { expected, present, missing, different, extra, beyondRetention } = v;
     entities[entity] = { expected, present, missing, different, extra, beyondRetention };
+    if (v.notShown?.length) notShown[entity] = v.notShown;
   }
-  run.log.event('verify-end', { entities, requests: result.requests, repair: result.repair });
+  const shown = Object.keys(notShown).length > 0 ? { notShown } : {};
+  run.log.event('verify-end', { entities, ...shown, requests: result.requests, repair: result.repair });
 }

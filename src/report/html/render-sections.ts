@@ -52,11 +52,22 @@ export function renderResults(data: ReportData): string {
     parts.push(
       '<h3>verify</h3>' +
         `<p class="muted">What the service holds, read back on ${e(new Date(verify.t).toISOString())}.</p>` +
-        `<table class="verify"><tr><th>entity</th>${head.join('')}</tr>${rows.join('')}</table>`,
+        `<table class="verify"><tr><th>entity</th>${head.join('')}</tr>${rows.join('')}</table>` +
+        notComparedWords(verify.notShown as Record<string, string[]> | undefined),
     );
   }
   if (parts.length === 0) return '';
   return `<h2>Validate and verify</h2>${parts.join('')}`;
+}
+
+/** The fields verify could not compare, as the service's reads do not carry them: said, never counted. */
+function notComparedWords(notShown: Record<string, string[]> | undefined): string {
+  const listed = Object.entries(notShown ?? {}).map(([entity, fields]) => `${entity}: ${fields.join(', ')}`);
+  if (listed.length === 0) return '';
+  return (
+    `<p class="muted" data-figure="verify.notShown">Not compared, as no record the service's reads listed ` +
+    `carries them (a difference there cannot be seen, so none is counted or repaired): ${e(listed.join('; '))}.</p>`
+  );
 }
 
 /** What the report says of rejects once the migration was undone: they were the undone migration's. */
