@@ -131,6 +131,10 @@ export class PullSession implements PullContext {
     }
   }
 
+  recalled(key: string): unknown {
+    return this.o.journal.facts.get(key);
+  }
+
   remembered(prefix: string): Array<[string, unknown]> {
     return [...this.o.journal.facts].filter(([key]) => key.startsWith(prefix));
   }

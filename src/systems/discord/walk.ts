@@ -258,7 +258,7 @@ export async function pullMessages(ctx: PullContext, api: DiscordApi, guild: Dis
 function countedAsImportReads(ctx: PullContext, channel: string, items: Array<Record<string, unknown>>) {
   if (items.length === 0) return {};
   const key = `authors:${channel}`;
-  const earlier = ctx.remembered(key).find(([k]) => k === key)?.[1] as string[] | undefined;
+  const earlier = ctx.recalled(key) as string[] | undefined;
   const authors = new Set(earlier);
   for (const m of items) {
     const author = (m.author as { id?: string } | undefined)?.id;

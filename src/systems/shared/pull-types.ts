@@ -84,6 +84,8 @@ export interface PullContext {
   pages<C>(stream: StreamSpec, fetch: (cursor: C | undefined) => Promise<Page<C>>): Promise<StreamResult>;
   /** Facts kept with pages (`remember`), this pull run's and earlier ones', whose key starts with `prefix`. */
   remembered(prefix: string): Array<[string, unknown]>;
+  /** The one fact kept under exactly `key`, or undefined: a lookup, for a page's own fact. */
+  recalled(key: string): unknown;
   /**
    * Pulls each channel with `pull`, `concurrency` at a time, counting them for the messages' ETA. After
    * a stop nothing new starts, and the first failure ends the walk (nothing queued starts after it).
