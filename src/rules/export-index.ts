@@ -17,6 +17,7 @@ import { GroupFacts, LARGE_GROUP_MEMBERS } from './group-facts.js';
 import { ID_DUPLICATE, ID_NEW, IdIndex, type IdAddResult } from './id-index.js';
 import { problem, type RuleCode } from './rules.js';
 import { formatCount, isIdShaped, isObject } from './values.js';
+import { FileNames } from './file-names.js';
 
 export { duplicateIdProblem, suspectDuplicateProblem } from './duplicate-problems.js';
 
@@ -111,10 +112,7 @@ export class ExportIndex {
   private rechecked: IdIndex | undefined;
   /** Problems of the record being checked; handed out (and replaced) only when not empty. */
   private out: Problem[] = [];
-  private readonly files: string[] = [];
-  private readonly fileIds = new Map<string, number>();
-  private lastFile = '';
-  private lastFileId = -1;
+  private readonly files = new FileNames();
   private readonly groupFacts = new GroupFacts();
   private readonly unchecked = new Set<RefKind>();
   private readonly keepsMessageIds: boolean;
@@ -132,7 +130,7 @@ export class ExportIndex {
     for (const name of ['users', 'groups'] as const) {
       const known = options.knownIds?.[name];
       if (known === undefined) continue;
-      const where = this.fileId(name === 'users' ? 'userMap' : 'groupMap');
+      const where = this.files.numberOf(name === 'users' ? 'userMap' : 'groupMap');
       for (const id of new Set(known.values())) this.ids[name].add(id, where, 0, 0);
     }
     if (options.messageIds === 'bloom') {
@@ -248,7 +246,7 @@ export class ExportIndex {
     if (!this.suspects.hasHashed()) return undefined;
     const seen = (this.rechecked ??= new IdIndex(1024, { content: true }));
     const content = contentHash(record.payload);
-    const result = seen.addHashed(this.fileId(record.file), record.line, content);
+    const result = seen.addHashed(this.files.numberOf(record.file), record.line, content);
     if (result === ID_NEW) return undefined;
     if (result === ID_DUPLICATE && seen.contentAt(seen.lastSlot) === content) return SAME_RECORD;
     return this.duplicateProblem('messages', record.id, result, seen);
@@ -268,7 +266,7 @@ export class ExportIndex {
         ...problem('group.large', undefined, message),
         entity: atGroup ? 'groups' : 'members',
         id: large.id,
-        file: this.files[atGroup ? groups.fileAt(groups.lastSlot) : large.file],
+        file: this.files.nameOf(atGroup ? groups.fileAt(groups.lastSlot) : large.file),
         line: atGroup ? groups.lineAt(groups.lastSlot) : large.line,
       });
     }
@@ -316,12 +314,12 @@ export class ExportIndex {
     }
     const index = this.ids[entity];
     const content = contentHash(record.payload);
-    const result = index.add(record.id, this.fileId(record.file), record.line, content);
+    const result = index.add(record.id, this.files.numberOf(record.file), record.line, content);
     if (result === ID_NEW) return true;
     // Two export ids made one: even records alike are two users (or groups), so never skipped as copies.
     const sources = this.idCollisions[entity]?.get(record.id.toLowerCase());
     if (sources !== undefined) {
-      const where = this.location(index.fileAt(index.lastSlot), index.lineAt(index.lastSlot));
+      const where = this.files.location(index.fileAt(index.lastSlot), index.lineAt(index.lastSlot));
       out.push(idCollisionProblem(entity, record.id, sources, where));
     } else if (result === ID_DUPLICATE && index.contentAt(index.lastSlot) === content) record.skip = SAME_RECORD;
     else out.push(this.duplicateProblem(entity, record.id, result, index));
@@ -330,7 +328,7 @@ export class ExportIndex {
 
   /** id.duplicate or id.case-collision for `id`, naming the place `index.lastSlot` holds. */
   private duplicateProblem(entity: EntityName, id: string, result: IdAddResult, index: IdIndex): Problem {
-    const where = this.location(index.fileAt(index.lastSlot), index.lineAt(index.lastSlot));
+    const where = this.files.location(index.fileAt(index.lastSlot), index.lineAt(index.lastSlot));
     return duplicateIdProblem(entity, id, result === ID_DUPLICATE, where);
   }
 
@@ -342,7 +340,7 @@ export class ExportIndex {
     this.checkRef(record, out, 'guid', guid, 'groups', 'memberGroup', 'ref.member.group', p.groupDetails);
     const late = this.groupFacts.checkJoin(p, guid);
     if (late !== undefined) out.push(late);
-    if (isNew) this.groupFacts.countMember(guid, this.fileId(record.file), record.line);
+    if (isNew) this.groupFacts.countMember(guid, this.files.numberOf(record.file), record.line);
   }
 
   /**
@@ -388,24 +386,5 @@ export class ExportIndex {
   /** True when the export has a record with this id (or a map names it). */
   hasId(entity: EntityName, id: string): boolean {
     return this.ids[entity].has(id);
-  }
-
-  private fileId(file: string): number {
-    // Records arrive file by file, so the last file answers almost every lookup.
-    if (file === this.lastFile && this.lastFileId >= 0) return this.lastFileId;
-    let id = this.fileIds.get(file);
-    if (id === undefined) {
-      id = this.files.length;
-      this.files.push(file);
-      this.fileIds.set(file, id);
-    }
-    this.lastFile = file;
-    this.lastFileId = id;
-    return id;
-  }
-
-  private location(file: number, line: number): string {
-    const name = this.files[file] ?? '?';
-    return line > 0 ? `${name}:${line}` : name;
   }
 }
