@@ -14,9 +14,21 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { makeFolderFor, STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import { TOOL_VERSION } from '../../http/user-agent.js';
 import { openFile } from '../../sources/read-blocks.js';
-import type { PresetContext } from './context.js';
+import type { ExportTree } from './export-tree.js';
+import type { IdCache, IdMapWriter } from './ids.js';
 
 const FORMAT = 1;
+
+/** What of a preset's context the cache uses (context.ts holds the cache: this keeps the two apart). */
+export interface PrepassContext {
+  preset: string;
+  options: object;
+  tree: Pick<ExportTree, 'diskPath'>;
+  idMap: IdMapWriter;
+  uids: IdCache;
+  guids: IdCache;
+  read?: Set<string>;
+}
 const EDGE_BYTES = 64 * 1024;
 
 /** How a file on disk looked when its facts were gathered. */
@@ -66,7 +78,7 @@ export class PrepassCache {
    * The cache at `file` for this preset and these options. Entries written with other options, another
    * version, or beside an id map that has changed since are not used.
    */
-  static async open(file: string | undefined, ctx: PresetContext): Promise<PrepassCache> {
+  static async open(file: string | undefined, ctx: PrepassContext): Promise<PrepassCache> {
     const key = `${ctx.preset} ${TOOL_VERSION} ${JSON.stringify(ctx.options)}`;
     if (file === undefined) return new PrepassCache(undefined, key, new Map());
     const kept = await readCacheFile(file);
@@ -80,7 +92,7 @@ export class PrepassCache {
    * kept for the next run). `gather` may add only message lines to the id map: they are copied as
    * one stretch next time.
    */
-  async factsOf<F>(ctx: PresetContext, rel: string, gather: () => Promise<F>): Promise<F> {
+  async factsOf<F>(ctx: PrepassContext, rel: string, gather: () => Promise<F>): Promise<F> {
     const disk = ctx.tree.diskPath(rel);
     if (this.file === undefined || disk === undefined) return gather();
     const mark = await markOf(disk);
@@ -135,7 +147,7 @@ async function readCacheFile(file: string): Promise<CacheFile | undefined> {
 }
 
 /** The map the entries' `ids` point into is still in place, unchanged in size (or no map is written). */
-async function idMapMatches(kept: CacheFile, ctx: PresetContext): Promise<boolean> {
+async function idMapMatches(kept: CacheFile, ctx: PrepassContext): Promise<boolean> {
   if ((await ctx.idMap.offset()) === undefined) return true;
   return kept.idMapSize !== undefined && (await ctx.idMap.committedSize()) === kept.idMapSize;
 }
