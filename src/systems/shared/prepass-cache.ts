@@ -41,6 +41,8 @@ interface FileMark {
 
 interface Entry extends FileMark {
   rel: string;
+  /** Hash of what else the gathering depended on (the file's channel as the index files say). */
+  depends: string;
   facts: unknown;
   /** Source ids the gathering met (users, groups): met again so id collisions are still found. */
   uids: string[];
@@ -90,15 +92,18 @@ export class PrepassCache {
   /**
    * The facts of message file `rel`: from the cache when the file is as it was, else gathered (and
    * kept for the next run). `gather` may add only message lines to the id map: they are copied as
-   * one stretch next time.
+   * one stretch next time. `dependsOn`: what else than the file the facts depend on (JSON-able), so
+   * a change there reads the file again.
    */
-  async factsOf<F>(ctx: PrepassContext, rel: string, gather: () => Promise<F>): Promise<F> {
+  async factsOf<F>(ctx: PrepassContext, rel: string, gather: () => Promise<F>, dependsOn?: unknown): Promise<F> {
     const disk = ctx.tree.diskPath(rel);
     if (this.file === undefined || disk === undefined) return gather();
     const mark = await markOf(disk);
+    const depends = dependsOn === undefined ? '' : hash(Buffer.from(JSON.stringify(dependsOn)));
     const offset = await ctx.idMap.offset();
     const hit = this.before.get(rel);
-    if (hit !== undefined && sameMark(hit, mark) && (offset === undefined || hit.ids !== undefined)) {
+    const same = hit !== undefined && sameMark(hit, mark) && hit.depends === depends;
+    if (same && (offset === undefined || hit.ids !== undefined)) {
       if (offset !== undefined && !(await ctx.idMap.copyCommitted(hit.ids![0], hit.ids![1])))
         throw new Error(`the id map ended before the lines of ${rel}`);
       for (const id of hit.uids) ctx.uids.of(id);
@@ -121,7 +126,7 @@ export class PrepassCache {
     }
     const end = await ctx.idMap.offset();
     const ids: [number, number] | undefined = offset === undefined ? undefined : [offset, end! - offset];
-    this.now.push({ rel, ...mark, facts, uids: [...uids], guids: [...guids], ids });
+    this.now.push({ rel, depends, ...mark, facts, uids: [...uids], guids: [...guids], ids });
     return facts;
   }
 

@@ -28,6 +28,18 @@ const CASES = [
       return 'zed';
     },
   },
+  {
+    preset: 'slack',
+    fixture: 'slack',
+    isMessageFile: (rel) => /\/\d{4}-\d{2}-\d{2}\.json$/.test(rel),
+    async change(from) {
+      const rel = 'enrique/2016-01-14.json';
+      const doc = JSON.parse(await readFile(path.join(PRESET_FIXTURES, 'slack', rel), 'utf8'));
+      doc.push({ user: 'UZED00001', type: 'message', text: 'a late one', ts: '1452729999.000100' });
+      await writeFile(path.join(from, rel), JSON.stringify(doc));
+      return 'uzed00001';
+    },
+  },
 ];
 
 for (const c of CASES) {
@@ -52,7 +64,21 @@ for (const c of CASES) {
     assert.equal(third.prepared.reusedFiles, ex.files.length - 1, 'the changed file is read again');
     const users = Object.values(third.listed)
       .flat()
-      .map((item) => item.value?.uid);
-    assert.ok(users.includes(sender), `the changed file's new sender ${sender} is found`);
+      .map((item) => String(item.value?.uid));
+    assert.ok(
+      users.some((uid) => uid.startsWith(sender)),
+      `the changed file's new sender ${sender} is found`,
+    );
   });
 }
+
+test('slack: a day file is read again when what the index files say of its conversation changed', async () => {
+  const ex = await paddedExport(path.join(PRESET_FIXTURES, 'slack'), CASES[1].isMessageFile);
+  await planAndCommit('slack', ex.from, ex.state);
+  const usersFile = path.join(ex.from, 'users.json');
+  const users = JSON.parse(await readFile(usersFile, 'utf8'));
+  users[0].is_bot = true;
+  await writeFile(usersFile, JSON.stringify(users));
+  const again = await planAndCommit('slack', ex.from, ex.state);
+  assert.equal(again.prepared.reusedFiles, 0, 'a new bot changes how every conversation is read');
+});
