@@ -45,12 +45,12 @@ async function workspace(t, sandboxOptions = {}) {
   t.after(() => sb.close());
   const dir = await tempDir('cm-window-');
   await writeFile(path.join(dir, 'users.csv'), 'uid,name\nalice,Alice\nbob,Bob\n');
-  await writeFile(path.join(dir, 'old.ndjson'), lines(oldMessages));
-  await writeFile(path.join(dir, 'new.ndjson'), lines(newMessages));
+  await writeFile(path.join(dir, '2023.ndjson'), lines(oldMessages));
+  await writeFile(path.join(dir, '2025.ndjson'), lines(newMessages));
   await writeConfig(dir, {
     baseUrl: sb.url,
     requestsPerMinute: 1e9,
-    sources: { users: { path: 'users.csv' }, messages: { path: ['old.ndjson', 'new.ndjson'] } },
+    sources: { users: { path: 'users.csv' }, messages: { path: ['2023.ndjson', '2025.ndjson'] } },
   });
   const cli = async (args) => {
     const result = await runCli([...args, '--json'], { cwd: dir });
@@ -59,7 +59,7 @@ async function workspace(t, sandboxOptions = {}) {
   const imported = await cli(['import']);
   assert.equal(imported.code, 0, imported.stderr);
   const checkpoint = async () => JSON.parse(await readFile(path.join(dir, '.migrate-checkpoint.json'), 'utf8'));
-  return { sb, dir, cli, checkpoint, old: path.join(dir, 'old.ndjson') };
+  return { sb, dir, cli, checkpoint, old: path.join(dir, '2023.ndjson') };
 }
 
 const figures = ({ expected, present, missing, different, skipped }) => ({
@@ -73,8 +73,8 @@ const figures = ({ expected, present, missing, different, skipped }) => ({
 test('verify --since leaves an unchanged message file older than the window unread; without, it is read', async (t) => {
   const ws = await workspace(t);
   const progress = (await ws.checkpoint()).files;
-  assert.equal(progress['messages:old.ndjson'].newestSentAt, OLD_SENT + OLD - 1, 'the import kept the newest');
-  assert.equal(progress['messages:new.ndjson'].newestSentAt, NEW_SENT + NEW - 1);
+  assert.equal(progress['messages:2023.ndjson'].newestSentAt, OLD_SENT + OLD - 1, 'the import kept the newest');
+  assert.equal(progress['messages:2025.ndjson'].newestSentAt, NEW_SENT + NEW - 1);
   const moved = await moveMiddleIntoWindow(ws.old);
   assert.ok(moved > 50, `${moved} messages moved`);
 
@@ -113,13 +113,13 @@ test('a file grown since the import is read by a windowed verify; imported, its 
   const m = grown.json.entities.messages;
   assert.equal(grown.json.filesNotRead, undefined, 'the grown file was read');
   assert.ok(m.different > 50, 'its moved messages were read');
-  assert.deepEqual(m.missingRecords, [{ id: 'late', file: 'old.ndjson', line: OLD + 1 }]);
+  assert.deepEqual(m.missingRecords, [{ id: 'late', file: '2023.ndjson', line: OLD + 1 }]);
 
   // Put back as it was, with the late one: the import reads it on and keeps the newest of all its messages.
   await writeFile(ws.old, lines([...oldMessages, late]));
   const imported = await ws.cli(['import']);
   assert.equal(imported.code, 0, imported.stderr);
-  assert.equal((await ws.checkpoint()).files['messages:old.ndjson'].newestSentAt, late.sentAt);
+  assert.equal((await ws.checkpoint()).files['messages:2023.ndjson'].newestSentAt, late.sentAt);
   const after = await ws.cli(['verify', '--since', String(SINCE)]);
   assert.equal(after.code, 0, after.stderr);
   assert.equal(after.json.filesNotRead, undefined, 'its newest message is in the window: read');
@@ -133,11 +133,11 @@ test('a grown file read on from its end keeps the newest of the old and the new 
   const imported = await ws.cli(['import']);
   assert.equal(imported.code, 0, imported.stderr);
   assert.equal(imported.json.entities.messages.resumed, OLD + NEW, 'read on from the end, not from the start');
-  assert.equal((await ws.checkpoint()).files['messages:old.ndjson'].newestSentAt, later.sentAt);
+  assert.equal((await ws.checkpoint()).files['messages:2023.ndjson'].newestSentAt, later.sentAt);
   // An older record appended: the newest stays the one read before.
   await appendFile(ws.old, lines([message('earlier', OLD_SENT - 10)]));
   assert.equal((await ws.cli(['import'])).code, 0);
-  assert.equal((await ws.checkpoint()).files['messages:old.ndjson'].newestSentAt, later.sentAt);
+  assert.equal((await ws.checkpoint()).files['messages:2023.ndjson'].newestSentAt, later.sentAt);
   // A window that starts just after it leaves the file unread; one that holds it reads it.
   assert.equal((await ws.cli(['verify', '--since', String(later.sentAt + 1)])).json.filesNotRead, 1);
   const holding = await ws.cli(['verify', '--since', String(later.sentAt)]);
@@ -153,5 +153,5 @@ test('a message of the window missing on the service is named right while an old
   const m = run.json.entities.messages;
   assert.equal(run.json.filesNotRead, 1);
   assert.deepEqual(figures(m), { expected: NEW, present: NEW - 1, missing: 1, different: 0, skipped: 0 });
-  assert.deepEqual(m.missingRecords, [{ id: 'w5', file: 'new.ndjson', line: 6 }]);
+  assert.deepEqual(m.missingRecords, [{ id: 'w5', file: '2025.ndjson', line: 6 }]);
 });
