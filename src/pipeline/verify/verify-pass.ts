@@ -108,6 +108,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
         {
           client: options.client,
           loadIdLog: options.loadIdLog,
+          sinceSec: options.sinceSec,
           onProgress: (_e, read) => {
             counts.read = Math.min(read, lookedFor);
             counts.alreadyPresent = counts.read;
