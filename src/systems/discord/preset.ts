@@ -16,7 +16,7 @@ import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } fr
 import type { JsonPath } from '../../sources/read-pieces.js';
 import { mediaUrl, seconds, str } from '../shared/message-parts.js';
 import { addMessageIds, messageItems } from '../shared/message-record.js';
-import { People } from '../shared/people.js';
+import { FileSightings, People, type SeenInFile } from '../shared/people.js';
 import { groupRecord, memberRecord } from '../shared/records.js';
 
 const DESCEND = (p: JsonPath) => p.length === 0 || (p.length === 1 && p[0] === 'messages');
@@ -58,22 +58,12 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
   for (const rel of memberLists.sort((a, b) => byCodeUnit(runOrder(a), runOrder(b))))
     await seeMembers(ctx, people, rel);
   for (const f of files) {
-    const where = ctx.tree.where(f.rel);
-    for await (const { value, line, path } of objectsIn(ctx, f.rel, DESCEND)) {
-      if (path[0] === 'guild') f.guild = value;
-      else if (path[0] === 'channel') [f.channel, f.line] = [value, line];
-      else if (path[0] === 'messages') {
-        f.earliest = Math.min(f.earliest, seconds(value.timestamp) ?? f.earliest);
-        // Whoever wrote (or joined: a join event is a membership too) is a member and a user.
-        const author = discordAuthor(value, ctx);
-        if (author !== undefined && !(author.isBot && !ctx.options.includeBots)) {
-          if (!f.authors.has(author.id)) f.authors.set(author.id, line);
-          people.see(author.id, author.person, where, line);
-        }
-        const mapped = mapDiscordMessage(value, { kind: 'group', guid: '' }, ctx);
-        if (mapped.skip === undefined) addMessageIds(ctx.idMap, str(value.id) ?? '', mapped);
-      }
-    }
+    const facts = await ctx.prepass.factsOf(ctx, f.rel, () => gatherChannelFile(ctx, f.rel));
+    [f.guild, f.channel, f.line] = [facts.guild, facts.channel, facts.line];
+    f.earliest = facts.earliest ?? Number.POSITIVE_INFINITY;
+    // Whoever wrote (or joined: a join event is a membership too) is a member and a user.
+    for (const [author, , line] of facts.people.seen) f.authors.set(author, line);
+    people.apply(facts.people, ctx.tree.where(f.rel));
   }
   files.sort(
     (a, b) => byCodeUnit(runOrder(a.rel), runOrder(b.rel)) || a.earliest - b.earliest || byCodeUnit(a.rel, b.rel),
@@ -154,6 +144,42 @@ async function seeMembers(ctx: PresetContext, people: People, rel: string): Prom
       line,
     );
   }
+}
+
+/** What the pre-pass learns of one channel file (kept between runs: prepass-cache.ts). */
+interface ChannelFileFacts {
+  guild: JsonObject;
+  channel: JsonObject;
+  /** The line of the channel object; 0 without one. */
+  line: number;
+  /** Its authors (bots only with includeBots), each at their first message, first seen first. */
+  people: SeenInFile;
+  /** The first message's time (UNIX seconds); null without one. */
+  earliest: number | null;
+}
+
+async function gatherChannelFile(ctx: PresetContext, rel: string): Promise<ChannelFileFacts> {
+  const facts: ChannelFileFacts = { guild: {}, channel: {}, line: 0, people: { seen: [] }, earliest: null };
+  const sightings = new FileSightings();
+  let earliest = Number.POSITIVE_INFINITY;
+  for await (const { value, line, path } of objectsIn(ctx, rel, DESCEND)) {
+    if (path[0] === 'guild') facts.guild = value;
+    else if (path[0] === 'channel') [facts.channel, facts.line] = [value, line];
+    else if (path[0] === 'messages') {
+      earliest = Math.min(earliest, seconds(value.timestamp) ?? earliest);
+      const author = discordAuthor(value, ctx);
+      if (author !== undefined && !(author.isBot && !ctx.options.includeBots)) {
+        // Met here, before the people the message names, as a reading of the file meets them.
+        ctx.uids.of(author.id);
+        sightings.see(author.id, author.person, line);
+      }
+      const mapped = mapDiscordMessage(value, { kind: 'group', guid: '' }, ctx);
+      if (mapped.skip === undefined) addMessageIds(ctx.idMap, str(value.id) ?? '', mapped);
+    }
+  }
+  facts.people = sightings.facts();
+  facts.earliest = Number.isFinite(earliest) ? earliest : null;
+  return facts;
 }
 
 const DESCEND_MEMBERS = (p: JsonPath) => p.length === 0 || (p.length === 1 && p[0] === 'members');

@@ -40,6 +40,26 @@ const CASES = [
       return 'uzed00001';
     },
   },
+  {
+    preset: 'discord',
+    fixture: 'discord',
+    isMessageFile: (rel) => rel.endsWith('.json'),
+    padAt: (text) => text.indexOf('[', text.indexOf('"messages"')) + 1,
+    /** Rewrites one channel file as the fixture has it plus a message from an author no other file names. */
+    async change(from) {
+      const rel = 'Test Server - Text Channels - general [910000000000000001].json';
+      const doc = JSON.parse(await readFile(path.join(PRESET_FIXTURES, 'discord', rel), 'utf8'));
+      const last = doc.messages.at(-1);
+      doc.messages.push({
+        ...last,
+        id: '920000000000099001',
+        content: 'a late one',
+        author: { ...last.author, id: '100000000000099001', name: 'zed', nickname: 'Zed New' },
+      });
+      await writeFile(path.join(from, rel), JSON.stringify(doc));
+      return '100000000000099001';
+    },
+  },
 ];
 
 for (const c of CASES) {
