@@ -62,6 +62,8 @@ interface CacheFile {
 
 export class PrepassCache {
   private readonly now: Entry[] = [];
+  /** How each file looked when first looked at this run: `peek` and `factsOf` agree on it. */
+  private readonly marks = new Map<string, FileMark>();
   /** Files whose facts came from the cache this run. */
   reused = 0;
 
@@ -98,12 +100,9 @@ export class PrepassCache {
   async factsOf<F>(ctx: PrepassContext, rel: string, gather: () => Promise<F>, dependsOn?: unknown): Promise<F> {
     const disk = ctx.tree.diskPath(rel);
     if (this.file === undefined || disk === undefined) return gather();
-    const mark = await markOf(disk);
-    const depends = dependsOn === undefined ? '' : hash(Buffer.from(JSON.stringify(dependsOn)));
+    const { hit, mark, depends } = await this.kept(ctx, rel, disk, dependsOn);
     const offset = await ctx.idMap.offset();
-    const hit = this.before.get(rel);
-    const same = hit !== undefined && sameMark(hit, mark) && hit.depends === depends;
-    if (same && (offset === undefined || hit.ids !== undefined)) {
+    if (hit !== undefined) {
       if (offset !== undefined && !(await ctx.idMap.copyCommitted(hit.ids![0], hit.ids![1])))
         throw new Error(`the id map ended before the lines of ${rel}`);
       for (const id of hit.uids) ctx.uids.of(id);
@@ -128,6 +127,35 @@ export class PrepassCache {
     const ids: [number, number] | undefined = offset === undefined ? undefined : [offset, end! - offset];
     this.now.push({ rel, depends, ...mark, facts, uids: [...uids], guids: [...guids], ids });
     return facts;
+  }
+
+  /**
+   * The facts kept of `rel` when the file is as it was, not taken yet (`factsOf` takes them, with their
+   * id map lines): for a preset that needs a little of every file before it reads any in full.
+   */
+  async peek<F>(ctx: PrepassContext, rel: string, dependsOn?: unknown): Promise<F | undefined> {
+    const disk = ctx.tree.diskPath(rel);
+    if (this.file === undefined || disk === undefined) return undefined;
+    return (await this.kept(ctx, rel, disk, dependsOn)).hit?.facts as F | undefined;
+  }
+
+  /**
+   * The entry of `rel` when it can be used: the file as it was, what else its facts depend on the
+   * same (`depends`, its hash), its id map lines in the map in place.
+   */
+  private async kept(
+    ctx: PrepassContext,
+    rel: string,
+    disk: string,
+    dependsOn: unknown,
+  ): Promise<{ hit?: Entry; mark: FileMark; depends: string }> {
+    const depends = dependsOn === undefined ? '' : hash(Buffer.from(JSON.stringify(dependsOn)));
+    let mark = this.marks.get(rel);
+    if (mark === undefined) this.marks.set(rel, (mark = await markOf(disk)));
+    const hit = this.before.get(rel);
+    const same = hit !== undefined && sameMark(hit, mark) && hit.depends === depends;
+    const mapped = hit?.ids !== undefined || (await ctx.idMap.offset()) === undefined;
+    return { hit: same && mapped ? hit : undefined, mark, depends };
   }
 
   /** Writes this run's entries, once the id map they point into is in place (`idMapSize`, its size). */

@@ -1,9 +1,10 @@
 /**
  * Twilio Conversations (see read.ts for what files it reads). One pre-pass over every file learns
  * the users list, the conversations, each conversation's participants (which decide whether it is
- * a group or two people's user-to-user conversation) and the message authors; then each file is read
- * again per entity it holds. Message files go oldest first (by their first message), each in its
- * own order: pages as the API lists them, by `index`.
+ * a group or two people's user-to-user conversation) and the message authors (prepass.ts; kept
+ * between runs, so a file unchanged since is not read again); then each file is read per entity it
+ * holds. Message files go oldest first (by their first message), each in its own order: pages as the
+ * API lists them, by `index`.
  */
 import type { JsonObject } from '../../entities/types.js';
 import { InputError } from '../../errors.js';
@@ -11,21 +12,19 @@ import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import { SKIP, type PresetContext } from '../shared/context.js';
 import { byCodeUnit } from '../shared/export-tree.js';
 import { fileInput, listInput, plansOf, type Produced } from '../shared/inputs.js';
-import { seconds, str } from '../shared/message-parts.js';
-import { addMessageIds, messageItems } from '../shared/message-record.js';
+import { str } from '../shared/message-parts.js';
+import { messageItems } from '../shared/message-record.js';
 import { People } from '../shared/people.js';
 import { groupRecord } from '../shared/records.js';
 import {
-  authorOf,
   mapTwilioConversation,
   mapTwilioMessage,
   mapTwilioParticipant,
   mapTwilioUser,
-  participantId,
-  participantPerson,
   type TwilioConversation,
 } from './map.js';
-import { field, isItemPath, itemsIn, KINDS, kindOf, LAYOUT, placeOf, pullRunOrder, type TwilioKind } from './read.js';
+import { type FileFacts, firstKey, gatherFile, placeholder } from './prepass.js';
+import { field, isItemPath, KINDS, kindOf, LAYOUT, placeOf, pullRunOrder, spotOf, type TwilioKind } from './read.js';
 
 const TWILIO_FILE = /\.(json|jsonl|ndjson)$/i;
 /** An item without its sid (a user without identity): nothing would find it again on a re-run. A participant
@@ -77,58 +76,39 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
     return c;
   };
 
-  // Users lists first, so that participants and authors add only who the lists lack.
+  // Users lists first, so that participants and authors add only who the lists lack. A file seen in an
+  // earlier run and unchanged tells them from the cache; the others are read for them here.
   for (const rel of candidates) {
-    const kinds = new Set<TwilioKind>();
-    for await (const { kind, value, place } of itemsIn(ctx, rel)) {
-      kinds.add(kind);
-      const identity = str(field(value, 'identity'));
-      if (kind === 'users' && identity !== undefined) {
-        people.list(identity);
-        firstAt('users', identity, place);
-      }
+    const facts = (await ctx.prepass.peek<FileFacts>(ctx, rel)) ?? (await gatherFile(ctx, rel, false));
+    for (const [identity, spot] of facts.first.users) {
+      people.list(identity);
+      firstAt('users', identity, placeOf(rel, spot));
     }
-    if (kinds.size > 0) holds.set(rel, kinds);
+    if (facts.kinds.length > 0) holds.set(rel, new Set(facts.kinds));
   }
   if (holds.size === 0)
     throw new InputError('INPUT_NOT_PRESET', 'not a Twilio Conversations export: no JSON file holds conversations', {
       hint: 'save the Conversations API list pages (or `twilio api:conversations:v1:... -o json`) as .json files',
     });
 
-  for (const rel of holds.keys()) {
+  // Every file (also those that hold nothing, so that no run reads them again), in full or from the cache.
+  for (const rel of candidates) {
+    const facts = await ctx.prepass.factsOf(ctx, rel, () => gatherFile(ctx, rel, true));
+    if (!holds.has(rel)) continue;
     const where = ctx.tree.where(rel);
-    let first = Number.POSITIVE_INFINITY;
-    for await (const { kind, value, line, place } of itemsIn(ctx, rel)) {
-      if (kind === 'conversations') {
-        if (str(field(value, 'sid')) === undefined) continue;
-        firstAt('conversations', str(field(value, 'sid'))!, place);
-        const c = seen(str(field(value, 'sid'))!, where, line);
-        c.listed = true;
-        c.chatServiceSid ??= str(field(value, 'chat_service_sid'));
-        c.uniqueName ??= str(field(value, 'unique_name'));
-        c.createdAt ??= seconds(field(value, 'date_created'));
-        [c.file, c.line] = [where, line];
-      } else if (kind === 'participants') {
-        const id = participantId(value);
-        const sid = str(field(value, 'conversation_sid'));
-        if (id === undefined || sid === undefined) continue;
-        firstAt('participants', `${sid}\n${id}`, place);
-        seen(sid, where, line).people.add(id);
-        people.see(id, participantPerson(value), where, line);
-      } else if (kind === 'messages') {
-        const sid = str(field(value, 'conversation_sid'));
-        if (sid === undefined) continue;
-        const c = seen(sid, where, line);
-        c.chatServiceSid ??= str(field(value, 'chat_service_sid'));
-        first = Math.min(first, seconds(field(value, 'date_created')) ?? first);
-        const author = authorOf(value);
-        if (author === undefined) people.useSystem(where, line);
-        else if (!authors.has(author)) authors.set(author, { where, line });
-        const sidOf = str(field(value, 'sid'));
-        if (sidOf !== undefined) addMessageIds(ctx.idMap, sidOf, mapTwilioMessage(value, placeholder, ctx));
-      }
+    for (const named of facts.conversations) {
+      const c = seen(named.sid, where, named.line);
+      if (named.listedAt !== undefined) [c.listed, c.file, c.line] = [true, where, named.listedAt];
+      c.chatServiceSid ??= named.chatServiceSid;
+      c.uniqueName ??= named.uniqueName;
+      c.createdAt ??= named.createdAt;
+      for (const id of named.people) c.people.add(id);
     }
-    earliest.set(rel, first);
+    for (const [sid, spot] of facts.first.conversations) firstAt('conversations', sid, placeOf(rel, spot));
+    for (const [key, spot] of facts.first.participants) firstAt('participants', key, placeOf(rel, spot));
+    people.apply(facts.people, where);
+    for (const [author, line] of facts.authors) if (!authors.has(author)) authors.set(author, { where, line });
+    earliest.set(rel, facts.earliest ?? Number.POSITIVE_INFINITY);
   }
   // Authors after every participant, whichever file came first: a participant says more of a person.
   for (const [author, at] of authors) people.see(author, {}, at.where, at.line);
@@ -173,7 +153,7 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
           if (str(field(value, ID_FIELD[kind])) === undefined)
             return [one(produced[0].value, kind === 'participants' ? SKIP.noConversation : SKIP_NO_ID)];
           const first = kind === 'messages' ? undefined : firstPlace[kind].get(firstKey(kind, value) ?? '');
-          if (first !== undefined && first !== placeOf(rel, line, path))
+          if (first !== undefined && first !== placeOf(rel, spotOf(line, path)))
             return [one(produced[0].value, SKIP_PULLED_AGAIN)];
           return produced;
         },
@@ -219,13 +199,3 @@ export async function planTwilio(ctx: PresetContext): Promise<EntityPlan[]> {
     }),
   });
 }
-
-/** The key a record is listed again under: a user's identity, a conversation's sid, a membership. */
-function firstKey(kind: 'users' | 'conversations' | 'participants', value: JsonObject): string | undefined {
-  if (kind === 'users') return str(field(value, 'identity'));
-  if (kind === 'conversations') return str(field(value, 'sid'));
-  const id = participantId(value);
-  return id === undefined ? undefined : `${str(field(value, 'conversation_sid'))}\n${id}`;
-}
-
-const placeholder: TwilioConversation = { sid: '', guid: 'unknown', conversation: { kind: 'group', guid: 'unknown' } };

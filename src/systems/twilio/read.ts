@@ -51,16 +51,19 @@ export function kindOf(item: JsonObject, path: JsonPath): TwilioKind | undefined
 export async function* itemsIn(
   ctx: PresetContext,
   rel: string,
-): AsyncGenerator<{ kind: TwilioKind; value: JsonObject; line: number; place: string }> {
+): AsyncGenerator<{ kind: TwilioKind; value: JsonObject; line: number; spot: string }> {
   for await (const { value, line, path } of objectsIn(ctx, rel, LAYOUT)) {
     if (!isItemPath(path)) continue;
     const kind = kindOf(value, path);
-    if (kind !== undefined) yield { kind, value, line, place: placeOf(rel, line, path) };
+    if (kind !== undefined) yield { kind, value, line, spot: spotOf(line, path) };
   }
 }
 
-/** An item's place, unique in the export: several items share a line when a page is one NDJSON line. */
-export const placeOf = (rel: string, line: number, path: JsonPath): string => `${rel}:${line}:${path.join('/')}`;
+/** An item's place in its file: several items share a line when a page is one NDJSON line. */
+export const spotOf = (line: number, path: JsonPath): string => `${line}:${path.join('/')}`;
+
+/** An item's place, unique in the export: its file and its `spotOf` there. */
+export const placeOf = (rel: string, spot: string): string => `${rel}:${spot}`;
 
 /**
  * The order `pull` run folders are read in: `full-<stamp>/` and `delta-<stamp>/` by their UTC stamp, so
