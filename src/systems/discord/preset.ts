@@ -56,7 +56,7 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
   const people = new People(ctx);
   const runOrder = (rel: string) => pullRunKey(rel);
   for (const rel of memberLists.sort((a, b) => byCodeUnit(runOrder(a), runOrder(b))))
-    await seeMembers(ctx, people, rel);
+    people.apply(await ctx.prepass.factsOf(ctx, rel, () => gatherMembers(ctx, rel)), ctx.tree.where(rel));
   for (const f of files) {
     const facts = await ctx.prepass.factsOf(ctx, f.rel, () => gatherChannelFile(ctx, f.rel));
     [f.guild, f.channel, f.line] = [facts.guild, facts.channel, facts.line];
@@ -130,20 +130,20 @@ export async function planDiscord(ctx: PresetContext): Promise<EntityPlan[]> {
 
 const channelId = (f: ChannelFile): string => str(f.channel.id) ?? f.rel;
 
-/** The guild's members a pull wrote: users, even those who never wrote a message. */
-async function seeMembers(ctx: PresetContext, people: People, rel: string): Promise<void> {
-  const where = ctx.tree.where(rel);
+/**
+ * The guild's members a pull wrote: users, even those who never wrote. Kept between runs as a
+ * channel file's facts are, so a run reads only the member lists of runs it has not seen.
+ */
+async function gatherMembers(ctx: PresetContext, rel: string): Promise<SeenInFile> {
+  const sightings = new FileSightings();
   for await (const { value, line, path } of objectsIn(ctx, rel, DESCEND_MEMBERS)) {
     if (path[0] !== 'members') continue;
     const author = discordAuthor({ author: value }, ctx);
     if (author === undefined || (author.isBot && !ctx.options.includeBots)) continue;
-    people.see(
-      author.id,
-      { ...author.person, metadata: { ...author.person.metadata, joinedAt: str(value.joinedAt) } },
-      where,
-      line,
-    );
+    const metadata = { ...author.person.metadata, joinedAt: str(value.joinedAt) };
+    sightings.see(author.id, { ...author.person, metadata }, line);
   }
+  return sightings.facts();
 }
 
 /** What the pre-pass learns of one channel file (kept between runs: prepass-cache.ts). */
