@@ -59,7 +59,9 @@ export async function lookAt(
 
 /**
  * Every slot of the file acknowledged by a reading to its end, none open, none skipped as too old,
- * and no parent held: reading it again could only count each slot as done earlier. Messages only:
+ * and no parent holding messages back: reading it again could only count each slot as done earlier.
+ * A parent in the table that holds none (a two-person conversation skipped as a group: its messages go
+ * user to user) keeps nothing to send later. Messages only:
  * the ids of users, groups and members are what later records' references are checked against, so
  * those files are read every run (they are small beside the messages).
  */
@@ -71,6 +73,6 @@ function allDone(checkpoint: CheckpointStore, entity: EntityName, data: Readonly
     data.acked.length === 0 &&
     data.open === undefined &&
     data.old === undefined &&
-    Object.keys(checkpoint.snapshot.blocked ?? {}).length === 0
+    Object.values(checkpoint.snapshot.blocked ?? {}).every((mark) => (mark.held.messages ?? 0) === 0)
   );
 }

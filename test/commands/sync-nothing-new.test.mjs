@@ -50,3 +50,12 @@ test('a sync round with nothing new does not verify-read a message file older th
   assert.equal(second.verified.missing + second.verified.different, 0);
   assert.match(stderr, new RegExp(`round 2: nothing new: .*; verify did not read ${old} older message files?\\n`));
 });
+
+test('a two-person conversation skipped as a group does not make every round read every message file', async (t) => {
+  const { dir, rounds } = await twoRounds(t, { users: 6, channels: 8, messages: 80, seed: 11 });
+  const checkpoint = JSON.parse(await readFile(path.join(dir, 'state/checkpoint.json'), 'utf8'));
+  const direct = Object.values(checkpoint.blocked ?? {}).filter((m) => m.reason === 'skipped:direct-conversation');
+  assert.ok(direct.length > 0, 'the world has a direct conversation, in the table of parents not in');
+  const files = Object.keys(checkpoint.files).filter((key) => key.startsWith('messages:')).length;
+  assert.equal(rounds[1].unchangedFiles, files, JSON.stringify(rounds[1]));
+});

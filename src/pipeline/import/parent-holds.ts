@@ -14,8 +14,8 @@ import type { AnsweredBatch } from './batcher.js';
  * Import's side of blocked parents (rules/blocked-parents.ts finds them and marks their children).
  * The hold lives on the parent, never on each child: the checkpoint keeps a table of the users and
  * groups not in (a small set), and a child's slot is acknowledged as held without a mark of its own.
- * While the table holds a parent, every run reads every record again (a message file is skipped as
- * unchanged only when the table is empty: file-cursor.ts), so a child acknowledged while its parent
+ * While the table holds a parent that holds messages, every run reads every record again (a message
+ * file is skipped as unchanged only when none does: unchanged-file.ts), so a child acknowledged while its parent
  * is in the table is looked at again: still held while the parent is out, sent once it is in
  * (an already-exists answer covers one that was in before its parent was refused). A parent stays
  * in the table, marked released, until a run has read all its children to the end. A parent missing
