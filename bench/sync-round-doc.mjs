@@ -3,7 +3,7 @@ import { cell, formatTable, num } from './table.mjs';
 
 const load = (l) => (l ? l.join(', ') : '?');
 
-/** One size's sentence under the table: what its run kept, and how busy the machine was. */
+/** One size's lines under the table: what its run kept, how busy the machine was, and its note if any. */
 function note(entry) {
   const kept = entry.reused
     ? 'the pull kept from an earlier run (`--sync-round-reuse`: its first round pulled nothing new and imported ' +
@@ -13,7 +13,8 @@ function note(entry) {
     `${num(entry.messages)} messages (${entry.startedAt.slice(0, 16)}Z, commit ${entry.commit ?? '?'}` +
     `${entry.dirty ? ' + uncommitted' : ''}): ${kept}load average (1, 5, 15 min) at the start of each round: ` +
     `first ${load(entry.first.loadAverageAtStart)}; settling ${load(entry.settling.loadAverageAtStart)}; ` +
-    `measured ${load(entry.measured.loadAverageAtStart)} (${entry.machine.cpus} CPUs, shared).`
+    `measured ${load(entry.measured.loadAverageAtStart)} (${entry.machine.cpus} CPUs, shared).` +
+    (entry.note ? ` ${entry.note}` : '')
   );
 }
 

@@ -83,8 +83,10 @@ export async function measureSyncRound({ messages, reuse = false, concurrency, l
   const reused = prepareState(state, exportDir, reuse);
   const world = { messages, ...SYNC_WORLD };
   const fake = await startFakeChild('sendbird', { world, requestsPerMinute: UNLIMITED });
-  // Verify reads records back, so the sandbox keeps them: several GB at 10M, beyond V8's default heap.
+  // Verify reads records back, so the sandbox keeps them: ~400 MB a million messages, so 10M come
+  // near V8's default heap limit.
   const sb = await startSandboxChild({ keepRecords: true, nodeFlags: ['--max-old-space-size=12288'] });
+  let result;
   try {
     const args = ['sync', 'sendbird', '--rounds', '1', '--json', '--out', exportDir];
     args.push('--checkpoint', path.join(state, 'checkpoint.json'), '--rejects', path.join(state, 'rejects.ndjson'));
@@ -101,13 +103,15 @@ export async function measureSyncRound({ messages, reuse = false, concurrency, l
     const first = await round(reused ? 'first round, pull kept' : 'first round, everything');
     const settling = await round('settling round, nothing new');
     const measured = await round('measured round, nothing new');
-    const result = { messages, ...SYNC_WORLD, reused, first, settling, measured, sandbox: await sb.stats() };
-    for (const r of syncRoundRows(result)) row(...r);
-    return result;
+    const sandbox = await sb.stats();
+    result = { messages, ...SYNC_WORLD, reused, first, settling, measured, sandbox, sandboxRss: undefined };
   } finally {
-    await sb.stop();
+    const sandboxRss = await sb.stop();
     await fake.stop();
+    if (result) result.sandboxRss = sandboxRss;
   }
+  for (const r of syncRoundRows(result)) row(...r);
+  return result;
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
