@@ -21,6 +21,12 @@ export interface FileProgressData {
    */
   end?: { byte: number; line: number; tail: string };
   /**
+   * The newest `sentAt` (UNIX seconds) of the messages the reading that set `end` met, the slots read
+   * on from an earlier end included; absent when one had none: a verify with a window leaves the
+   * file unread while it ends there still and this is older than the window.
+   */
+  newestSentAt?: number;
+  /**
    * Slots acknowledged as rejected that are not in yet, by ordinal: the code they were refused with
    * and a hash of what the slot held, so a later run can tell an edited record from the same one.
    */

@@ -31,6 +31,14 @@ export function idLogPathOf(checkpoint: string): string {
   return `${base}.imported.ndjson`;
 }
 
+/**
+ * The presets' pre-pass facts of each message file (`state/ckpt.prepass.json`), kept so a run reads
+ * only the files that are new or changed (systems/shared/prepass-cache.ts).
+ */
+export function prepassPathOf(checkpoint: string): string {
+  return idMapPathOf(checkpoint).replace(/\.ids\.ndjson$/, '.prepass.json');
+}
+
 /** The media map (source -> stored object) of the migration whose checkpoint is `checkpoint`, beside it. */
 export function mediaMapPathOf(checkpoint: string): string {
   return idMapPathOf(checkpoint).replace(/\.ids\.ndjson$/, '.media.ndjson');

@@ -1,6 +1,6 @@
 import { emptyTraffic, type MediaHold, type Traffic, type UndoMark, type VerifyMark } from './ledger-marks.js';
 import type { EntityName } from '../entities/types.js';
-import { FileProgress } from './file-progress.js';
+import { FileProgress, type FileProgressData } from './file-progress.js';
 import {
   CHECKPOINT_VERSION,
   type CheckpointCompanion,
@@ -121,6 +121,11 @@ export class CheckpointStore {
       this.progress.set(key, p);
     }
     return p;
+  }
+
+  /** A file's progress as stored, or undefined: a look that makes no entry for a file never read. */
+  storedFile(entity: EntityName, file: string): Readonly<FileProgressData> | undefined {
+    return this.data.files[`${entity}:${file}`];
   }
 
   /** Starts the file over (it was rewritten in place); already-exists answers cover what was sent before. */

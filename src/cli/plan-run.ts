@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { fsReason, idMapPathOf } from '../checkpoint/state-files.js';
+import { fsReason, idMapPathOf, prepassPathOf } from '../checkpoint/state-files.js';
 import type { IdRule } from '../config/keys.js';
 import type { MigrateConfig } from '../config/schema.js';
 import { CheckpointError, ConfigError } from '../errors.js';
@@ -78,6 +78,7 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
       throw new ConfigError('CONFIG_INVALID', `--preset ${config.preset} needs --from <export folder or file>`);
     const { from } = presetIdentity(config, baseDir)!;
     const idMapFile = writeIdMap ? idMapPathOf(config.checkpoint) : undefined;
+    const prepassFile = prepassPathOf(config.checkpoint);
     // media.exportFiles: relative paths become URLs the media pass finds the files by (docs/media.md).
     const carryFiles = config.media?.exportFiles === true;
     const mediaBaseUrl = config.mediaBaseUrl ?? (carryFiles ? EXPORT_PLACEHOLDER_BASE : undefined);
@@ -85,6 +86,7 @@ async function planInputs(config: MigrateConfig, baseDir: string, { writeIdMap =
     const prepared = await preparePreset(config.preset, from, {
       cwd: baseDir,
       idMapFile,
+      prepassFile,
       idRule: config.idRule as IdRule,
       systemUser: config.systemUser,
       includeBots: config.includeBots,

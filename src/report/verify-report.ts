@@ -68,6 +68,12 @@ export function formatVerifyText(r: VerifyResult): string {
         'run validate); not expected on the service',
     );
   }
+  if (r.filesNotRead) {
+    out.push(
+      `note: ${plural(r.filesNotRead, 'message file')} older than the window not read: unchanged since the ` +
+        'import read them to their end, every message in them sent before --since (not counted as skipped)',
+    );
+  }
   if (r.repair !== undefined) out.push(...repairLines(r));
   if (r.sample !== undefined) out.push(`note: a sample of at most ${r.sample} records per entity was compared`);
   out.push('', 'By entity:');

@@ -13,6 +13,7 @@ import { PRESET_NAMES, type SystemName } from './registry.js';
 import { resolveOptions, type PresetContext, type PresetOptions } from './shared/context.js';
 import { openExportTree } from './shared/export-tree.js';
 import { IdCache, IdMapWriter, messageIds } from './shared/ids.js';
+import { PrepassCache } from './shared/prepass-cache.js';
 
 export { PRESET_NAMES } from './registry.js';
 export type { PresetOptions } from './shared/context.js';
@@ -25,6 +26,8 @@ export interface PreparedPreset {
   idMap: { commit(): Promise<void>; discard(): Promise<void> };
   /** The export's files the preset read nothing of, as records name them (`export/notes.txt`). */
   unread: { rel: string; where: string; disk?: string }[];
+  /** Message files the pre-pass did not read again: their facts were kept from an earlier run. */
+  reusedFiles: number;
 }
 
 /**
@@ -50,8 +53,10 @@ export async function preparePreset(name: string, from: string, options: PresetO
     muids: messageIds(resolved.idRule),
     names: new Map(),
     read: new Set(),
+    prepass: PrepassCache.none(),
   };
   try {
+    ctx.prepass = await PrepassCache.open(options.prepassFile, ctx);
     const plans = await plan(ctx);
     for (const plan of plans) {
       if (plan.entity.name === 'users') plan.idCollisions = ctx.uids.collisions;
@@ -62,7 +67,11 @@ export async function preparePreset(name: string, from: string, options: PresetO
     const unread = tree.files
       .filter((rel) => !ctx.read?.has(rel))
       .map((rel) => ({ rel, where: tree.where(rel), disk: tree.diskPath(rel) }));
-    return { plans, idMap: { commit: () => idMap.commit(), discard: () => idMap.discard() }, unread };
+    const commit = async () => {
+      await idMap.commit();
+      await ctx.prepass.save(await idMap.committedSize());
+    };
+    return { plans, idMap: { commit, discard: () => idMap.discard() }, unread, reusedFiles: ctx.prepass.reused };
   } catch (error) {
     await idMap.discard();
     throw error;

@@ -1,14 +1,17 @@
 // A sync round with nothing new reads no message file of the earlier rounds again, and its line says so.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test } from 'node:test';
 import { runCli, sandbox } from '../helpers.mjs';
 import { startSyncFake, syncWorkspace } from '../sync-helpers.mjs';
 import { virtualClock } from '../virtual-clock.mjs';
 
-test('a sync round with nothing new says how many files it did not read again', async (t) => {
+/** Two rounds of a sync of the Sendbird fake's `world`, a minute apart; the second pulls nothing new. */
+async function twoRounds(t, world) {
   const sb = await sandbox();
   t.after(() => sb.close());
-  const fake = await startSyncFake(t, { world: { users: 3, channels: 2, messages: 10, seed: 11 } });
+  const fake = await startSyncFake(t, { world });
   const dir = await syncWorkspace(sb);
   const args = ['sync', 'sendbird', '--out', 'state/export', '--rounds', '2', '--interval', '60', '--json'];
   const run = await runCli([...args, '--source-base-url', fake.url], {
@@ -17,14 +20,33 @@ test('a sync round with nothing new says how many files it did not read again', 
     clock: virtualClock(),
   });
   assert.equal(run.code, 0, run.stderr);
-  const [first, second] = JSON.parse(run.stdout).rounds;
+  return { dir, stderr: run.stderr, rounds: JSON.parse(run.stdout).rounds };
+}
+
+test('a sync round with nothing new says how many files it did not read again', async (t) => {
+  const { stderr, rounds } = await twoRounds(t, { users: 3, channels: 2, messages: 10, seed: 11 });
+  const [first, second] = rounds;
   assert.ok(first.imported > 0, JSON.stringify(first));
   assert.equal(first.unchangedFiles, 0);
   assert.equal(second.imported + second.alreadyPresent + second.rejected, 0, JSON.stringify(second));
   assert.ok(second.unchangedFiles > 0, JSON.stringify(second));
   const files = second.unchangedFiles;
-  assert.match(
-    run.stderr,
-    new RegExp(`round 2: nothing new: ${files} files? unchanged \\(not read again\\); verified`),
-  );
+  assert.match(stderr, new RegExp(`round 2: nothing new: ${files} files? unchanged \\(not read again\\); verified`));
+});
+
+test('a sync round with nothing new does not verify-read a message file older than its window', async (t) => {
+  // Two channels, one of them quiet for hours before the newest message: its file is older than the window.
+  const { dir, stderr, rounds } = await twoRounds(t, { users: 3, channels: 2, messages: 40, seed: 11 });
+  const [first, second] = rounds;
+  assert.equal(first.verified.filesNotRead, 0, 'the first round verifies everything');
+  const since = Date.parse(second.verified.since) / 1000;
+  const checkpoint = JSON.parse(await readFile(path.join(dir, 'state/checkpoint.json'), 'utf8'));
+  const files = Object.entries(checkpoint.files).filter(([key]) => key.startsWith('messages:'));
+  const old = files.filter(([, f]) => f.newestSentAt < since).length;
+  assert.ok(old > 0 && old < files.length, `${old} of ${files.length} message files older than ${since}`);
+  assert.equal(second.verified.filesNotRead, old, 'every old message file was left unread');
+  // What the window holds is all there.
+  assert.equal(second.verified.present, second.verified.expected);
+  assert.equal(second.verified.missing + second.verified.different, 0);
+  assert.match(stderr, new RegExp(`round 2: nothing new: .*; verify did not read ${old} older message files?\\n`));
 });

@@ -7,12 +7,12 @@
  */
 import type { CheckpointStore } from '../../checkpoint/store.js';
 import type { FileProgress } from '../../checkpoint/file-progress.js';
-import type { EntityName } from '../../entities/types.js';
-import { checkFingerprint, type Fingerprint } from '../../sources/fingerprint.js';
+import type { EntityName, MappedRecord } from '../../entities/types.js';
 import type { RecordInput } from '../../sources/plan.js';
-import { canReadOn, fileEndNow, stillEndsAt } from '../../sources/read-on.js';
+import { canReadOn, fileEndNow } from '../../sources/read-on.js';
 import type { ReadEnd, ResumePoint } from '../../sources/types.js';
 import type { RunEvents } from '../events.js';
+import { lookAt } from '../unchanged-file.js';
 
 /** A run of an entity's phase over one file: tiles the file's ordinals into batch ranges. */
 export interface FileCursor {
@@ -29,6 +29,8 @@ export interface FileCursor {
   unchanged?: boolean;
   /** Where this reading ended, when it got to the file's end (ReadOptions.onEnd). */
   ended?: ReadEnd;
+  /** The newest `sentAt` of the slots met (`noteSentAt`): -Infinity for none yet, NaN once one had none. */
+  newest: number;
 }
 
 export interface CursorRun {
@@ -37,7 +39,7 @@ export interface CursorRun {
 }
 
 export async function openCursor(run: CursorRun, entity: EntityName, input: RecordInput): Promise<FileCursor> {
-  const found = await lookAt(run, entity, input);
+  const found = await lookAt(run.checkpoint, entity, input);
   let progress = run.checkpoint.fileProgress(entity, input.display);
   if (found?.rewritten) {
     run.events.warning(
@@ -48,12 +50,25 @@ export async function openCursor(run: CursorRun, entity: EntityName, input: Reco
   }
   const from = found?.from;
   const start = from?.ordinal ?? 0;
-  const cursor: FileCursor = { input, progress, rangeStart: start, nextOrdinal: start, fileProblem: false, from };
+  // Read on: the slots before were met by the reading that set the end (an older one kept no newest).
+  const newest = from === undefined ? Number.NEGATIVE_INFINITY : (progress.data.newestSentAt ?? Number.NaN);
+  const cursor: FileCursor = {
+    input,
+    progress,
+    rangeStart: start,
+    nextOrdinal: start,
+    fileProblem: false,
+    from,
+    newest,
+  };
   cursor.unchanged = found?.unchanged === true;
   if (cursor.unchanged) return cursor;
   if (found !== undefined) progress.data.fingerprint = found.now;
   progress.data.complete = false;
-  if (from === undefined) delete progress.data.end;
+  if (from === undefined) {
+    delete progress.data.end;
+    delete progress.data.newestSentAt;
+  }
   return cursor;
 }
 
@@ -62,52 +77,18 @@ export async function openCursor(run: CursorRun, entity: EntityName, input: Reco
  * read whole): its count for a progress bar's total without reading it.
  */
 export async function doneSlots(run: CursorRun, entity: EntityName, input: RecordInput): Promise<number | undefined> {
-  const found = await lookAt(run, entity, input);
+  const found = await lookAt(run.checkpoint, entity, input);
   return found?.unchanged ? found.from?.ordinal : undefined;
 }
 
-interface Found {
-  now: Fingerprint;
-  rewritten: boolean;
-  from?: ResumePoint;
-  unchanged?: boolean;
-}
-
-/** What the checkpoint and the file's fingerprint and end say of a file on disk; changes nothing. */
-async function lookAt(run: CursorRun, entity: EntityName, input: RecordInput): Promise<Found | undefined> {
-  if (!input.path) return undefined;
-  const progress = run.checkpoint.fileProgress(entity, input.display);
-  const { now, rewritten } = await checkFingerprint(
-    { path: input.path, display: input.display },
-    progress.data.fingerprint,
-  );
-  const end = progress.data.end;
-  if (rewritten || end === undefined || !allDone(run.checkpoint, entity, progress)) return { now, rewritten };
-  const at = await stillEndsAt({ path: input.path, display: input.display, csv: input.file?.format === 'csv' }, end);
-  if (at === undefined) return { now, rewritten };
-  const from = { byte: end.byte, line: end.line, ordinal: progress.data.watermark };
-  if (at.size === end.byte) return { now, rewritten, from, unchanged: true };
-  // Grown: read on from the end when the format allows it and the line there is known.
-  return end.line > 0 && canReadOn(input.file) ? { now, rewritten, from } : { now, rewritten };
-}
-
 /**
- * Every slot of the file acknowledged by a reading to its end, none open, none skipped as too old,
- * and no parent held: reading it again could only count each slot as done earlier. Messages only:
- * the ids of users, groups and members are what later records' references are checked against, so
- * those files are read every run (they are small beside the messages).
+ * Counts a slot into the newest `sentAt` of the reading: a record's, or none for a slot that holds
+ * no record or a record without one (a slot of unknown time: no window can leave the file unread).
  */
-function allDone(checkpoint: CheckpointStore, entity: EntityName, progress: FileProgress): boolean {
-  const { data } = progress;
-  return (
-    entity === 'messages' &&
-    data.complete === true &&
-    data.watermark > 0 &&
-    data.acked.length === 0 &&
-    data.open === undefined &&
-    data.old === undefined &&
-    Object.keys(checkpoint.blockedParents()).length === 0
-  );
+export function noteSentAt(cursor: FileCursor, slot: { ordinal: number; record: MappedRecord | undefined }): void {
+  if (slot.ordinal < 0) return;
+  const sentAt = slot.record?.payload.sentAt;
+  cursor.newest = typeof sentAt === 'number' ? Math.max(cursor.newest, sentAt) : Number.NaN;
 }
 
 /**
@@ -118,6 +99,7 @@ function allDone(checkpoint: CheckpointStore, entity: EntityName, progress: File
 export async function recordEnd(cursor: FileCursor): Promise<void> {
   const { input, progress, ended } = cursor;
   delete progress.data.end;
+  delete progress.data.newestSentAt;
   if (!input.path) return;
   const readsOn = canReadOn(input.file);
   if (readsOn && ended === undefined) return;
@@ -126,4 +108,5 @@ export async function recordEnd(cursor: FileCursor): Promise<void> {
   // Grown while it was read: the bytes after the size taken at the start may have been read or not.
   if (end.byte !== progress.data.fingerprint?.size) return;
   progress.data.end = end;
+  if (Number.isFinite(cursor.newest)) progress.data.newestSentAt = cursor.newest;
 }

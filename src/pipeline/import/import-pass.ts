@@ -22,7 +22,7 @@ import type { MediaHook } from './media-start.js';
 import { BEYOND_RETENTION, type ParentEntity } from '../../entities/types.js';
 import { heldForMedia, mediaReject } from './media-pass.js';
 import { ParentHolds } from './parent-holds.js';
-import { doneSlots, type FileCursor, openCursor, recordEnd } from './file-cursor.js';
+import { doneSlots, type FileCursor, noteSentAt, openCursor, recordEnd } from './file-cursor.js';
 
 export interface ImportRun {
   plans: EntityPlan[];
@@ -277,6 +277,7 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
         for (const item of items) {
           if (batcher.stopped) break reading;
           const record = admit(item, cursor, slots);
+          noteSentAt(cursor, slots);
           if (await batcher.offer(record, cursor.progress, cursor.rangeStart, cursor.nextOrdinal)) {
             cursor.rangeStart = cursor.nextOrdinal;
           }

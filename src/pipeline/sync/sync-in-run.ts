@@ -99,7 +99,10 @@ export function describeRound(line: SyncRoundLine): string {
     crossed === 0 && unchanged
       ? `nothing new: ${unchanged}`
       : `imported ${line.imported}, already there ${line.alreadyPresent}, rejected ${line.rejected}`;
-  const tail = crossed > 0 && unchanged ? `; ${unchanged}` : '';
+  const older = v.filesNotRead ?? 0;
+  // The verify's own reading: message files it left unread as older than its window.
+  const unread = older > 0 ? `; verify did not read ${older} older message file${older === 1 ? '' : 's'}` : '';
+  const tail = `${crossed > 0 && unchanged ? `; ${unchanged}` : ''}${unread}`;
   return (
     `${line.final ? 'final round' : `round ${line.round}`}: ${imported}; verified ${v.present} of ${v.expected}` +
     `${gaps}; ${lag}${newest}${verified}; ${line.notAcross} not yet across; took ${seconds(line.tookMs)}${tail}`

@@ -23,8 +23,18 @@ export interface SyncRoundLine {
   rejected: number;
   /** Message files the import did not read again: they end where an earlier reading of them ended. */
   unchangedFiles?: number;
-  /** The round's verify: records looked for, found equal, missing, different. */
-  verified: { since?: string; expected: number; present: number; missing: number; different: number };
+  /**
+   * The round's verify: records looked for, found equal, missing, different; and the message files it
+   * did not read (unchanged, all older than its window).
+   */
+  verified: {
+    since?: string;
+    expected: number;
+    present: number;
+    missing: number;
+    different: number;
+    filesNotRead?: number;
+  };
   /** Newest message time on the source (as pulled) and on the service (as verified), ISO. */
   newestPulledAt?: string;
   newestVerifiedAt?: string;

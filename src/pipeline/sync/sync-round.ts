@@ -97,6 +97,7 @@ export async function runRound(run: Run, options: RoundOptions): Promise<RoundRe
       present: sum('present'),
       missing: sum('missing'),
       different: sum('different'),
+      filesNotRead: verify?.filesNotRead ?? 0,
     },
     newestPulledAt: lag.newestPulledAt,
     newestVerifiedAt: lag.newestVerifiedAt,

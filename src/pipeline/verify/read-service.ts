@@ -20,6 +20,11 @@ export interface ServiceReadOptions {
   /** Loaded only when a message comes back without a muid. */
   loadIdLog: () => Promise<ServiceIdLookup | undefined>;
   onProgress?(entity: EntityName, read: number): void;
+  /**
+   * Messages sent before this UNIX second are not listed (`fromTimestamp`, read-api.md): a window's
+   * verify reads the window, not the whole history.
+   */
+  sinceSec?: number;
 }
 
 /**
@@ -69,7 +74,8 @@ export async function readServiceSide(
     return;
   }
   let idLog: ServiceIdLookup | undefined;
-  for await (const page of client.cursor('messages')) {
+  const window: Record<string, number> = options.sinceSec === undefined ? {} : { fromTimestamp: options.sinceSec };
+  for await (const page of client.cursor('messages', window)) {
     for (const item of page) {
       const muid = typeof item.muid === 'string' && item.muid !== '' ? item.muid : undefined;
       if (muid !== undefined) {

@@ -74,6 +74,7 @@ export async function verifyInRun(run: Run, options: VerifyInRunOptions): Promis
     clock: run.clock,
     spillDir,
     partRecords: partRecordsOf(run.env.MIGRATE_VERIFY_PART_RECORDS),
+    checkpoint: run.ledger,
   }).finally(() => rmdir(spillDir).catch(() => undefined));
 }
 

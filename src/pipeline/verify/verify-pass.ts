@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { CheckpointStore } from '../../checkpoint/store.js';
 import { type Clock, systemClock } from '../../clock.js';
 import { ENTITY_ORDER, type EntityName, type MappedRecord } from '../../entities/types.js';
 import type { RestClient } from '../../http/rest-client.js';
@@ -11,6 +12,7 @@ import { COMPARED_FIELDS } from './compared-fields.js';
 import { keyOf } from './expected-index.js';
 import { listFlagged } from './list-flagged.js';
 import { readExpected } from './read-expected.js';
+import { inputsOfWindow } from './window-inputs.js';
 import { readServiceSide, type ServiceIdLookup } from './read-service.js';
 import { PART_RECORDS, partsFor, ServiceSpill } from './verify-store.js';
 import type { EntityVerdict, VerifyResult } from './verify-result.js';
@@ -42,6 +44,8 @@ export interface VerifyOptions {
   spillDir?: string;
   /** Expected records compared in memory at a time (verify-store.ts); smaller spills more parts. */
   partRecords?: number;
+  /** The migration's checkpoint: with `sinceSec`, old files it knows unchanged go unread (window-inputs.ts). */
+  checkpoint?: CheckpointStore;
 }
 
 /**
@@ -64,8 +68,9 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const dir = await mkdtemp(path.join(options.spillDir ?? tmpdir(), '.verify-'));
   const spills: ServiceSpill[] = [];
   try {
+    const { plans, notRead } = await inputsOfWindow(options.plans, options);
     const side = await readExpected({
-      plans: options.plans,
+      plans,
       entities,
       nowSec: options.nowSec,
       importSoftDeleted: options.importSoftDeleted,
@@ -103,6 +108,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
         {
           client: options.client,
           loadIdLog: options.loadIdLog,
+          sinceSec: options.sinceSec,
           onProgress: (_e, read) => {
             counts.read = Math.min(read, lookedFor);
             counts.alreadyPresent = counts.read;
@@ -138,7 +144,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     if (flagged) {
       options.events.info('naming what is missing or different: reading the export again ...');
       await listFlagged({
-        plans: options.plans,
+        plans,
         compared,
         verdicts,
         importSoftDeleted: options.importSoftDeleted,
@@ -157,6 +163,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
       retries,
       elapsedMs: Date.now() - started,
       held,
+      ...(notRead > 0 ? { filesNotRead: notRead } : {}),
     };
   } finally {
     for (const s of spills) s.values.close();

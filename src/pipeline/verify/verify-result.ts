@@ -56,6 +56,11 @@ export interface VerifyResult {
   elapsedMs: number;
   /** How the comparison was held: in how many parts, the most expected records in memory at once. */
   held?: { parts: number; atMost: number };
+  /**
+   * With a window: message files not read, as import does not read them again (unchanged since a
+   * reading to their end) and all older than the window; their messages are counted nowhere.
+   */
+  filesNotRead?: number;
   /** With --repair: what was sent again before this (second) verification. */
   repair?: RepairOutcome;
 }

@@ -13,7 +13,7 @@ import { fileInput, firstKey, listInput, objectsIn, plansOf, type ListEntry } fr
 import type { JsonPath } from '../../sources/read-pieces.js';
 import { seconds, str } from '../shared/message-parts.js';
 import { addMessageIds, messageItems } from '../shared/message-record.js';
-import { People } from '../shared/people.js';
+import { FileSightings, People, type SeenInFile } from '../shared/people.js';
 import { isObject } from '../shared/items.js';
 import { groupRecord } from '../shared/records.js';
 import {
@@ -107,39 +107,25 @@ export async function planSendbird(ctx: PresetContext): Promise<EntityPlan[]> {
   const firstAt = new Map<string, number>();
   for (const rel of kinds.messages) {
     const where = ctx.tree.where(rel);
-    let earliest = Number.POSITIVE_INFINITY;
-    for await (const { value, line, path } of objectsIn(ctx, rel, MESSAGES_DESCEND)) {
-      if (path[0] === 'channel') {
-        const url = str(value.channel_url) ?? '';
-        fileChannel.set(rel, url);
-        if (!channels.has(url))
-          fromMessageFiles.push({
-            value,
-            channel: register(value, value.channel_type === 'open', where, line),
-            file: where,
-            line,
-          });
-        continue;
-      }
-      const url = str(value.channel_url) ?? fileChannel.get(rel);
-      if (url !== undefined && !referenced.has(url)) referenced.set(url, { file: where, line });
-      const mapped = mapSendbirdMessage(value, placeholderChannel, ctx);
-      earliest = Math.min(earliest, seconds(value.created_at) ?? earliest);
-      if (mapped.skip !== undefined) continue;
-      if (mapped.system) people.useSystem(where, line);
-      else if (mapped.senderId !== undefined)
-        people.see(
-          mapped.senderId,
-          {
-            name: isObject(value.user) ? str(value.user.nickname) : undefined,
-            avatar: isObject(value.user) ? str(value.user.profile_url) : undefined,
-          },
-          where,
+    const facts = await ctx.prepass.factsOf(ctx, rel, () => gatherMessagesFile(ctx, rel));
+    // In the file's own order: the people its channel object names, then those seen after it.
+    const [before, after] = splitAt(facts.people, facts.channel?.line);
+    people.apply(before, where);
+    if (facts.channel !== undefined) {
+      const { value, line } = facts.channel;
+      const url = str(value.channel_url) ?? '';
+      fileChannel.set(rel, url);
+      if (!channels.has(url))
+        fromMessageFiles.push({
+          value,
+          channel: register(value, value.channel_type === 'open', where, line),
+          file: where,
           line,
-        );
-      addMessageIds(ctx.idMap, str(value.message_id) ?? '', mapped);
+        });
     }
-    firstAt.set(rel, earliest);
+    people.apply(after, where);
+    for (const [url, line] of facts.referenced) if (!referenced.has(url)) referenced.set(url, { file: where, line });
+    firstAt.set(rel, facts.earliest ?? Number.POSITIVE_INFINITY);
   }
   const missing = [...referenced].filter(([url]) => !channels.has(url));
   for (const [url] of missing) {
@@ -248,3 +234,63 @@ const byPullRun = (a: string, b: string) => byCodeUnit(pullRunKey(a), pullRunKey
 
 /** For the pre-pass, where only the sender and skip matter, not the receiver. */
 const placeholderChannel: SendbirdChannel = { url: '', open: false, conversation: { kind: 'group', guid: 'unknown' } };
+
+/** What the pre-pass learns of one messages file (kept between runs: prepass-cache.ts). */
+interface MessagesFileFacts {
+  /** The file's `channel` object, when it has one. */
+  channel?: { value: JsonObject; line: number };
+  /** Channels the messages name, each at its first line. */
+  referenced: Array<[url: string, line: number]>;
+  people: SeenInFile;
+  /** The first message's time (UNIX seconds); null without one. */
+  earliest: number | null;
+}
+
+async function gatherMessagesFile(ctx: PresetContext, rel: string): Promise<MessagesFileFacts> {
+  const facts: MessagesFileFacts = { referenced: [], people: { seen: [] }, earliest: null };
+  const sightings = new FileSightings();
+  const named = new Set<string>();
+  let fileUrl: string | undefined;
+  let earliest = Number.POSITIVE_INFINITY;
+  for await (const { value, line, path } of objectsIn(ctx, rel, MESSAGES_DESCEND)) {
+    if (path[0] === 'channel') {
+      facts.channel = { value, line };
+      fileUrl = str(value.channel_url) ?? '';
+      continue;
+    }
+    const url = str(value.channel_url) ?? fileUrl;
+    if (url !== undefined && !named.has(url)) {
+      named.add(url);
+      facts.referenced.push([url, line]);
+    }
+    const mapped = mapSendbirdMessage(value, placeholderChannel, ctx);
+    earliest = Math.min(earliest, seconds(value.created_at) ?? earliest);
+    if (mapped.skip !== undefined) continue;
+    if (mapped.system) sightings.useSystem(line);
+    else if (mapped.senderId !== undefined)
+      sightings.see(
+        mapped.senderId,
+        {
+          name: isObject(value.user) ? str(value.user.nickname) : undefined,
+          avatar: isObject(value.user) ? str(value.user.profile_url) : undefined,
+        },
+        line,
+      );
+    addMessageIds(ctx.idMap, str(value.message_id) ?? '', mapped);
+  }
+  facts.people = sightings.facts();
+  facts.earliest = Number.isFinite(earliest) ? earliest : null;
+  return facts;
+}
+
+/** A file's sightings before a line and from it on. */
+function splitAt(people: SeenInFile, line: number | undefined): [SeenInFile, SeenInFile] {
+  if (line === undefined) return [people, { seen: [] }];
+  const before = people.seen.filter(([, , at]) => at < line);
+  const after = people.seen.filter(([, , at]) => at >= line);
+  const system = people.system;
+  return [
+    { seen: before, system: system !== undefined && system < line ? system : undefined },
+    { seen: after, system: system !== undefined && system >= line ? system : undefined },
+  ];
+}

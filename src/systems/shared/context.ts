@@ -6,12 +6,15 @@
 import type { SystemName } from '../registry.js';
 import type { ExportTree } from './export-tree.js';
 import type { IdCache, IdMapWriter, IdRule, ServiceIds } from './ids.js';
+import type { PrepassCache } from './prepass-cache.js';
 
 /** Options of `planPreset`; all but cwd optional. */
 export interface PresetOptions {
   cwd: string;
   /** Where the id mapping file (source id -> new id) is written; none without it. */
   idMapFile?: string;
+  /** Where the pre-pass's facts of each message file are kept between runs (prepass-cache.ts); none without it. */
+  prepassFile?: string;
   /** How service ids are derived from the export's (shared/ids.ts). Default `vendor`. */
   idRule?: IdRule;
   /** uid that sends admin/system/service messages; created as a user when used. Default `system`. */
@@ -49,6 +52,8 @@ export interface PresetContext {
   muids: ServiceIds;
   /** The files of the tree the preset read (pre-pass or inputs): the rest are named as left unread. */
   read?: Set<string>;
+  /** The pre-pass's facts of message files seen in an earlier run. */
+  prepass: PrepassCache;
 }
 
 /** A conversation on the service: a group, or user-to-user messages between two users (uids). */

@@ -24,8 +24,8 @@
  * dedupe on the service.
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { rename, rm, stat } from 'node:fs/promises';
 import { fsReason, makeFolderFor, STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import type { EntityName } from '../../entities/types.js';
 import type { IdRule } from '../../config/keys.js';
@@ -132,11 +132,14 @@ export class IdCache implements ServiceIds {
   private readonly firstSource = new Map<string, string>();
   /** Service ids given by more than one source id -> those source ids, in the order met. */
   readonly collisions = new Map<string, string[]>();
+  /** The source ids met while a pre-pass fact is gathered (prepass-cache.ts), to meet again from the cache. */
+  recording: Set<string> | undefined;
 
   constructor(private readonly rule: IdRule = DEFAULT_ID_RULE) {}
 
   of(sourceId: string | number): string {
     const key = String(sourceId);
+    this.recording?.add(key);
     let id = this.cache.get(key);
     if (id === undefined) {
       id = serviceIdOf(this.rule, key);
@@ -169,6 +172,8 @@ export class IdMapWriter {
   private readonly temp: string | undefined;
   private out: WriteStream | undefined;
   private pending = '';
+  /** Bytes handed to the file so far: where a copied or recorded stretch of lines starts. */
+  private flushed = 0;
   private readonly seen: Record<'users' | 'groups', Set<string>> = { users: new Set(), groups: new Set() };
 
   constructor(private readonly file?: string) {
@@ -210,9 +215,41 @@ export class IdMapWriter {
   async flush(): Promise<void> {
     const out = this.out;
     if (out === undefined || this.pending === '') return;
+    this.flushed += Buffer.byteLength(this.pending);
     const ok = out.write(this.pending);
     this.pending = '';
     if (!ok) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+
+  /** Where the next line starts in the file being written (undefined without a file). */
+  async offset(): Promise<number | undefined> {
+    if (this.out === undefined) return undefined;
+    await this.flush();
+    return this.flushed;
+  }
+
+  /**
+   * Copies a stretch of lines of the map in place (the last committed run's) into this one: the lines
+   * of a file the pre-pass did not read again. Resolves false when the map there is shorter.
+   */
+  async copyCommitted(start: number, length: number): Promise<boolean> {
+    const out = this.out;
+    if (out === undefined || this.file === undefined) return true;
+    await this.flush();
+    if (length === 0) return true;
+    let copied = 0;
+    for await (const chunk of createReadStream(this.file, { start, end: start + length - 1 })) {
+      copied += (chunk as Buffer).length;
+      this.flushed += (chunk as Buffer).length;
+      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    }
+    return copied === length;
+  }
+
+  /** The map in place, the one `copyCommitted` reads from: its size, or undefined when there is none. */
+  async committedSize(): Promise<number | undefined> {
+    if (this.file === undefined) return undefined;
+    return (await stat(this.file).catch(() => undefined))?.size;
   }
 
   /** Writes the rest and closes the temporary file; the map is complete but not yet in place. */

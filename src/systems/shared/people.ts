@@ -24,6 +24,40 @@ interface Entry {
   line: number;
 }
 
+/** What one file's pre-pass saw of people: each person's first sighting (line), names filled from later ones. */
+export interface SeenInFile {
+  seen: Array<[sourceId: string, person: SeenPerson, line: number]>;
+  /** The line of the file's first admin/system message. */
+  system?: number;
+}
+
+/**
+ * The sightings of one file, summed up as People keeps them (first sighting, later ones only fill the
+ * name and avatar), so a pre-pass fact kept between runs (prepass-cache.ts) tells People the same.
+ */
+export class FileSightings {
+  private readonly byId = new Map<string, { person: SeenPerson; line: number }>();
+  private system: number | undefined;
+
+  see(sourceId: string, person: SeenPerson, line: number): void {
+    const entry = this.byId.get(sourceId);
+    if (entry === undefined) this.byId.set(sourceId, { person: { ...person }, line });
+    else {
+      entry.person.name ??= person.name;
+      entry.person.avatar ??= person.avatar;
+    }
+  }
+
+  useSystem(line: number): void {
+    this.system ??= line;
+  }
+
+  facts(): SeenInFile {
+    const seen = [...this.byId].map(([id, { person, line }]): [string, SeenPerson, number] => [id, person, line]);
+    return this.system === undefined ? { seen } : { seen, system: this.system };
+  }
+}
+
 export class People {
   /** Source ids the users file holds. */
   private readonly listed = new Set<string>();
@@ -68,6 +102,12 @@ export class People {
       entry.person.avatar ??= person.avatar;
     }
     return uid;
+  }
+
+  /** A file's sightings, as if seen one by one (`file` as records name it). */
+  apply(facts: SeenInFile, file: string): void {
+    for (const [sourceId, person, line] of facts.seen) this.see(sourceId, person, file, line);
+    if (facts.system !== undefined) this.useSystem(file, facts.system);
   }
 
   /** The system user sends a message; remembered so it is created (unless a real user has its uid). */

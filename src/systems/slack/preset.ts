@@ -10,7 +10,7 @@ import { byCodeUnit } from '../shared/export-tree.js';
 import type { Conversation, PresetContext } from '../shared/context.js';
 import { fileInput, objectsIn, plansOf, TOP_ARRAY } from '../shared/inputs.js';
 import { addMessageIds, messageItems } from '../shared/message-record.js';
-import { People } from '../shared/people.js';
+import { FileSightings, People, type SeenInFile } from '../shared/people.js';
 import { mapSlackMessage, slackTs, type SlackChannel } from './messages.js';
 import {
   slackGroupInputs,
@@ -114,13 +114,10 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
       botUsers,
       withSkippedBot: known.withSkippedBot === true,
     };
-    const where = ctx.tree.where(day.rel);
-    for await (const { value, line } of objectsIn(ctx, day.rel, TOP_ARRAY)) {
-      const mapped = mapSlackMessage(value, channel, ctx);
-      if (mapped.skip !== undefined) continue;
-      if (mapped.sender !== undefined) people.see(mapped.sender.sourceId, mapped.sender.person, where, line);
-      addMessageIds(ctx.idMap, `${channel.sourceId}:${slackTs(value.ts)}`, mapped);
-    }
+    // The day's senders depend on its conversation as the index files tell it (a bot, a DM's people).
+    const dependsOn = { ...channel, botUsers: [...botUsers].sort() };
+    const seen = await ctx.prepass.factsOf(ctx, day.rel, () => gatherDay(ctx, day.rel, channel), dependsOn);
+    people.apply(seen, ctx.tree.where(day.rel));
     messageInputs.push(
       fileInput({
         ctx,
@@ -143,4 +140,16 @@ export async function planSlack(ctx: PresetContext): Promise<EntityPlan[]> {
     members: slackMemberInputs(ctx, indexes, botUsers),
     messages: messageInputs,
   });
+}
+
+/** The senders of one day file, and its messages' id map lines (kept between runs: prepass-cache.ts). */
+async function gatherDay(ctx: PresetContext, rel: string, channel: SlackChannel): Promise<SeenInFile> {
+  const sightings = new FileSightings();
+  for await (const { value, line } of objectsIn(ctx, rel, TOP_ARRAY)) {
+    const mapped = mapSlackMessage(value, channel, ctx);
+    if (mapped.skip !== undefined) continue;
+    if (mapped.sender !== undefined) sightings.see(mapped.sender.sourceId, mapped.sender.person, line);
+    addMessageIds(ctx.idMap, `${channel.sourceId}:${slackTs(value.ts)}`, mapped);
+  }
+  return sightings.facts();
 }
