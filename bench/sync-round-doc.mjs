@@ -22,7 +22,9 @@ function note(entry) {
 export function syncRoundSection(results) {
   const head = '## A `sync` round with nothing new';
   const how = '`npm run bench -- --only sync-round [--sync-round-messages 10000000] [--sync-round-reuse]`';
-  const entries = Object.values(results?.sizes ?? {}).sort((a, b) => a.messages - b.messages);
+  const entries = Object.values(results?.sizes ?? {}).sort(
+    (a, b) => a.messages - b.messages || a.startedAt.localeCompare(b.startedAt),
+  );
   if (entries.length === 0) return `${head}\n\nNot measured yet: ${how}.`;
   const rows = entries.flatMap((entry) =>
     entry.rows.map((row) => ({
@@ -48,6 +50,6 @@ export function syncRoundSection(results) {
     '',
     formatTable(rows),
     '',
-    ...entries.map(note),
+    entries.map(note).join('\n\n'),
   ].join('\n');
 }

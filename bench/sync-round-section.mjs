@@ -124,7 +124,8 @@ function describe(r) {
   const lag = line.lagMs === undefined ? 'lag unknown' : `lag ${seconds(line.lagMs)}`;
   return (
     `${seconds(r.ms)} (round's own ${seconds(line.tookMs)}), imported ${num(line.imported)}, ` +
-    `${num(line.unchangedFiles ?? 0)} files unchanged, verified ${num(v.present)} of ${num(v.expected)}, ${lag}, ` +
+    `${num(line.unchangedFiles ?? 0)} files unchanged, verified ${num(v.present)} of ${num(v.expected)}` +
+    `${v.filesNotRead === undefined ? '' : ` (${num(v.filesNotRead)} files not read)`}, ${lag}, ` +
     `${num(r.sourceRequests)} source requests, ${num(r.serviceReads)} service reads, peak ${mb(r.rss?.maxRssBytes)}, ` +
     `CPU ${((r.rss?.userCpuMs + r.rss?.systemCpuMs) / 1000).toFixed(1)} s`
   );
@@ -162,7 +163,8 @@ export async function runSyncRoundSection({ opts, concurrency, machine, code, st
   if (!Number.isInteger(messages) || messages < 1) throw new Error('--sync-round-messages must be a whole number');
   const measured = await measureSyncRound({ messages, reuse: opts['sync-round-reuse'], concurrency, log, row });
   const rows = syncRoundRows(measured).map((r) => rowOf(...r));
-  // A size's entry is replaced only when that size is measured again (a trial at 100k leaves 10M's).
+  // A size's entry is replaced only when that size is measured again (a trial at 100k leaves 10M's);
+  // one kept under another key by hand (`1000000-<commit>`, the code before a change) stays.
   const sizes = readSyncRoundResults()?.sizes ?? {};
   sizes[messages] = { startedAt, commit: code.commit, dirty: code.dirty, machine, ...measured, rows };
   const tmp = `${SYNC_ROUND_RESULTS}.tmp`;
