@@ -1,7 +1,5 @@
 // docs/performance.md's section for the bench's `delta` rows, from bench/delta-results.json.
-import { formatTable } from './table.mjs';
-
-const cell = (text) => String(text).replace(/\|/g, '\\|');
+import { cell, formatTable } from './table.mjs';
 
 /** The section; "not measured yet" while bench/delta-results.json is absent. */
 export function deltaSection(delta) {

@@ -5,10 +5,15 @@
 // before the change) over the same checkpoint. Results go to bench/delta-results.json.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild } from './children.mjs';
+import { BENCH, BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild } from './children.mjs';
 import { ensureDeltaDataset, writeDeltaFile } from './delta-data.mjs';
 import { DATA_DIR } from './generate.mjs';
-import { mb, num } from './table.mjs';
+import { mb, num, rowOf } from './table.mjs';
+
+export const DELTA_RESULTS = path.join(BENCH, 'delta-results.json');
+
+export const readDeltaResults = () =>
+  existsSync(DELTA_RESULTS) ? JSON.parse(readFileSync(DELTA_RESULTS, 'utf8')) : undefined;
 
 /** The targets: nothing new at 10M in 5 s, one new file of 1,000 messages in 10 s. */
 const NOTHING_NEW_MS = 5_000;
@@ -113,4 +118,19 @@ export async function measureDelta({ messages, concurrency, log, row, before, re
   } finally {
     await sb.stop();
   }
+}
+
+/** Runs the section as `npm run bench -- --only delta` does and keeps its result and rows. */
+export async function runDeltaSection({ opts, concurrency, main, machine, code, startedAt, log, row }) {
+  const before = opts['delta-before'] && path.resolve(opts['delta-before']);
+  const rows = [];
+  const keep = (...r) => {
+    rows.push(rowOf(...r));
+    row(...r);
+  };
+  const reuse = opts['delta-reuse'];
+  const measured = await measureDelta({ messages: main.messages, concurrency, log, row: keep, before, reuse });
+  const result = { startedAt, commit: code.commit, machine, ...measured, rows };
+  writeFileSync(DELTA_RESULTS, `${JSON.stringify(result, null, 2)}\n`);
+  return result;
 }

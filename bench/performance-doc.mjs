@@ -2,7 +2,8 @@
 // it at the end of a run and scripts/gen-docs.mjs --check compares the committed page with the
 // committed results, so the page never holds figures the results file does not.
 import { deltaSection } from './delta-doc.mjs';
-import { formatTable, num } from './table.mjs';
+import { syncRoundSection } from './sync-round-doc.mjs';
+import { cell, formatTable, num } from './table.mjs';
 
 /** The run the notes under "What the figures say" were written for; another run gets a warning above them. */
 const NOTES_WRITTEN_FOR = { commit: '2cb0626', startedAt: '2026-11-22T10:19:27.509Z' };
@@ -65,8 +66,6 @@ Issue 5 is not closed: the unthrottled import misses 40%.
   [the bench README](../bench/README-bench.md) for running them longer.`;
 
 /** A Markdown table cell: a pipe inside a measured value would end the cell early. */
-const cell = (text) => String(text).replace(/\|/g, '\\|');
-
 /** The run's identity: when, on what, which code, at what size. */
 function describeRun(results) {
   const { machine: m, code: c, parameters: p } = results;
@@ -104,7 +103,6 @@ function noiseNote(results) {
   return `\n\nOther processes used >= 10% of the CPUs during ${names}; those figures are low.`;
 }
 
-/** The whole Markdown of docs/performance.md for one bench run's results. */
 /** The pull section's lines, a row per source, from bench/pull-results.json (none: not measured yet). */
 function pullSection(pull) {
   const head = '## Pulling from live sources';
@@ -162,7 +160,13 @@ function verifyScaleSection(scale) {
   ].join('\n');
 }
 
-export function renderPerformanceDoc(results, pull, verifyScale, delta) {
+/**
+ * The whole page: `results` is bench/results.json; `named` the sections' own results files (absent:
+ * "not measured yet").
+ * @param {any} results
+ * @param {{ pull?: any, verifyScale?: any, delta?: any, syncRound?: any }} [named]
+ */
+export function renderPerformanceDoc(results, { pull, verifyScale, delta, syncRound } = {}) {
   const rows = results.rows.map((r) => ({
     ...r,
     metric: cell(r.metric),
@@ -195,6 +199,8 @@ export function renderPerformanceDoc(results, pull, verifyScale, delta) {
     verifyScaleSection(verifyScale),
     '',
     deltaSection(delta),
+    '',
+    syncRoundSection(syncRound),
     '',
     `${stale}${NOTES}`,
     '',

@@ -13,9 +13,10 @@ import { ensureDataset } from './generate.mjs';
 import { measureManyFiles } from './files-section.mjs';
 import { measureMedia } from './media-section.mjs';
 import { measureVerify } from './verify-section.mjs';
-import { measureVerifyScale, readVerifyScaleResults, writeVerifyScaleResults } from './verify-scale-section.mjs';
+import { readVerifyScaleResults, runVerifyScaleSection } from './verify-scale-section.mjs';
 import { measurePull, PULL_SOURCES } from './pull-section.mjs';
-import { measureDelta } from './delta-section.mjs';
+import { readDeltaResults, runDeltaSection } from './delta-section.mjs';
+import { readSyncRoundResults, runSyncRoundSection } from './sync-round-section.mjs';
 import { measureFormats } from './format-runs.mjs';
 import { analyseRate, fullRequests, verifyArrivals } from './rate-stats.mjs';
 import { formatTable, mb, num, pct } from './table.mjs';
@@ -24,12 +25,10 @@ import { renderPerformanceDoc } from './performance-doc.mjs';
 const FORMATS = ['ndjson', 'csv', 'json'];
 const PULL_RESULTS = path.join(BENCH, 'pull-results.json');
 const readPullResults = () => (existsSync(PULL_RESULTS) ? JSON.parse(readFileSync(PULL_RESULTS, 'utf8')) : undefined);
-const DELTA_RESULTS = path.join(BENCH, 'delta-results.json');
-const readDeltaResults = () =>
-  existsSync(DELTA_RESULTS) ? JSON.parse(readFileSync(DELTA_RESULTS, 'utf8')) : undefined;
 const SECTIONS = ['floor', 'validate', 'import', 'rate', 'auto', 'naive', 'files', 'media', 'verify', 'pull'];
-// Asked for by name only: they import 10M messages (an hour or more) or keep their own results file.
-const NAMED_SECTIONS = ['verify-scale', 'delta'];
+// Asked for by name only: they import 10M messages (an hour or more) and keep their own results file.
+const NAMED = { 'verify-scale': runVerifyScaleSection, delta: runDeltaSection, 'sync-round': runSyncRoundSection };
+const NAMED_SECTIONS = Object.keys(NAMED);
 
 const { values: opts } = parseArgs({
   options: {
@@ -52,6 +51,8 @@ const { values: opts } = parseArgs({
     'verify-baseline': { type: 'string' },
     'delta-before': { type: 'string' },
     'delta-reuse': { type: 'boolean', default: false },
+    'sync-round-messages': { type: 'string', default: '10000000' },
+    'sync-round-reuse': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -64,7 +65,9 @@ if (opts.help) {
   [--pull-rate 6000] [--pull-sources sendbird,stream,...]  the pull section: the fakes' budget, R a minute
   [--only verify-scale [--verify-scale-sizes 1000000,10000000] [--verify-baseline old/bin/chat-migrate.js]]
   [--only delta [--delta-before bin/chat-migrate.js] [--delta-reuse]]  --delta-before: also time the nothing-new
-  import with that build; --delta-reuse: keep the checkpoint of its last run's import of everything\n`);
+  import with that build; --delta-reuse: keep the checkpoint of its last run's import of everything
+  [--only sync-round [--sync-round-messages 10000000] [--sync-round-reuse]]  --sync-round-reuse: keep the
+  pull of its last run at that size (the first round then imports and verifies it into a new sandbox)\n`);
   process.exit(0);
 }
 
@@ -404,30 +407,10 @@ if (only.has('pull')) {
   writeFileSync(PULL_RESULTS, `${JSON.stringify({ machine, sources: kept }, null, 2)}\n`);
 }
 
-if (only.has('verify-scale')) {
-  // Kept apart from results.json, as the pull's are; a size's entry replaced only when it is measured again.
-  const sizes = opts['verify-scale-sizes'].split(',').map(Number);
-  const measured = await measureVerifyScale({ sizes, concurrency, baselineBin: opts['verify-baseline'], log, row });
-  const kept = readVerifyScaleResults()?.sizes ?? {};
+for (const [name, runSection] of Object.entries(NAMED)) {
+  // Each keeps its own results file (a run of it alone leaves results.json as it was).
   const startedAt = new Date(began).toISOString();
-  for (const [n, entry] of Object.entries(measured)) kept[n] = { startedAt, commit: code.commit, ...entry };
-  writeVerifyScaleResults({ machine, sizes: kept });
-}
-
-if (only.has('delta')) {
-  const before = opts['delta-before'] && path.resolve(opts['delta-before']);
-  const reuse = opts['delta-reuse'];
-  const measured = await measureDelta({ messages: main.messages, concurrency, log, row, before, reuse });
-  // Kept apart from results.json, as the pull's figures are.
-  const deltaRows = rows.filter((r) => r.section === 'delta');
-  const result = {
-    startedAt: new Date(began).toISOString(),
-    commit: code.commit,
-    machine,
-    ...measured,
-    rows: deltaRows,
-  };
-  writeFileSync(DELTA_RESULTS, `${JSON.stringify(result, null, 2)}\n`);
+  if (only.has(name)) await runSection({ opts, concurrency, main, machine, code, startedAt, log, row });
 }
 
 if (opts.profile) {
@@ -482,9 +465,9 @@ const results = {
   interference,
   details,
 };
-// A run of the pull, verify-scale or delta sections alone leaves the import's results (and the page's other
+// A run of the pull section or the named ones alone leaves the import's results (and the page's other
 // figures) as they were.
-const pullOnly = [...only].every((s) => s === 'pull' || s === 'verify-scale' || s === 'delta');
+const pullOnly = [...only].every((s) => s === 'pull' || NAMED_SECTIONS.includes(s));
 const tmp = `${opts.out}.tmp`;
 if (!pullOnly) {
   writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
@@ -524,7 +507,12 @@ const committed = existsSync(opts.out) ? opts.out : path.join(BENCH, 'results.js
 const pageResults = pullOnly ? JSON.parse(readFileSync(committed, 'utf8')) : results;
 writeFileSync(
   `${docPath}.tmp`,
-  renderPerformanceDoc(pageResults, readPullResults(), readVerifyScaleResults(), readDeltaResults()),
+  renderPerformanceDoc(pageResults, {
+    pull: readPullResults(),
+    verifyScale: readVerifyScaleResults(),
+    delta: readDeltaResults(),
+    syncRound: readSyncRoundResults(),
+  }),
 );
 renameSync(`${docPath}.tmp`, docPath);
 const noisy = interference.filter((i) => (i.others ?? 0) >= 0.1);

@@ -17,3 +17,9 @@ export function formatTable(rows) {
     '\n',
   );
 }
+
+/** A row of the table as the results files keep it. */
+export const rowOf = (section, metric, measured, target, pass) => ({ section, metric, measured, target, pass });
+
+/** A Markdown table cell: a pipe inside a measured value would end the cell early. */
+export const cell = (text) => String(text).replace(/\|/g, '\\|');

@@ -112,3 +112,13 @@ export function rowsOf(entry) {
   }
   return rows;
 }
+
+/** Runs the section as `npm run bench -- --only verify-scale` does; a size's kept entry is replaced. */
+export async function runVerifyScaleSection({ opts, concurrency, machine, code, startedAt, log, row }) {
+  const sizes = opts['verify-scale-sizes'].split(',').map(Number);
+  const measured = await measureVerifyScale({ sizes, concurrency, baselineBin: opts['verify-baseline'], log, row });
+  const kept = readVerifyScaleResults()?.sizes ?? {};
+  for (const [n, entry] of Object.entries(measured)) kept[n] = { startedAt, commit: code.commit, ...entry };
+  writeVerifyScaleResults({ machine, sizes: kept });
+  return kept;
+}

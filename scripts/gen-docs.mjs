@@ -16,23 +16,35 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 const readJson = (root, file, optional = false) =>
   optional && !existsSync(path.join(root, file)) ? undefined : JSON.parse(readFileSync(path.join(root, file), 'utf8'));
 
+/** The bench's results files docs/performance.md is rendered from: the run's, and each section's own. */
+const BENCH_RESULTS = {
+  run: 'bench/results.json',
+  pull: 'bench/pull-results.json',
+  verifyScale: 'bench/verify-scale-results.json',
+  delta: 'bench/delta-results.json',
+  syncRound: 'bench/sync-round-results.json',
+};
+
 /**
  * One entry a generated file; adding a page is adding a line. `module` (under this repository) is
  * imported and passed to `render(module, root)`, which returns the file's text; `root` is where the
- * pages and their inputs (bench/results.json) are. An `optional` entry whose module does not exist
- * yet is skipped.
+ * pages and their inputs (`inputs`: bench/results.json...) are. An `optional` entry whose module does
+ * not exist yet is skipped.
  */
 export const PAGES = [
   { file: 'docs/validate-rules.md', module: 'scripts/rules-doc.mjs', render: (m) => m.renderRulesDoc() },
   { file: 'docs/systems.md', module: 'dist/systems/registry.js', render: (m) => renderSystemsDoc(m) },
   {
     file: 'docs/performance.md',
+    inputs: Object.values(BENCH_RESULTS),
     render: (_m, root) =>
       renderPerformanceDoc(
-        readJson(root, 'bench/results.json'),
-        readJson(root, 'bench/pull-results.json', true),
-        readJson(root, 'bench/verify-scale-results.json', true),
-        readJson(root, 'bench/delta-results.json', true),
+        readJson(root, BENCH_RESULTS.run),
+        Object.fromEntries(
+          Object.entries(BENCH_RESULTS)
+            .filter(([name]) => name !== 'run')
+            .map(([name, file]) => [name, readJson(root, file, true)]),
+        ),
       ),
   },
   { file: 'docs/configuration.md', module: 'scripts/config-doc.mjs', render: (m) => m.renderConfigReference() },

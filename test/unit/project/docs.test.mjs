@@ -83,12 +83,7 @@ function linkProblems(file) {
 /** A copy of the generated files and their inputs, for the checker to find stale. */
 function copyOfGenerated() {
   const root = mkdtempSync(path.join(tmpdir(), 'cm-docs-'));
-  const inputs = [
-    'bench/results.json',
-    'bench/pull-results.json',
-    'bench/verify-scale-results.json',
-    'bench/delta-results.json',
-  ].filter((f) => existsSync(path.join(ROOT, f)));
+  const inputs = PAGES.flatMap((p) => p.inputs ?? []).filter((f) => existsSync(path.join(ROOT, f)));
   for (const file of [...PAGES.filter(pageAvailable).map((p) => p.file), ...inputs]) {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     cpSync(path.join(ROOT, file), path.join(root, file));
