@@ -50,7 +50,10 @@ export async function measureVerifyScale({
   const out = {};
   for (const messages of sizes) {
     const ds = ensureDataset({ users: 10_000, groups: 1_000, members: 50_000, messages, formats: ['ndjson'] }, log);
-    const sb = await startSandboxChild({ keepRecords: true });
+    // The sandbox keeps every record it is sent (verify reads them back): some 450 MB a million
+    // messages, past Node's default heap beyond 10M.
+    const nodeFlags = messages > 10_000_000 ? ['--max-old-space-size=16384'] : [];
+    const sb = await startSandboxChild({ keepRecords: true, nodeFlags });
     try {
       const config = writeVerifyConfig(path.join(RUN_DIR, `verify-scale-${messages}`), sb.url, ds, concurrency);
       const env = { MIGRATE_API_KEY: SANDBOX_KEY };
