@@ -14,6 +14,8 @@ const WHOLE_SECONDS = Math.floor(Date.now() / 1000) - 60;
 /**
  * Copies `fixture` to a temp folder; its JSON message files get 200 KiB of blanks where `padAt` says
  * (default: after the first `[`, before the first message), so a reading of a garbled one misses them.
+ * In JSON Lines, `padAt` puts them between two tokens of a message's line, which a garbling breaks.
+ * `every`: all the files of the copy.
  */
 export async function paddedExport(fixture, isMessageFile, padAt = (text) => text.indexOf('[') + 1) {
   const dir = await tempDir('cm-prepass-');
@@ -31,7 +33,7 @@ export async function paddedExport(fixture, isMessageFile, padAt = (text) => tex
     files.push(rel);
   }
   assert.ok(files.length > 0, 'the fixture has message files');
-  return { dir, from, files, state: path.join(dir, 'state') };
+  return { dir, from, files, every: await listFiles(from), state: path.join(dir, 'state') };
 }
 
 /** Overwrites blanks in the middle of each file with letters, keeping size, head, tail and mtime. */

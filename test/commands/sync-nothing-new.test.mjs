@@ -1,8 +1,10 @@
-// A sync round with nothing new reads no message file of the earlier rounds again, and its line says so.
+// A sync round with nothing new reads no message file of the earlier rounds again, and its line says so;
+// its pre-pass takes the files of the earlier pulls from the cache.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { startFake } from '../fakes/helpers.mjs';
 import { runCli, sandbox } from '../helpers.mjs';
 import { startSyncFake, syncWorkspace } from '../sync-helpers.mjs';
 import { virtualClock } from '../virtual-clock.mjs';
@@ -58,4 +60,44 @@ test('a two-person conversation skipped as a group does not make every round rea
   assert.ok(direct.length > 0, 'the world has a direct conversation, in the table of parents not in');
   const files = Object.keys(checkpoint.files).filter((key) => key.startsWith('messages:')).length;
   assert.equal(rounds[1].unchangedFiles, files, JSON.stringify(rounds[1]));
+});
+
+test('sync stream: a round with nothing new takes every earlier file from the pre-pass cache', async (t) => {
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const fake = await startFake(t, 'stream', { world: { users: 3, channels: 2, messages: 8, seed: 7 } });
+  const dir = await syncWorkspace(sb);
+  const cacheFile = path.join(dir, 'state/checkpoint.prepass.json');
+  // Between the rounds (the interval's wait), every kept fact is marked: one read again loses the mark.
+  const clock = virtualClock();
+  const sleep = clock.sleep;
+  let marked;
+  clock.sleep = async (ms, signal) => {
+    if (ms >= 60_000 && marked === undefined) {
+      const cache = JSON.parse(await readFile(cacheFile, 'utf8'));
+      for (const entry of cache.entries) entry.facts.keptSince = 'round 1';
+      await writeFile(cacheFile, JSON.stringify(cache));
+      marked = new Set(cache.entries.map((e) => e.rel));
+    }
+    return sleep(ms, signal);
+  };
+  const args = ['sync', 'stream', '--out', 'state/export', '--rounds', '2', '--interval', '60', '--json'];
+  const run = await runCli([...args, '--source-base-url', fake.url, '--source-requests-per-minute', '60000'], {
+    cwd: dir,
+    env: fake.env,
+    clock,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const [first, second] = JSON.parse(run.stdout).rounds;
+  assert.ok(first.imported > 0, JSON.stringify(first));
+  assert.equal(second.imported + second.alreadyPresent + second.rejected, 0, JSON.stringify(second));
+  const { entries } = JSON.parse(await readFile(cacheFile, 'utf8'));
+  const messageFiles = new Set(entries.filter((e) => e.rel.includes('/messages/')).map((e) => e.rel));
+  assert.equal(messageFiles.size, 2, 'the pull wrote a messages file per channel');
+  assert.deepEqual(new Set(entries.map((e) => e.rel)), marked, 'the round with nothing new has no file of its own');
+  assert.deepEqual(
+    entries.filter((e) => e.facts.keptSince !== 'round 1').map((e) => `${e.pass} ${e.rel}`),
+    [],
+    'every file of round 1 taken from the cache in round 2',
+  );
 });

@@ -41,6 +41,8 @@ interface FileMark {
 
 interface Entry extends FileMark {
   rel: string;
+  /** Which of the preset's passes over the file gave the facts, when it makes more than one. */
+  pass?: string;
   /** Hash of what else the gathering depended on (the file's channel as the index files say). */
   depends: string;
   facts: unknown;
@@ -64,14 +66,22 @@ export class PrepassCache {
   private readonly now: Entry[] = [];
   /** How each file looked when first looked at this run: `peek` and `factsOf` agree on it. */
   private readonly marks = new Map<string, FileMark>();
-  /** Files whose facts came from the cache this run. */
-  reused = 0;
+  /** Files some pass took from the cache this run, and files some pass read. */
+  private readonly taken = new Set<string>();
+  private readonly gathered = new Set<string>();
 
   private constructor(
     private readonly file: string | undefined,
     private readonly key: string,
     private readonly before: Map<string, Entry>,
   ) {}
+
+  /** Files whose facts all came from the cache this run: the pre-pass did not read them. */
+  get reused(): number {
+    let n = 0;
+    for (const rel of this.taken) if (!this.gathered.has(rel)) n++;
+    return n;
+  }
 
   /** No cache: every file is read (validate without a checkpoint, tests). */
   static none(): PrepassCache {
@@ -87,7 +97,7 @@ export class PrepassCache {
     if (file === undefined) return new PrepassCache(undefined, key, new Map());
     const kept = await readCacheFile(file);
     const usable = kept?.format === FORMAT && kept.key === key && (await idMapMatches(kept, ctx));
-    const before = new Map(usable ? kept.entries.map((e) => [e.rel, e]) : []);
+    const before = new Map(usable ? kept.entries.map((e) => [keyOf(e.rel, e.pass), e]) : []);
     return new PrepassCache(file, key, before);
   }
 
@@ -95,12 +105,19 @@ export class PrepassCache {
    * The facts of message file `rel`: from the cache when the file is as it was, else gathered (and
    * kept for the next run). `gather` may add only message lines to the id map: they are copied as
    * one stretch next time. `dependsOn`: what else than the file the facts depend on (JSON-able), so
-   * a change there reads the file again.
+   * a change there reads the file again. A preset that passes over a file more than once names each
+   * `pass`: each has facts of its own.
    */
-  async factsOf<F>(ctx: PrepassContext, rel: string, gather: () => Promise<F>, dependsOn?: unknown): Promise<F> {
+  async factsOf<F>(
+    ctx: PrepassContext,
+    rel: string,
+    gather: () => Promise<F>,
+    dependsOn?: unknown,
+    pass?: string,
+  ): Promise<F> {
     const disk = ctx.tree.diskPath(rel);
     if (this.file === undefined || disk === undefined) return gather();
-    const { hit, mark, depends } = await this.kept(ctx, rel, disk, dependsOn);
+    const { hit, mark, depends } = await this.kept(ctx, rel, disk, dependsOn, pass);
     const offset = await ctx.idMap.offset();
     if (hit !== undefined) {
       if (offset !== undefined && !(await ctx.idMap.copyCommitted(hit.ids![0], hit.ids![1])))
@@ -109,7 +126,7 @@ export class PrepassCache {
       for (const id of hit.guids) ctx.guids.of(id);
       ctx.read?.add(rel);
       this.now.push({ ...hit, ids: offset === undefined ? undefined : [offset, hit.ids![1]] });
-      this.reused++;
+      this.taken.add(rel);
       return hit.facts as F;
     }
     const uids = new Set<string>();
@@ -125,7 +142,8 @@ export class PrepassCache {
     }
     const end = await ctx.idMap.offset();
     const ids: [number, number] | undefined = offset === undefined ? undefined : [offset, end! - offset];
-    this.now.push({ rel, depends, ...mark, facts, uids: [...uids], guids: [...guids], ids });
+    this.now.push({ rel, pass, depends, ...mark, facts, uids: [...uids], guids: [...guids], ids });
+    this.gathered.add(rel);
     return facts;
   }
 
@@ -133,10 +151,10 @@ export class PrepassCache {
    * The facts kept of `rel` when the file is as it was, not taken yet (`factsOf` takes them, with their
    * id map lines): for a preset that needs a little of every file before it reads any in full.
    */
-  async peek<F>(ctx: PrepassContext, rel: string, dependsOn?: unknown): Promise<F | undefined> {
+  async peek<F>(ctx: PrepassContext, rel: string, dependsOn?: unknown, pass?: string): Promise<F | undefined> {
     const disk = ctx.tree.diskPath(rel);
     if (this.file === undefined || disk === undefined) return undefined;
-    return (await this.kept(ctx, rel, disk, dependsOn)).hit?.facts as F | undefined;
+    return (await this.kept(ctx, rel, disk, dependsOn, pass)).hit?.facts as F | undefined;
   }
 
   /**
@@ -148,11 +166,12 @@ export class PrepassCache {
     rel: string,
     disk: string,
     dependsOn: unknown,
+    pass: string | undefined,
   ): Promise<{ hit?: Entry; mark: FileMark; depends: string }> {
     const depends = dependsOn === undefined ? '' : hash(Buffer.from(JSON.stringify(dependsOn)));
     let mark = this.marks.get(rel);
     if (mark === undefined) this.marks.set(rel, (mark = await markOf(disk)));
-    const hit = this.before.get(rel);
+    const hit = this.before.get(keyOf(rel, pass));
     const same = hit !== undefined && sameMark(hit, mark) && hit.depends === depends;
     const mapped = hit?.ids !== undefined || (await ctx.idMap.offset()) === undefined;
     return { hit: same && mapped ? hit : undefined, mark, depends };
@@ -198,6 +217,8 @@ async function markOf(disk: string): Promise<FileMark> {
     await handle.close();
   }
 }
+
+const keyOf = (rel: string, pass: string | undefined) => (pass === undefined ? rel : `${pass}\u0000${rel}`);
 
 const sameMark = (a: FileMark, b: FileMark) =>
   a.size === b.size && a.mtimeMs === b.mtimeMs && a.head === b.head && a.tail === b.tail;

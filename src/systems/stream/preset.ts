@@ -3,44 +3,46 @@
  * layouts), one file or a folder/zip of them. Two sweeps before the run, both streaming: the first
  * learns the channels (and the member lists of `!members-` channels, which a v1 export writes after
  * the messages and a v2 export as member lines naming their channel) and the import file's
- * reactions; the second finds the users and channels the records need and writes the id map.
+ * reactions; the second finds the users and channels the records need and writes the id map. Each
+ * sweep's facts of a file are kept between runs (prepass.ts), so a run reads only new or changed files.
  */
 import type { JsonObject, SourceItem } from '../../entities/types.js';
 import { InputError } from '../../errors.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { PresetContext } from '../shared/context.js';
 import { byCodeUnit } from '../shared/export-tree.js';
-import { seconds, str } from '../shared/message-parts.js';
-import { addMessageIds, messageItems } from '../shared/message-record.js';
+import { str } from '../shared/message-parts.js';
+import { messageItems } from '../shared/message-record.js';
 import { People } from '../shared/people.js';
 import { listInput, plansOf } from '../shared/inputs.js';
 import { problemItem, recordItem } from '../shared/items.js';
 import { groupRecord } from '../shared/records.js';
 import {
   channelKey,
-  idOf,
   mapStreamChannel,
   mapStreamMember,
   mapStreamMessage,
   mapStreamUser,
-  streamScope,
-  type ReactionSeen,
   type StreamChannel,
 } from './map.js';
 import { detectLayout } from '../shared/file-shape.js';
-import { streamEvents, type StreamEvent, type StreamKind, type StreamLayout } from './read.js';
+import {
+  applyNeeds,
+  applyOutline,
+  channelFor,
+  keyOf,
+  needsDependOn,
+  needsOf,
+  outlineFile,
+  reactionsMark,
+  type FileOutline,
+  type Known,
+  type Placed,
+} from './prepass.js';
+import { streamEvents, type StreamKind, type StreamLayout } from './read.js';
 
 const STREAM_FILE = /\.(json|jsonl|ndjson)$/i;
 const DISTINCT_ID = '!members-';
-
-interface Known {
-  channels: Map<string, StreamChannel>;
-  /** `rel#holder` -> channel key: which channel a v1 object's messages and members belong to. */
-  holders: Map<string, string>;
-  reactions: Map<string, ReactionSeen[]>;
-  /** Channels records refer to but no file declares: created from what the references say. */
-  missing: Map<string, { file: string; line: number }>;
-}
 
 export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
   const files: Array<{ rel: string; layout: StreamLayout }> = [];
@@ -54,61 +56,25 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
   const known: Known = { channels: new Map(), holders: new Map(), reactions: new Map(), missing: new Map() };
   const people = new People(ctx);
   // Member ids of each channel, for `!members-` channels: by v1 object (`rel#holder`), or by cid (v2 lines).
-  const memberLists = new Map<string, string[]>();
-  const linedMembers = new Map<string, string[]>();
+  const memberLists = { held: new Map<string, string[]>(), lined: new Map<string, string[]>() };
   // What each file holds, so a file gets inputs only for the entities it has (each input reads it once).
   const holds = new Map<string, Set<StreamKind | 'users'>>();
   const earliest = new Map<string, number>();
+  const outlines = new Map<string, FileOutline>();
 
-  // Sweep 1: channels, `!members-` member lists, reactions, the users file's users.
+  // Sweep 1: channels, `!members-` member lists, reactions, the users file's users (prepass.ts).
   for (const { rel, layout } of files) {
-    const kinds = new Set<StreamKind | 'users'>();
-    holds.set(rel, kinds);
-    for await (const e of streamEvents(ctx, rel, layout)) {
-      kinds.add(e.kind === 'user' ? 'users' : e.kind === 'problem' ? (e.about ?? 'users') : e.kind);
-      if (e.kind === 'user') people.list(idOf(e.value) ?? '', str(e.value.name));
-      else if (e.kind === 'channel') {
-        const c = e.value;
-        const key = channelKey(str(c.type), str(c.id), c.member_ids) ?? str(c.cid) ?? '';
-        if (e.holder !== undefined) known.holders.set(`${rel}#${e.holder}`, key);
-        const id = str(c.id) ?? key.slice(key.indexOf(':') + 1);
-        const channel: StreamChannel = {
-          key,
-          type: str(c.type) ?? 'messaging',
-          id,
-          createdAt: seconds(c.created_at),
-          conversation: { kind: 'group', guid: ctx.guids.of(key) },
-        };
-        if (Array.isArray(c.member_ids)) channel.distinctMembers = c.member_ids.map(String);
-        known.channels.set(key, channel);
-      } else if (e.kind === 'member') {
-        // A v1 object's members belong to its channel (known once read); a v2 line names its channel.
-        const v = e.value;
-        const list =
-          e.holder !== undefined
-            ? listOf(memberLists, `${rel}#${e.holder}`)
-            : listOf(linedMembers, str(v.cid) ?? channelKey(str(v.channel_type), str(v.channel_id), undefined) ?? '');
-        const uid = idOf(v.user_id) ?? idOf(v.user);
-        // Up to three: enough to tell two people from a group. Pulls may list a member again in a delta.
-        if (uid !== undefined && list.length <= 2 && !list.includes(uid)) list.push(uid);
-      } else if (e.kind === 'reaction') {
-        const messageId = str(e.value.message_id) ?? '';
-        const list = known.reactions.get(messageId) ?? [];
-        list.push({
-          type: str(e.value.type) ?? '',
-          user: idOf(e.value.user_id) ?? idOf(e.value.user),
-          at: seconds(e.value.created_at),
-        });
-        known.reactions.set(messageId, list);
-      }
-    }
+    const outline = await ctx.prepass.factsOf(ctx, rel, () => outlineFile(ctx, rel, layout), undefined, 'outline');
+    outlines.set(rel, outline);
+    holds.set(rel, new Set(outline.kinds));
+    applyOutline(ctx, rel, outline, known, people, memberLists);
   }
   const distinct = (key: string | undefined, list: string[]) => {
     const channel = known.channels.get(key ?? '');
     if (channel?.id.startsWith(DISTINCT_ID) && channel.distinctMembers === undefined) channel.distinctMembers = list;
   };
-  for (const [holder, list] of memberLists) distinct(known.holders.get(holder), list);
-  for (const [key, list] of linedMembers) distinct(key, list);
+  for (const [holder, list] of memberLists.held) distinct(known.holders.get(holder), list);
+  for (const [key, list] of memberLists.lined) distinct(key, list);
   // A distinct channel of exactly two people is their user-to-user conversation.
   for (const channel of known.channels.values()) {
     const m = channel.distinctMembers;
@@ -117,30 +83,14 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
     else ctx.idMap.add('groups', channel.key, ctx.guids.of(channel.key));
   }
 
-  // Sweep 2: who and what the records need.
+  // Sweep 2: who and what the records need; kept sightings hold while the reactions and channels they used do.
+  const reactions = reactionsMark(known);
   for (const { rel, layout } of files) {
-    const where = ctx.tree.where(rel);
-    for await (const e of streamEvents(ctx, rel, layout)) {
-      if (e.kind === 'channel') seeUser(people, e.value.created_by, where, e.line);
-      else if (e.kind === 'member') {
-        const channel = resolve(ctx, known, rel, e, where);
-        const member = idOf(e.value.user_id) ?? idOf(e.value.user);
-        // The first member and first admin stand in as owner for a channel without created_by.
-        channel.firstMember ??= member;
-        if (streamScope(e.value) === 'admin') channel.firstAdmin ??= member;
-        seeUser(people, e.value.user ?? e.value.user_id, where, e.line);
-      } else if (e.kind === 'message') {
-        const channel = resolve(ctx, known, rel, e, where);
-        const mapped = mapStreamMessage(e.value, channel, known.reactions.get(str(e.value.id) ?? ''), ctx);
-        if ((mapped.value.sentAt as number) > 0)
-          earliest.set(rel, Math.min(earliest.get(rel) ?? Number.POSITIVE_INFINITY, mapped.value.sentAt as number));
-        if (mapped.skip !== undefined) continue;
-        if (mapped.senderId !== undefined) seeUser(people, e.value.user, where, e.line);
-        else people.useSystem(where, e.line);
-        addMessageIds(ctx.idMap, str(e.value.id) ?? '', mapped);
-      }
-      if (ctx.idMap.needsFlush) await ctx.idMap.flush();
-    }
+    const gather = () => needsOf(ctx, rel, layout, known);
+    const dependsOn = needsDependOn(outlines.get(rel)!, known, reactions);
+    const needs = await ctx.prepass.factsOf(ctx, rel, gather, dependsOn, 'needs');
+    applyNeeds(ctx, rel, needs, known, people);
+    if (needs.earliest !== null) earliest.set(rel, needs.earliest);
   }
 
   const per = (kind: StreamKind | 'users') =>
@@ -170,49 +120,9 @@ export async function planStream(ctx: PresetContext): Promise<EntityPlan[]> {
   return plansOf({ users, groups, members, messages: per('message') });
 }
 
-function listOf(lists: Map<string, string[]>, key: string): string[] {
-  let list = lists.get(key);
-  if (list === undefined) {
-    list = [];
-    lists.set(key, list);
-  }
-  return list;
-}
-
-function seeUser(people: People, user: unknown, file: string, line: number): void {
-  const id = idOf(user);
-  if (id === undefined) return;
-  const o = typeof user === 'object' && user !== null ? (user as JsonObject) : {};
-  people.see(id, { name: str(o.name), avatar: str(o.image), metadata: { role: str(o.role) } }, file, line);
-}
-
-/** The channel of a member or message: its v1 object's, its `cid`, or its import fields; created if unknown. */
-function resolve(
-  ctx: PresetContext,
-  known: Known,
-  rel: string,
-  e: Extract<StreamEvent, { value: JsonObject }>,
-  file: string,
-): StreamChannel {
-  const v = e.value;
-  const key =
-    (e.holder !== undefined ? known.holders.get(`${rel}#${e.holder}`) : undefined) ??
-    str(v.cid) ??
-    channelKey(str(v.channel_type), str(v.channel_id), v.channel_member_ids) ??
-    'messaging:unknown';
-  let channel = known.channels.get(key);
-  if (channel === undefined) {
-    channel = {
-      key,
-      type: key.slice(0, key.indexOf(':')),
-      id: key.slice(key.indexOf(':') + 1),
-      conversation: { kind: 'group', guid: ctx.guids.of(key) },
-    };
-    known.channels.set(key, channel);
-    known.missing.set(key, { file, line: e.line });
-    ctx.idMap.add('groups', key, ctx.guids.of(key));
-  }
-  return channel;
+/** The channel of a member or message, when its records are read (sweep 2 made every one). */
+function resolve(ctx: PresetContext, known: Known, rel: string, e: Placed, file: string): StreamChannel {
+  return channelFor(ctx, known, keyOf(known.holders, rel, e), file, e.line);
 }
 
 /** One entity's records from one file; the users input also reports the file's unplaceable bad pieces. */
