@@ -26,7 +26,7 @@ async function rehearse(t, makeDir) {
 }
 
 for (const folder of await readdir(PRESETS)) {
-  const preset = folder.replace(/-(ugly|export)$/, '');
+  const preset = folder.replace(/-(ugly|export|pull)$/, '');
   test(`undo, then import again, on fixtures/presets/${folder}`, async (t) => {
     await rehearse(t, async (baseUrl) => {
       const dir = await tempDir();

@@ -57,9 +57,11 @@ test('a first run into folders that do not exist yet creates them, with checkpoi
     const state = (await readdir(path.join(dir, 'cache/state'))).sort();
     assert.deepEqual(
       state,
-      ['ckpt.ids.ndjson', 'ckpt.imported.ndjson', 'ckpt.json', 'ckpt.runs.ndjson'],
+      ['ckpt.ids.ndjson', 'ckpt.imported.ndjson', 'ckpt.json', 'ckpt.prepass.json', 'ckpt.runs.ndjson'],
       'no lock, no temp file left',
     );
+    const prepass = await stat(path.join(dir, 'cache/state/ckpt.prepass.json'));
+    assert.equal(prepass.mode & 0o777, 0o600, "the pre-pass cache holds the export's ids: 0600");
   } finally {
     await sb.close();
   }
