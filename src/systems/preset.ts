@@ -68,6 +68,8 @@ export async function preparePreset(name: string, from: string, options: PresetO
       .filter((rel) => !ctx.read?.has(rel))
       .map((rel) => ({ rel, where: tree.where(rel), disk: tree.diskPath(rel) }));
     const commit = async () => {
+      // Never a cache beside a map it does not point into, even when a crash comes between the two.
+      await ctx.prepass.forget();
       await idMap.commit();
       await ctx.prepass.save(await idMap.committedSize());
     };

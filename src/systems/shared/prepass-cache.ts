@@ -10,7 +10,7 @@
  * that map is the one it was written with. A zip export has no files on disk: it is read every time.
  */
 import { createHash } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { makeFolderFor, STATE_FILE_MODE } from '../../checkpoint/state-files.js';
 import { TOOL_VERSION } from '../../http/user-agent.js';
 import { openFile } from '../../sources/read-blocks.js';
@@ -182,9 +182,19 @@ export class PrepassCache {
     if (this.file === undefined) return;
     const content: CacheFile = { format: FORMAT, key: this.key, idMapSize, entries: this.now };
     const temp = `${this.file}.${process.pid}.tmp`;
-    await makeFolderFor(temp);
-    await writeFile(temp, JSON.stringify(content), { mode: STATE_FILE_MODE });
-    await rename(temp, this.file);
+    try {
+      await makeFolderFor(temp);
+      await writeFile(temp, JSON.stringify(content), { mode: STATE_FILE_MODE });
+      await rename(temp, this.file);
+    } catch {
+      // Only a saving: without it the next run reads every file, as the first did.
+      await rm(temp, { force: true }).catch(() => undefined);
+    }
+  }
+
+  /** Takes out the kept facts before the id map they point into is replaced (put back by `save`). */
+  async forget(): Promise<void> {
+    if (this.file !== undefined) await rm(this.file, { force: true }).catch(() => undefined);
   }
 }
 
