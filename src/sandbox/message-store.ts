@@ -1,3 +1,4 @@
+import { LargeMap } from './large-map.js';
 import type { JsonObject } from '../entities/types.js';
 import { NumberColumn, TextArena } from './columns.js';
 
@@ -22,7 +23,7 @@ export interface MessageFilter {
  * message. A permanently deleted message leaves an empty slot.
  */
 export class MessageStore {
-  private slotOfMuid = new Map<string, number>();
+  private slotOfMuid = new LargeMap<number>();
   private muids: (string | undefined)[] = [];
   private serviceIds = new NumberColumn((n) => new Float64Array(n));
   private sentAts = new NumberColumn((n) => new Float64Array(n));
