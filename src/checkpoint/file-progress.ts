@@ -26,6 +26,8 @@ export interface FileProgressData {
    * file unread while it ends there still and this is older than the window.
    */
   newestSentAt?: number;
+  /** When the reading that set `end` ended (ms since the epoch): a sync round tells its own from earlier ones. */
+  readAt?: number;
   /**
    * Slots acknowledged as rejected that are not in yet, by ordinal: the code they were refused with
    * and a hash of what the slot held, so a later run can tell an edited record from the same one.

@@ -13,18 +13,21 @@ import type { ResumePoint } from '../sources/types.js';
 
 /**
  * For a file import does not read again (not changed since a reading to its end, every slot
- * acknowledged), the newest `sentAt` of its messages when that reading knew it; undefined for any
- * other file, and for one a look at cannot open. Changes nothing in the checkpoint.
+ * acknowledged), the newest `sentAt` of its messages when that reading knew it, and when that reading
+ * ended; undefined for any other file, and for one a look at cannot open. Changes nothing in the
+ * checkpoint.
  */
 export async function newestOfUnchanged(
   checkpoint: CheckpointStore,
   entity: EntityName,
   input: RecordInput,
-): Promise<number | undefined> {
+): Promise<{ newest: number; readAt?: number } | undefined> {
   const found = await lookAt(checkpoint, entity, input).catch(() => undefined);
   if (found?.unchanged !== true) return undefined;
-  const newest = checkpoint.storedFile(entity, input.display)?.newestSentAt;
-  return typeof newest === 'number' && Number.isFinite(newest) ? newest : undefined;
+  const stored = checkpoint.storedFile(entity, input.display);
+  const newest = stored?.newestSentAt;
+  if (typeof newest !== 'number' || !Number.isFinite(newest)) return undefined;
+  return { newest, readAt: stored?.readAt };
 }
 
 export interface Found {

@@ -100,6 +100,7 @@ export async function recordEnd(cursor: FileCursor): Promise<void> {
   const { input, progress, ended } = cursor;
   delete progress.data.end;
   delete progress.data.newestSentAt;
+  delete progress.data.readAt;
   if (!input.path) return;
   const readsOn = canReadOn(input.file);
   if (readsOn && ended === undefined) return;
@@ -108,5 +109,6 @@ export async function recordEnd(cursor: FileCursor): Promise<void> {
   // Grown while it was read: the bytes after the size taken at the start may have been read or not.
   if (end.byte !== progress.data.fingerprint?.size) return;
   progress.data.end = end;
+  progress.data.readAt = Date.now();
   if (Number.isFinite(cursor.newest)) progress.data.newestSentAt = cursor.newest;
 }

@@ -10,7 +10,7 @@ import type { Run, RunEnd } from '../run/run.js';
 import { lastSyncRound, type SyncRoundLine } from './sync-lag.js';
 import { type RoundOptions, runRound } from './sync-round.js';
 
-export interface SyncOptions extends Omit<RoundOptions, 'round' | 'newestVerifiedMs'> {
+export interface SyncOptions extends Omit<RoundOptions, 'round' | 'newestVerifiedMs' | 'lastRoundGood'> {
   /** The wait between the end of a round and the start of the next. */
   intervalMs: number;
   /** Stop after this many rounds (tests, a CI job that syncs a while); none: until stopped. */
@@ -31,7 +31,7 @@ export interface SyncSummary {
 
 export async function syncInRun(run: Run, options: SyncOptions): Promise<SyncSummary> {
   const resume = await lastSyncRound(run.config.checkpoint);
-  let { newestVerifiedMs } = resume;
+  let { newestVerifiedMs, lastRoundGood } = resume;
   const rounds: SyncRoundLine[] = [];
   let status: SyncSummary['status'] = 'completed';
   let exitCode: number = ExitCode.ok;
@@ -39,7 +39,7 @@ export async function syncInRun(run: Run, options: SyncOptions): Promise<SyncSum
   for (let round = resume.round + 1; ; round++) {
     let result: Awaited<ReturnType<typeof runRound>>;
     try {
-      result = await runRound(run, { ...options, round, newestVerifiedMs });
+      result = await runRound(run, { ...options, round, newestVerifiedMs, lastRoundGood });
     } catch (err) {
       // A step stopped by Ctrl+C may end in its own error (an aborted request): still a stop.
       if (!(err instanceof InterruptedError) && !run.stop.aborted) throw err;
@@ -56,6 +56,7 @@ export async function syncInRun(run: Run, options: SyncOptions): Promise<SyncSum
       break;
     }
     newestVerifiedMs = result.newestVerifiedMs;
+    lastRoundGood = result.verify !== undefined && result.line.notAcross === 0;
     rounds.push(result.line);
     run.log.event('sync-round', { ...result.line });
     run.events.info(describeRound(result.line));

@@ -49,6 +49,8 @@ export interface SyncRoundLine {
 export interface SyncResumePoint {
   round: number;
   newestVerifiedMs?: number;
+  /** The last round's verify found everything of its window on the service. */
+  lastRoundGood?: boolean;
 }
 
 /** The last `sync-round` line of this migration's run log, if any sync has finished a round. */
@@ -57,7 +59,11 @@ export async function lastSyncRound(checkpoint: string): Promise<SyncResumePoint
   const last = lines.findLast((l) => l.type === 'sync-round') as unknown as SyncRoundLine | undefined;
   if (!last) return { round: 0 };
   const verified = last.newestVerifiedAt === undefined ? undefined : Date.parse(last.newestVerifiedAt);
-  return { round: last.round, newestVerifiedMs: Number.isNaN(verified) ? undefined : verified };
+  return {
+    round: last.round,
+    newestVerifiedMs: Number.isNaN(verified) ? undefined : verified,
+    lastRoundGood: last.notAcross === 0,
+  };
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());

@@ -28,6 +28,8 @@ export interface RoundOptions {
   plan(): Promise<SyncPlan>;
   /** The newest message the last good round verified on the service (ms). */
   newestVerifiedMs?: number;
+  /** The round before this one was that good round: what it verified is not read again. */
+  lastRoundGood?: boolean;
 }
 
 export interface RoundResult {
@@ -69,7 +71,14 @@ export async function runRound(run: Run, options: RoundOptions): Promise<RoundRe
     const lookbackMs = options.pull.lookbackMinutes * 60_000;
     const from = final || options.newestVerifiedMs === undefined ? undefined : options.newestVerifiedMs - lookbackMs;
     sinceSec = from === undefined ? undefined : Math.floor(from / 1000);
-    verify = await verifyInRun(quiet, { plans: plan.plans, sample: 0, sinceSec });
+    // Files read before this round, unchanged since, were verified up to the newest verified message by
+    // the round before when it was good: only what this round read is looked at (and the window).
+    const before = options.lastRoundGood ? options.newestVerifiedMs : undefined;
+    const verifiedBefore =
+      from === undefined || before === undefined
+        ? undefined
+        : { throughSec: Math.floor(before / 1000), readBeforeMs: started };
+    verify = await verifyInRun(quiet, { plans: plan.plans, sample: 0, sinceSec, verifiedBefore });
     // Only the full reading of the final round speaks for the whole export (the ledger's proof).
     if (final) {
       recordVerdict(run, verify);

@@ -8,12 +8,15 @@ import type { Run } from '../run/run.js';
 import { readOutsideExport, readServiceIds } from './service-id-table.js';
 import { runVerify } from './verify-pass.js';
 import type { VerifyResult } from './verify-result.js';
+import type { VerifiedBefore } from './window-inputs.js';
 
 export interface VerifyInRunOptions {
   plans: EntityPlan[];
   entities?: ReadonlySet<EntityName>;
   sample: number;
   sinceSec?: number;
+  /** A sync round's: what the last good round verified (window-inputs.ts). */
+  verifiedBefore?: VerifiedBefore;
   onMissing?(record: MappedRecord): Promise<void>;
 }
 
@@ -75,6 +78,7 @@ export async function verifyInRun(run: Run, options: VerifyInRunOptions): Promis
     spillDir,
     partRecords: partRecordsOf(run.env.MIGRATE_VERIFY_PART_RECORDS),
     checkpoint: run.ledger,
+    verifiedBefore: options.verifiedBefore,
   }).finally(() => rmdir(spillDir).catch(() => undefined));
 }
 

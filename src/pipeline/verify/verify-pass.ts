@@ -12,7 +12,7 @@ import { COMPARED_FIELDS } from './compared-fields.js';
 import { keyOf } from './expected-index.js';
 import { listFlagged } from './list-flagged.js';
 import { readExpected } from './read-expected.js';
-import { inputsOfWindow } from './window-inputs.js';
+import { inputsOfWindow, type VerifiedBefore } from './window-inputs.js';
 import { readServiceSide, type ServiceIdLookup } from './read-service.js';
 import { PART_RECORDS, partsFor, ServiceSpill } from './verify-store.js';
 import type { EntityVerdict, VerifyResult } from './verify-result.js';
@@ -46,6 +46,8 @@ export interface VerifyOptions {
   partRecords?: number;
   /** The migration's checkpoint: with `sinceSec`, old files it knows unchanged go unread (window-inputs.ts). */
   checkpoint?: CheckpointStore;
+  /** A sync round's: what the last good round verified (window-inputs.ts). */
+  verifiedBefore?: VerifiedBefore;
 }
 
 /**

@@ -15,11 +15,21 @@ export interface WindowInputs {
   notRead: number;
 }
 
+/**
+ * What the last good round of `sync` verified: every message up to `throughSec` of the files read before
+ * this round began (`readBeforeMs`). Such a file, unchanged since, has nothing a round must look at
+ * again, however recent its newest message: late replies come in files of their own.
+ */
+export interface VerifiedBefore {
+  throughSec: number;
+  readBeforeMs: number;
+}
+
 export async function inputsOfWindow(
   plans: EntityPlan[],
-  window: { sinceSec?: number; checkpoint?: CheckpointStore },
+  window: { sinceSec?: number; checkpoint?: CheckpointStore; verifiedBefore?: VerifiedBefore },
 ): Promise<WindowInputs> {
-  const { sinceSec, checkpoint } = window;
+  const { sinceSec, checkpoint, verifiedBefore: before } = window;
   if (sinceSec === undefined || checkpoint === undefined) return { plans, notRead: 0 };
   let notRead = 0;
   const read: EntityPlan[] = [];
@@ -27,8 +37,15 @@ export async function inputsOfWindow(
     const inputs = [];
     for (const input of plan.inputs) {
       // Users, groups and members never count as unchanged: they are read whole, as import reads them.
-      const newest = await newestOfUnchanged(checkpoint, plan.entity.name, input);
-      if (newest !== undefined && newest < sinceSec) notRead++;
+      const file = await newestOfUnchanged(checkpoint, plan.entity.name, input);
+      const old = file !== undefined && file.newest < sinceSec;
+      const verified =
+        file !== undefined &&
+        before !== undefined &&
+        file.readAt !== undefined &&
+        file.readAt < before.readBeforeMs &&
+        file.newest <= before.throughSec;
+      if (old || verified) notRead++;
       else inputs.push(input);
     }
     read.push(inputs.length === plan.inputs.length ? plan : { ...plan, inputs });
