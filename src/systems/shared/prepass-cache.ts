@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { makeFolderFor, STATE_FILE_MODE } from '../../checkpoint/state-files.js';
+import { CheckpointError } from '../../errors.js';
 import { TOOL_VERSION } from '../../http/user-agent.js';
 import { openFile } from '../../sources/read-blocks.js';
 import type { ExportTree } from './export-tree.js';
@@ -121,7 +122,9 @@ export class PrepassCache {
     const offset = await ctx.idMap.offset();
     if (hit !== undefined) {
       if (offset !== undefined && !(await ctx.idMap.copyCommitted(hit.ids![0], hit.ids![1])))
-        throw new Error(`the id map ended before the lines of ${rel}`);
+        throw new CheckpointError('IDMAP_UNWRITABLE', `the id map in place ended before the lines of ${rel}`, {
+          hint: `delete ${this.file} (the pre-pass cache): the next run reads every file again`,
+        });
       for (const id of hit.uids) ctx.uids.of(id);
       for (const id of hit.guids) ctx.guids.of(id);
       ctx.read?.add(rel);
