@@ -312,8 +312,11 @@ export function createMapper(options: MapperOptions): (item: SourceRecord) => Ma
       ) {
         skip = 'before-since';
       }
-      // --since first: a message the user left out on purpose is counted as that, not as too old.
-      if (skip === undefined && isBeyondRetention(payload.sentAt, retentionCutoffSec)) skip = BEYOND_RETENTION;
+      // --since and the preset's own reason first: a message left out on purpose (a join notice, a bot's post)
+      // is counted as that, not as too old, so import's counts agree with verify's.
+      if (skip === undefined && item.skip === undefined && isBeyondRetention(payload.sentAt, retentionCutoffSec)) {
+        skip = BEYOND_RETENTION;
+      }
     }
 
     // (g) drop what was only kept for the steps above; warn if something is left in it

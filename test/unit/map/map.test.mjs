@@ -258,6 +258,14 @@ test('sinceSec skips older messages only', () => {
   assert.equal(mapOne('messages', msg(1700000001000), options).skip, undefined);
 });
 
+test('a message left out by its preset keeps that reason when it is also too old', () => {
+  const options = { retentionCutoffSec: 1700000000 };
+  const msg = { muid: 'm', sender: 'u1', receiverType: 'group', receiver: 'g1', sentAt: 1600000000 };
+  assert.equal(mapOne('messages', msg, options).skip, 'beyond-retention');
+  assert.equal(mapOne('messages', msg, options, { skip: 'join-leave' }).skip, 'join-leave');
+  assert.equal(mapOne('messages', { ...msg, sentAt: 1700000001 }, options).skip, undefined);
+});
+
 test('hostile keys do not reach the prototype', () => {
   const value = JSON.parse('{"uid":"u1","name":"A","__proto__":{"polluted":1},"metadata.__proto__.polluted":"1"}');
   const mapped = mapOne('users', value);
