@@ -249,6 +249,11 @@ export class CheckpointStore {
     return done;
   }
 
+  /** `checkpointIntervalMs` 0: every acknowledged batch is written before its slot is given back. */
+  get writesEveryBatch(): boolean {
+    return this.minIntervalMs === 0;
+  }
+
   /**
    * Like `save`, but writes at most once every `minIntervalMs`: at a raised rate limit one write
    * (an fsync) covers many acknowledged batches instead of one each. A crash loses at most that

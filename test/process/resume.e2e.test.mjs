@@ -9,5 +9,7 @@ test('SIGKILL at 12 random moments, a checkpoint write per batch: every record o
   t.diagnostic(`seed ${seed} (RESUME_SEED=${seed} replays this run)`);
   const { kills, resent } = await killAndResume({ seed, kills: 12, config: { checkpointIntervalMs: 0 } });
   assert.ok(kills >= 8, `only ${kills} kills landed (seed ${seed})`);
-  assert.ok(resent <= kills * CONCURRENCY * 50, `${resent} re-sent records for ${kills} kills (seed ${seed})`);
+  // A kill re-sends at most the batches unsettled: in flight, or answered and waiting for their write.
+  const bound = kills * 2 * CONCURRENCY * 50;
+  assert.ok(resent <= bound, `${resent} re-sent records for ${kills} kills, over ${bound} (seed ${seed})`);
 });

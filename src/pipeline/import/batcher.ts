@@ -55,8 +55,11 @@ export interface BatcherOptions {
   concurrency: number;
   /** Soft stop: a batch still queued when it fires is not sent (nor acknowledged): the next run reads it again. */
   stop: AbortSignal;
-  /** Called in the tick a batch is answered, so its rejects and its acknowledgement are written together. */
-  onAnswered(answer: AnsweredBatch): void;
+  /**
+   * Called in the tick a batch is answered, so its rejects and its acknowledgement are written together.
+   * A promise returned holds the batch's place among the unsettled until it settles (its checkpoint write).
+   */
+  onAnswered(answer: AnsweredBatch): void | Promise<void>;
   /**
    * Called once, on the first failure: the run will stop, so batches still retrying should give up
    * now rather than wait out their backoff (a split batch's other half kept a failed run alive ~70 s).

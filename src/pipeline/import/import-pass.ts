@@ -105,16 +105,18 @@ async function runPhase(run: ImportRun, plan: EntityPlan, cross: CrossChecks, co
   /**
    * A batch's answer is counted and its ranges acknowledged in one tick, rejects written with them: the
    * checkpoint's mark of the rejects file then covers exactly the ranges it acknowledges
-   * (rejects-file.ts). The save is not waited for: writes are spaced out, and a failed one stops the
-   * run all the same.
+   * (rejects-file.ts). The save is waited for only when every batch is written (checkpointIntervalMs 0):
+   * then a kill re-sends at most the batches unsettled, in flight or waiting for their write. Otherwise
+   * writes are spaced out, and a failed one stops the run all the same.
    */
   const tally = new PhaseTally(counts, run.checkpoint.totals(entity.name), run.rejects, run.idLog);
-  const settle = (answer: AnsweredBatch) => {
+  const settle = (answer: AnsweredBatch): undefined | Promise<void> => {
     tally.answered(answer);
     if (isParent) holds.answered(answer);
-    run.checkpoint.saveSoon().catch((err: unknown) => batcher.fail(err));
+    const write: Promise<void> = run.checkpoint.saveSoon().catch((err: unknown) => batcher.fail(err));
     counts.elapsedMs = clock.now() - started;
     run.events.progress(entity.name, counts);
+    return run.checkpoint.writesEveryBatch ? write : undefined;
   };
   const batcher = new Batcher({
     entity,

@@ -30,7 +30,9 @@ test('records of three files fill one batch; its answer acknowledges a range in 
     batchSize: 5,
     concurrency: 2,
     stop: new AbortController().signal,
-    onAnswered: (a) => answers.push(a),
+    onAnswered: (a) => {
+      answers.push(a);
+    },
   });
   const files = [new FileProgress(), new FileProgress(), new FileProgress()];
   let sent = 0;
@@ -78,7 +80,9 @@ test('the first failure ends the sends still retrying at once, through onFailure
     batchSize: 1,
     concurrency: 2,
     stop: new AbortController().signal,
-    onAnswered: () => answered++,
+    onAnswered: () => {
+      answered++;
+    },
     onFailure: () => abandon.abort(),
   });
   const progress = new FileProgress();
@@ -133,4 +137,45 @@ test('a sender told to abandon stops at its next wait: no more tries against a r
   await assert.rejects(sending, { code: 'INTERRUPTED' });
   assert.ok(Date.now() - started < 5000, `gave up in ${Date.now() - started} ms, not after its 10 s backoff`);
   assert.equal(sb.stats().perEntity.users.requests, 1, 'no try after the abandon');
+});
+
+test('a batch whose answer is being written keeps its place: reading waits at twice the concurrency', async () => {
+  let sends = 0;
+  /** @type {any} */
+  const sender = {
+    send: async (_entity, records) => {
+      sends++;
+      return { imported: records.length, alreadyPresent: 0 };
+    },
+  };
+  /** @type {(() => void)[]} */
+  const writes = [];
+  const batcher = new Batcher({
+    entity: ENTITIES.users,
+    sender,
+    batchSize: 1,
+    concurrency: 2,
+    stop: new AbortController().signal,
+    // The checkpoint write of each answer, done only when the test says so.
+    onAnswered: () => new Promise((resolve) => writes.push(() => resolve(undefined))),
+  });
+  const progress = new FileProgress();
+  let offered = 0;
+  const reading = (async () => {
+    for (let i = 0; i < 10; i++, offered++) await batcher.offer(record(`u${i}`, 'f', i), progress, i, i + 1);
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(sends, 4, 'four batches sent and answered, none written');
+  assert.equal(offered, 3, 'the reader waits on the fourth');
+  for (const write of writes.splice(0)) write();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(sends > 4, `sending went on once the writes were done (${sends})`);
+  while (offered < 10) {
+    for (const write of writes.splice(0)) write();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await reading;
+  for (const write of writes.splice(0)) write();
+  await batcher.drain();
+  assert.equal(sends, 10);
 });
