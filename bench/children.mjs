@@ -1,7 +1,7 @@
 // Child processes of the bench: every measured program runs in its own process (so its peak RSS is
 // its own), started with report-rss.mjs preloaded, and timed from spawn to exit.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +13,26 @@ export const SANDBOX_KEY = 'bench-sandbox-key';
 const REPORT_RSS = path.join(BENCH, 'report-rss.mjs');
 
 let serial = 0;
+
+/**
+ * Writes `dir`/.migrate.config.json for a bench run: checkpoint and rejects in `dir`, unthrottled, every
+ * message sent (the generated ones are years old: the default window would skip them), then `settings`.
+ * `keep`: the folder's checkpoint stays (a run resumed or repeated); otherwise the folder starts empty.
+ */
+export function writeBenchConfig(dir, settings, { keep = false } = {}) {
+  if (!keep) rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, '.migrate.config.json');
+  const full = {
+    requestsPerMinute: 1e9,
+    retentionDays: 0,
+    checkpoint: path.join(dir, 'checkpoint.json'),
+    rejects: path.join(dir, 'rejects.ndjson'),
+    ...settings,
+  };
+  writeFileSync(file, JSON.stringify(full, null, 2), { mode: 0o600 });
+  return file;
+}
 
 /**
  * Runs `node [nodeFlags] --import report-rss.mjs script ...args` to the end.

@@ -3,9 +3,18 @@
 // with nothing new (every message file unchanged: not read again), then with one new file of 1,000
 // messages. `--delta-before <bin>` also times the nothing-new import with another build (the code
 // before the change) over the same checkpoint. Results go to bench/delta-results.json.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BENCH, BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild } from './children.mjs';
+import {
+  BENCH,
+  BIN,
+  RUN_DIR,
+  SANDBOX_KEY,
+  lastJson,
+  runNode,
+  startSandboxChild,
+  writeBenchConfig,
+} from './children.mjs';
 import { ensureDeltaDataset, writeDeltaFile } from './delta-data.mjs';
 import { DATA_DIR } from './generate.mjs';
 import { mb, num, rowOf } from './table.mjs';
@@ -32,24 +41,13 @@ export async function measureDelta({ messages, concurrency, log, row, before, re
   try {
     const work = path.join(RUN_DIR, 'delta');
     const reused = reuse && existsSync(path.join(work, 'checkpoint.json'));
-    if (!reused) rmSync(work, { recursive: true, force: true });
-    mkdirSync(work, { recursive: true });
-    const config = path.join(work, '.migrate.config.json');
-    const settings = {
-      baseUrl: sb.url,
-      concurrency,
-      requestsPerMinute: 1e9,
-      retentionDays: 0,
-      checkpoint: path.join(work, 'checkpoint.json'),
-      rejects: path.join(work, 'rejects.ndjson'),
-      sources: {
-        users: { path: ds.users },
-        groups: { path: ds.groups },
-        members: { path: ds.members },
-        messages: { path: ds.messages },
-      },
+    const sources = {
+      users: { path: ds.users },
+      groups: { path: ds.groups },
+      members: { path: ds.members },
+      messages: { path: ds.messages },
     };
-    writeFileSync(config, JSON.stringify(settings, null, 2), { mode: 0o600 });
+    const config = writeBenchConfig(work, { baseUrl: sb.url, concurrency, sources }, { keep: reused });
     const env = { MIGRATE_API_KEY: SANDBOX_KEY };
     const importRun = async (label, bin = BIN, extra = []) => {
       const timeoutMs = 3 * 3600_000;

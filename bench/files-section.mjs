@@ -1,9 +1,8 @@
 // The bench's `files` section (issue 14): exports of many small files, imported into a sandbox in
 // another process with no rate limit. What counts is requests, not time: each phase's requests
 // against ceil(N/50), the fewest that can carry its N records, while batches stop at file ends.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild } from './children.mjs';
+import { BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild, writeBenchConfig } from './children.mjs';
 import { ensureManyFilesExport, ensureSlackWorkspace } from './files-data.mjs';
 import { num, pct } from './table.mjs';
 
@@ -17,19 +16,7 @@ async function importInto(name, target, concurrency) {
   const sb = await startSandboxChild({});
   try {
     const dir = path.join(RUN_DIR, name);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    const config = path.join(dir, '.migrate.config.json');
-    const settings = {
-      baseUrl: sb.url,
-      concurrency,
-      requestsPerMinute: 1e9,
-      retentionDays: 0,
-      checkpoint: path.join(dir, 'checkpoint.json'),
-      rejects: path.join(dir, 'rejects.ndjson'),
-      ...target,
-    };
-    writeFileSync(config, JSON.stringify(settings, null, 2), { mode: 0o600 });
+    const config = writeBenchConfig(dir, { baseUrl: sb.url, concurrency, ...target });
     const result = await runNode(BIN, ['import', '--json', '--fresh', '-c', config], {
       env: { MIGRATE_API_KEY: SANDBOX_KEY },
     });

@@ -1,7 +1,6 @@
 // The measurements of the bench, each in child processes: the parse floor, validate, import into a
 // sandbox process, the sandbox's own ceiling and the naive script. Each is wrapped by `observed`,
 // which waits for a quiet machine and notes how much of it other processes took meanwhile.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import {
@@ -15,6 +14,7 @@ import {
   runNode,
   startSandboxChild,
   waitForQuiet,
+  writeBenchConfig,
 } from './children.mjs';
 import { pct } from './table.mjs';
 
@@ -31,21 +31,7 @@ export function createMeasurements({ concurrency, quietWaitMs, log }) {
   /** Per measurement: the busy share before it and the share others took while it ran. */
   const interference = [];
 
-  function writeConfig(name, config) {
-    const dir = path.join(RUN_DIR, name);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, '.migrate.config.json');
-    const full = {
-      checkpoint: path.join(dir, 'checkpoint.json'),
-      rejects: path.join(dir, 'rejects.ndjson'),
-      // The generated messages are years old: with the default window they would be skipped, not sent.
-      retentionDays: 0,
-      ...config,
-    };
-    writeFileSync(file, JSON.stringify(full, null, 2), { mode: 0o600 });
-    return file;
-  }
+  const writeConfig = (name, config) => writeBenchConfig(path.join(RUN_DIR, name), config);
 
   const sourcesOf = (ds, format, entities) => {
     const sources = {};

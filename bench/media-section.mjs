@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import S3rver from 's3rver';
-import { BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild } from './children.mjs';
+import { BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild, writeBenchConfig } from './children.mjs';
 import { mb, num } from './table.mjs';
 
 const FILES = 1000;
@@ -60,25 +60,23 @@ export async function measureMedia({ log, row, concurrency }) {
     }
     writeFileSync(path.join(dir, 'messages.ndjson'), `${lines.join('\n')}\n`);
     writeFileSync(path.join(dir, 'users.ndjson'), '{"uid":"u0","name":"A"}\n{"uid":"u1","name":"B"}\n');
-    const config = path.join(dir, '.migrate.config.json');
-    const settings = {
-      baseUrl: sb.url,
-      requestsPerMinute: 1e9,
-      retentionDays: 0,
-      checkpoint: path.join(dir, 'checkpoint.json'),
-      rejects: path.join(dir, 'rejects.ndjson'),
-      sources: { users: path.join(dir, 'users.ndjson'), messages: path.join(dir, 'messages.ndjson') },
-      media: {
-        bucket: 'bench-media',
-        endpoint: `http://127.0.0.1:${s3Port}`,
-        forcePathStyle: true,
-        publicBaseUrl: 'https://media.example.test',
-        hosts: { '127.0.0.1': {} },
-        allowPrivateHosts: ['127.0.0.1'],
-        concurrency,
+    const config = writeBenchConfig(
+      dir,
+      {
+        baseUrl: sb.url,
+        sources: { users: path.join(dir, 'users.ndjson'), messages: path.join(dir, 'messages.ndjson') },
+        media: {
+          bucket: 'bench-media',
+          endpoint: `http://127.0.0.1:${s3Port}`,
+          forcePathStyle: true,
+          publicBaseUrl: 'https://media.example.test',
+          hosts: { '127.0.0.1': {} },
+          allowPrivateHosts: ['127.0.0.1'],
+          concurrency,
+        },
       },
-    };
-    writeFileSync(config, JSON.stringify(settings, null, 2), { mode: 0o600 });
+      { keep: true },
+    );
     log(`import re-hosting ${num(FILES)} files of 1 MB (s3rver on disk, media.concurrency ${concurrency}) ...`);
     const result = await runNode(BIN, ['import', '--json', '--fresh', '-c', config], {
       env: { MIGRATE_API_KEY: SANDBOX_KEY, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },

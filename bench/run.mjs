@@ -156,14 +156,16 @@ log(
     `dist built ${code.distBuiltAt ?? 'never'}`,
 );
 if (code.distStale) log('warning: src/ is newer than dist/: the bench runs dist/ (npm run build first)');
-log(
-  `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ` +
-    `${num(main.members)} members, ${num(main.messages)} messages`,
-);
 
 // The main export (620 MB at scale 1) only for the sections that read it: `--only files` stays quick.
 const readsMain = ['floor', 'validate', 'import', 'naive', 'verify'].some((s) => only.has(s));
 const needsMain = readsMain || opts['messages-3m'] || opts.profile;
+if (needsMain) {
+  log(
+    `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ` +
+      `${num(main.members)} members, ${num(main.messages)} messages`,
+  );
+}
 const ds = needsMain ? ensureDataset({ ...main, formats: FORMATS }, log) : undefined;
 // Per format: a floor, validate (--repeat times, a floor after each), import, a floor (format-runs.mjs).
 let ceiling;
@@ -482,10 +484,11 @@ process.stdout.write(
   `code: commit ${code.commit ?? '?'}${code.dirty ? ' + uncommitted src changes' : ''}, ` +
     `dist built ${code.distBuiltAt ?? 'never'}${code.distStale ? ' (OLDER than src/)' : ''}\n`,
 );
-process.stdout.write(
-  `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ` +
-    `${num(main.members)} members, ${num(main.messages)} messages; took ${results.totalSeconds} s\n\n`,
-);
+const scaleLine = needsMain
+  ? `scale ${scale}: ${num(main.users)} users, ${num(main.groups)} groups, ` +
+    `${num(main.members)} members, ${num(main.messages)} messages; `
+  : '';
+process.stdout.write(`${scaleLine}took ${results.totalSeconds} s\n\n`);
 process.stdout.write(`${formatTable(rows)}\n`);
 const codeAtEnd = codeVersion();
 if (codeAtEnd.distBuiltAt !== code.distBuiltAt || codeAtEnd.commit !== code.commit) {

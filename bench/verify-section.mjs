@@ -1,9 +1,8 @@
 // The bench's `verify` section (issue 15): the main export (1M messages at scale 1) imported into a
 // sandbox process that keeps records, then `verify` read it all back, unthrottled: its records/s, its
 // read requests (what the default 600 a minute would take) and its own peak RSS.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild } from './children.mjs';
+import { BIN, RUN_DIR, SANDBOX_KEY, lastJson, runNode, startSandboxChild, writeBenchConfig } from './children.mjs';
 import { mb, num } from './table.mjs';
 
 const ENTITIES = ['users', 'groups', 'members', 'messages'];
@@ -13,22 +12,8 @@ const MEMORY_LIMIT = 150 * 2 ** 20;
 
 /** A fresh folder with a config importing `ds` into the sandbox at `url`, unthrottled; returns the config's path. */
 export function writeVerifyConfig(dir, url, ds, concurrency) {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const config = path.join(dir, '.migrate.config.json');
   const sources = Object.fromEntries(ENTITIES.map((e) => [e, { path: e === 'messages' ? ds.messages.ndjson : ds[e] }]));
-  const settings = {
-    baseUrl: url,
-    concurrency,
-    requestsPerMinute: 1e9,
-    restRequestsPerMinute: 1e9,
-    retentionDays: 0,
-    checkpoint: path.join(dir, 'checkpoint.json'),
-    rejects: path.join(dir, 'rejects.ndjson'),
-    sources,
-  };
-  writeFileSync(config, JSON.stringify(settings, null, 2), { mode: 0o600 });
-  return config;
+  return writeBenchConfig(dir, { baseUrl: url, concurrency, restRequestsPerMinute: 1e9, sources });
 }
 
 export async function measureVerify({ ds, concurrency, log, row }) {
