@@ -4,7 +4,7 @@
 // a killed run resumes without uploading anything twice; no credential shows anywhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readNdjson, runCli, sandbox, spawnCli, collect, tempDir, waitFor, writeConfig } from '../helpers.mjs';
 import {
@@ -139,6 +139,45 @@ test('media: carried once per content, URLs rewritten, a failed file holds its m
   assert.equal(again.code, 3, again.stderr);
   assert.equal(bucket.uploads(), 5, 'a repeated run uploaded again');
   assert.equal(JSON.parse(again.stdout).media.reused, 6);
+});
+
+test('media: a run with nothing new reads no message file for media; a grown one from where it ended', async (t) => {
+  const bucket = await startBucket();
+  t.after(() => bucket.close());
+  const files = new Map([1, 2, 3, 4].map((i) => [`/pub/${i}.bin`, { bytes: bytes(500 + i) }]));
+  const fs = await startFileServer(files);
+  t.after(() => fs.close());
+  const sb = await sandbox();
+  t.after(() => sb.close());
+  const at = (i) => `http://127.0.0.1:${fs.port}/pub/${i}.bin`;
+  const dir = await workspace(
+    sb.url,
+    bucket,
+    [1, 2, 3].map((i) => message(i, at(i), `${i}.bin`)),
+    {
+      hosts: { '127.0.0.1': {} },
+    },
+  );
+  const first = await runCli(['import', '--json'], { cwd: dir, env: AWS_ENV });
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(JSON.parse(first.stdout).media.files, 3);
+  const downloads = () => fs.hits.filter((h) => h.path.startsWith('/pub/')).length;
+  const before = downloads();
+
+  const again = await runCli(['import', '--json'], { cwd: dir, env: AWS_ENV });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(JSON.parse(again.stdout).media.files, 0, 'the unchanged file was read for its attachments');
+  assert.equal(downloads(), before);
+
+  await appendFile(path.join(dir, 'messages.ndjson'), `${JSON.stringify(message(4, at(4), '4.bin'))}\n`);
+  const grown = await runCli(['import', '--json'], { cwd: dir, env: AWS_ENV });
+  assert.equal(grown.code, 0, grown.stderr);
+  assert.equal(JSON.parse(grown.stdout).media.files, 1, 'only the new line is read');
+  assert.equal(bucket.uploads(), 4);
+  assert.equal(
+    sb.records().messages.media4.data.attachments[0].url,
+    `${PUBLIC}/att/${sha256(files.get('/pub/4.bin').bytes)}`,
+  );
 });
 
 test('media: a Telegram export folder: relative files carried, a missing one holds its message', async (t) => {

@@ -135,6 +135,7 @@ export async function importInRun(run: Run, options: ImportInRunOptions): Promis
         env,
         cwd,
         clock,
+        checkpoint,
       };
       media = await startMediaPass(mediaOptions, options.proxy ?? readProxySettings(env), events);
       await runImport(

@@ -17,6 +17,7 @@ import type { DeclaredType } from '../../media/web-page.js';
 import { addHostCount } from '../../media/unlisted-hosts.js';
 import { readInputBatches, type EntityPlan } from '../../sources/plan.js';
 import { createMapper, mapperOptionsFor } from '../map/map.js';
+import { lookAt } from '../unchanged-file.js';
 import { isPlainObject } from '../map/object-paths.js';
 
 export interface MediaRun {
@@ -41,11 +42,17 @@ export async function carryMessageMedia(
     retentionCutoffSec?: number;
     stop: AbortSignal;
     queueLimit: number;
+    /** The import's: a file it will not read again is not read here either. */
+    checkpoint: CheckpointStore;
   },
 ): Promise<void> {
   for (const input of plan.inputs) {
+    // What the message phase will read of the file: nothing when unchanged, from where a grown one ends.
+    const found = await lookAt(run.checkpoint, plan.entity.name, input).catch(() => undefined);
+    if (found?.unchanged) continue;
     const map = createMapper(mapperOptionsFor(plan.entity, plan.source, run));
-    for await (const items of readInputBatches(input, { signal: run.stop, entity: plan.entity.name })) {
+    const options = { signal: run.stop, entity: plan.entity.name, from: found?.from };
+    for await (const items of readInputBatches(input, options)) {
       for (const item of items) {
         if (item.kind !== 'record') continue;
         const record = map(item);

@@ -7,6 +7,7 @@ import type { MigrateConfig } from '../../config/schema.js';
 import type { MappedRecord } from '../../entities/types.js';
 import type { ProxySettings } from '../../http/proxy-env.js';
 import type { Clock } from '../../clock.js';
+import type { CheckpointStore } from '../../checkpoint/store.js';
 import type { ExportFolder } from '../../media/media-sources.js';
 import type { EntityPlan, RecordInput } from '../../sources/plan.js';
 import type { RunEvents } from '../events.js';
@@ -36,6 +37,7 @@ export interface MediaStartOptions {
   clock: Clock;
   /** `replay --without-missing-files`: messages held only for missing files go in without them. */
   withoutMissing?: WithoutMissing;
+  checkpoint: CheckpointStore;
 }
 
 export async function startMediaPass(
@@ -62,8 +64,8 @@ export async function startMediaPass(
   // A run that ends early (a fatal error in an earlier phase) stops the pass before its carrier closes.
   const halt = new AbortController();
   const stop = AbortSignal.any([options.stop, halt.signal]);
-  const { sinceSec, retentionCutoffSec } = options;
-  const run = { importSoftDeleted: config.importSoftDeleted, sinceSec, retentionCutoffSec, stop };
+  const { sinceSec, retentionCutoffSec, checkpoint } = options;
+  const run = { importSoftDeleted: config.importSoftDeleted, sinceSec, retentionCutoffSec, stop, checkpoint };
   const ready = carryMessageMedia(plan, session.run, { ...run, queueLimit: media.concurrency }).then(() => {
     session.finished();
     const c = session.summary();
