@@ -69,6 +69,22 @@ test('the import format as JSON Lines ({"type", "data"}) reads the same', async 
   assert.equal(b.users.items[1].line, 2, 'JSON Lines records point at their line');
 });
 
+test('JSON Lines whose first line is longer than a read block (a user with a long field) are lines', async () => {
+  const items = JSON.parse(await readFile(path.join(SAMPLE, 'data.json'), 'utf8'));
+  items[0].item.bio = 'x'.repeat(200_000);
+  const dir = await tempDir();
+  const file = path.join(dir, 'data.jsonl');
+  await writeFile(file, `${items.map(({ type, item }) => JSON.stringify({ type, data: item })).join('\n')}\n`);
+  const r = await readPlans((await plan('stream', file)).plans);
+  clean(r);
+  assert.deepEqual([r.users.read, r.groups.read, r.members.read, r.messages.read], [4, 3, 4, 3]);
+  assert.deepEqual(r.users.sent[0].metadata.trimmed, ['bio'], 'read whole, then trimmed to the service limit');
+  const { detectPreset, openExportTree } = await import('../../../dist/systems/detect/index.js');
+  const found = await detectPreset(await openExportTree(dir, path.dirname(dir)), dir);
+  assert.equal(found?.preset, 'stream', 'init recognises it');
+  assert.equal(found?.counts.messages, 3);
+});
+
 test(
   'channel exports (v1 JSON and v2 lines): roles, ' + 'attachments, threads, quotes, deleted and system messages',
   async () => {
