@@ -8,6 +8,8 @@ export { mulberry32 } from './fault-plan.js';
 export type {
   EntityStats,
   FaultName,
+  SandboxExchangeReply,
+  SandboxExchangeRequest,
   SandboxFaults,
   SandboxHandle,
   SandboxOptions,

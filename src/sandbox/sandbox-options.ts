@@ -35,6 +35,7 @@ export interface ResolvedOptions {
   refuseBeyondRetention: boolean;
   readRequestsPerMinute: number;
   seedUsers: JsonObject[];
+  onExchange?: SandboxOptions['onExchange'];
 }
 
 export interface ResolvedFaults {
@@ -165,5 +166,6 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedOptions 
     refuseBeyondRetention: refusesOld(options),
     readRequestsPerMinute: count('readRequestsPerMinute', options.readRequestsPerMinute, 0, 0),
     seedUsers,
+    onExchange: options.onExchange,
   };
 }

@@ -5,7 +5,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { EntityName } from '../entities/types.js';
 import { describeFaults, FaultPlan } from './fault-plan.js';
-import { Delays, errorBody, isJsonContentType, readBody, sendJson } from './http-io.js';
+import { Delays, errorBody, isJsonContentType, readBody, SerialisedJson, sendJson } from './http-io.js';
 import { parseImportBody, processRecords } from './import-request.js';
 import { LostRecords } from './lose-fault.js';
 import { answerReadOrDelete } from './read-dispatch.js';
@@ -14,7 +14,7 @@ import { RecordStore } from './record-store.js';
 import { StatsCollector } from './sandbox-stats.js';
 import { resolveSandboxOptions, type ResolvedOptions } from './sandbox-options.js';
 import { makeSelfSignedPair, type TlsPair } from './tls-pair.js';
-import type { SandboxHandle, SandboxOptions } from './types.js';
+import type { SandboxExchangeRequest, SandboxHandle, SandboxOptions } from './types.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -31,6 +31,8 @@ class Sandbox {
   private readonly server: Server;
   private readonly tls?: TlsPair;
   private closing?: Promise<void>;
+  /** The request behind each pending answer, kept only while `onExchange` is set. */
+  private readonly asked = new WeakMap<ServerResponse, SandboxExchangeRequest>();
 
   constructor(private readonly config: ResolvedOptions) {
     this.store = new RecordStore(config.keepRecords);
@@ -107,6 +109,7 @@ class Sandbox {
     this.stats.requestArrived(now());
     const read = await readBody(req);
     if (!read.ok && read.reason === 'aborted') return;
+    this.observe(req, res, read.ok ? read.body : undefined);
     if (!(await this.delays.wait(this.plan.jitter(this.config.latencyMs)))) return;
 
     const entity = this.config.importPath.exec(pathname)?.[1] as EntityName | undefined;
@@ -188,6 +191,7 @@ class Sandbox {
     this.stats.readArrived();
     const read = await readBody(req);
     if (!read.ok && read.reason === 'aborted') return;
+    this.observe(req, res, read.ok ? read.body : undefined);
     if (!(await this.delays.wait(this.plan.jitter(this.config.latencyMs)))) return;
     const headers = this.admit(req, res, this.readRate);
     if (!headers) return;
@@ -245,6 +249,16 @@ class Sandbox {
   private reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     this.stats.answered(status);
     sendJson(res, status, body, headers);
+    const request = this.asked.get(res);
+    if (request === undefined) return;
+    this.asked.delete(res);
+    this.config.onExchange?.(request, { status, body: body instanceof SerialisedJson ? JSON.parse(body.text) : body });
+  }
+
+  /** Keeps the request for `onExchange`, when one is set. */
+  private observe(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void {
+    if (this.config.onExchange === undefined) return;
+    this.asked.set(res, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body });
   }
 
   /** The app's own users, there before any import, and again after a reset. */

@@ -85,6 +85,25 @@ export interface SandboxOptions {
    * onto them. Stored as they are, not counted as requests.
    */
   seedUsers?: JsonObject[];
+  /**
+   * Told of each answered request but the control routes' (tests hold the exchanges to the vendor's
+   * OpenAPI documents with it); unset, nothing is kept or parsed for it.
+   */
+  onExchange?: (request: SandboxExchangeRequest, reply: SandboxExchangeReply) => void;
+}
+
+/** A request as the sandbox read it: path with query, headers as Node gives them, the raw body. */
+export interface SandboxExchangeRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body?: Buffer;
+}
+
+/** What the sandbox answered: status and the JSON body (parsed). */
+export interface SandboxExchangeReply {
+  status: number;
+  body: unknown;
 }
 
 export type FaultName =

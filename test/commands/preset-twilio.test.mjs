@@ -108,7 +108,7 @@ test('twilio: REST pages and CLI output give the same records, by content not by
         name: 'falcon-mockup.png',
         mimeType: 'image/png',
         extension: 'png',
-        size: 48213,
+        size: '48213',
       },
     ],
     metadata: { index: 2, editedAt: 1709283900 },

@@ -11,7 +11,8 @@ export interface Attachment {
   name: string;
   mimeType: string;
   extension: string;
-  size?: number;
+  /** Bytes, a string of digits: as the vendor's schema types it (data-import-apis.json), as the media pass does. */
+  size?: string;
 }
 
 const HTTP_URL = /^https?:\/\/[^\s/?#]+[^\s]*$/i;
@@ -110,8 +111,8 @@ export function attachment(input: {
     'bin';
   const mimeType = givenMime ?? MIME_BY_EXTENSION[extension] ?? 'application/octet-stream';
   const out: Attachment = { url, name, mimeType, extension };
-  const size = typeof input.size === 'string' && /^\d+$/.test(input.size) ? Number(input.size) : input.size;
-  if (typeof size === 'number' && Number.isInteger(size) && size >= 0) out.size = size;
+  const size = typeof input.size === 'number' && Number.isInteger(input.size) ? String(input.size) : input.size;
+  if (typeof size === 'string' && /^\d+$/.test(size)) out.size = size;
   return out;
 }
 

@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { mendCometChat } from './spec-mends-cometchat.js';
 import type { FakeReply, FakeRequest } from './types.js';
 
 const require = createRequire(import.meta.url);
@@ -15,11 +16,20 @@ const require = createRequire(import.meta.url);
 /** Where the pinned documents are: test/vendor-specs/ beside test/fakes/. */
 export const VENDOR_SPECS_DIR = fileURLToPath(new URL('../../vendor-specs/', import.meta.url));
 
+// biome-ignore lint/suspicious/noExplicitAny: openapi-backend's document and operation types are generic JSON.
+type Json = any;
+
 interface VendorSpec {
   /** The document under VENDOR_SPECS_DIR (JSON, or YAML as the vendor publishes it). */
   file: string;
+  /** A vendor that publishes its API in several documents: the one covering a path (default `file`). */
+  files?: { all: string[]; for(pathname: string): string };
   /** The request's path as the document names it, or undefined when the document does not cover it. */
   specPath(pathname: string): string | undefined;
+  /** The vendor's own errors in its document, mended in memory: each a narrow, documented exception. */
+  mend?(document: Json, file: string): void;
+  /** Where a body's keys are ids (a record map), the id each violation's path names is left out here. */
+  ids?: RegExp;
 }
 
 const VENDORS: Record<string, VendorSpec> = {
@@ -38,10 +48,21 @@ const VENDORS: Record<string, VendorSpec> = {
     file: 'slack/openapi.json',
     specPath: (p) => (p === '/' || p.startsWith('/files-pri/') ? undefined : p.replace(/^\/api(?=\/)/, '')),
   },
+  // The service (our sandbox stands for it): its import API and its Chat REST API are two documents,
+  // both with their paths after the version (`/v3.0/...` as the spec writes it, `/v3/...` as its pages do).
+  cometchat: {
+    file: 'cometchat/chat-apis.json',
+    files: {
+      all: ['cometchat/chat-apis.json', 'cometchat/data-import-apis.json'],
+      for: (p) => (p.includes('/data_import/') ? 'cometchat/data-import-apis.json' : 'cometchat/chat-apis.json'),
+    },
+    specPath: (p) => (/^\/v3(?:\.0)?\//.test(p) ? p.replace(/^\/v3(?:\.0)?(?=\/)/, '') : undefined),
+    mend: (document, file) => mendCometChat(document, file),
+    // Bodies and answers are maps keyed by the records' ids: `/requestBody/messages/<muid>/...`, `/data/<uid>`.
+    ids: /^(\/requestBody\/(?:users|groups|members|messages)|\/data)\/[^/]+/,
+  },
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: openapi-backend's document and operation types are generic JSON.
-type Json = any;
 interface Backend {
   init(): Promise<unknown>;
   matchOperation(req: { method: string; path: string; headers: Record<string, string> }): Json;
@@ -49,19 +70,23 @@ interface Backend {
   validateResponse(body: unknown, operation: Json, status?: number): { valid: boolean; errors?: Json[] | null };
 }
 
-/** One vendor's document, ready to check exchanges with. */
-export class SpecCheck {
+/** One vendor's documents (most have one), compiled, with what their security schemes ask of a request. */
+interface Document {
+  api: Backend;
   /** Query parameters the document's security schemes carry (Stream's `api_key`): not operation parameters. */
-  private readonly securityQuery: Set<string>;
+  securityQuery: Set<string>;
+  /** Headers the document's security schemes carry (CometChat's `apikey`), by scheme name. */
+  securityHeaders: Map<string, string>;
+  /** The document-wide security requirement, for operations that state none. */
+  security: Json[] | undefined;
+}
 
+/** One vendor's documents, ready to check exchanges with. */
+export class SpecCheck {
   constructor(
     private readonly vendor: VendorSpec,
-    private readonly api: Backend,
-    document: Json,
-  ) {
-    const schemes: Json[] = Object.values(document.components?.securitySchemes ?? {});
-    this.securityQuery = new Set(schemes.filter((s) => s.type === 'apiKey' && s.in === 'query').map((s) => s.name));
-  }
+    private readonly documents: Map<string, Document>,
+  ) {}
 
   /** What is wrong with one exchange, one line each (empty when both sides follow the document). */
   check(request: FakeRequest, reply: FakeReply | undefined): string[] {
@@ -75,30 +100,51 @@ export class SpecCheck {
   private checkOrThrow(request: FakeRequest, reply: FakeReply | undefined): string[] {
     const path = this.vendor.specPath(request.url.pathname);
     if (path === undefined) return [];
+    const document = this.documents.get(this.vendor.files?.for(request.url.pathname) ?? this.vendor.file) as Document;
+    const { api } = document;
     const headers = lowerHeaders(request.headers);
-    const operation = this.api.matchOperation({ method: request.method, path, headers });
+    const operation = api.matchOperation({ method: request.method, path, headers });
     // Named by the document's path, so a page that is wrong a thousand times is one line.
     const at = `${request.method} ${operation?.path ?? path}`;
     if (!operation) return [`${at}: request: no such operation in the vendor's document`];
     const out: string[] = [];
     const query: Record<string, string | string[]> = {};
     for (const [key, value] of request.url.searchParams) {
-      if (this.securityQuery.has(key)) continue;
+      if (document.securityQuery.has(key)) continue;
       const had = query[key];
       query[key] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
     }
-    const asked = this.api.validateRequest(
-      { method: request.method, path, headers, query, body: request.body },
-      operation,
-    );
-    for (const e of asked.errors ?? []) out.push(`${at}: request: ${describe(e)}`);
+    const missing = missingSecurityHeaders(operation.security ?? document.security, document.securityHeaders, headers);
+    if (missing.length > 0) out.push(`${at}: request: no ${missing.join(' or ')} header, which the document requires`);
+    const asked = api.validateRequest({ method: request.method, path, headers, query, body: request.body }, operation);
+    for (const e of asked.errors ?? []) out.push(`${at}: request: ${describe(e, this.vendor.ids)}`);
     const json = reply !== undefined && reply.body !== undefined && typeof reply.body === 'object';
     if (json && !Buffer.isBuffer(reply.body)) {
-      const answered = this.api.validateResponse(reply.body, operation, reply.status);
-      for (const e of answered.errors ?? []) out.push(`${at}: answer ${reply.status}: ${describe(e)}`);
+      const answered = api.validateResponse(reply.body, operation, reply.status);
+      for (const e of answered.errors ?? []) out.push(`${at}: answer ${reply.status}: ${describe(e, this.vendor.ids)}`);
     }
     return out;
   }
+}
+
+/**
+ * The header names of an operation's security requirement that the request lacks: none when one of its
+ * alternatives is met, or when none of them is an apiKey in a header (a token in a query, HTTP auth...).
+ */
+function missingSecurityHeaders(
+  requirement: Json[] | undefined,
+  schemes: Map<string, string>,
+  headers: Record<string, string>,
+): string[] {
+  const missing: string[] = [];
+  for (const alternative of requirement ?? []) {
+    const names = Object.keys(alternative ?? {}).map((scheme) => schemes.get(scheme));
+    if (names.some((name) => name === undefined)) return [];
+    const lacking = (names as string[]).filter((name) => headers[name.toLowerCase()] === undefined);
+    if (lacking.length === 0) return [];
+    missing.push(...lacking);
+  }
+  return missing;
 }
 
 function lowerHeaders(headers: FakeRequest['headers']): Record<string, string> {
@@ -107,8 +153,9 @@ function lowerHeaders(headers: FakeRequest['headers']): Record<string, string> {
   return out;
 }
 
-function describe(e: Json): string {
-  const where = (e.instancePath || '/').replace(/\/\d+(?=\/|$)/g, '/*');
+function describe(e: Json, ids?: RegExp): string {
+  const path = ids === undefined ? e.instancePath : e.instancePath.replace(ids, '$1/<id>');
+  const where = (path || '/').replace(/\/\d+(?=\/|$)/g, '/*');
   const detail = e.params && Object.keys(e.params).length > 0 ? ` ${JSON.stringify(e.params)}` : '';
   return `${where} ${e.message}${detail}`;
 }
@@ -219,13 +266,20 @@ export function specCheckFor(source: string): Promise<SpecCheck | undefined> {
 async function load(source: string): Promise<SpecCheck | undefined> {
   const vendor = VENDORS[source];
   if (vendor === undefined) return undefined;
-  const file = `${VENDOR_SPECS_DIR}${vendor.file}`;
-  if (!existsSync(file)) return undefined;
-  const text = readFileSync(file, 'utf8');
+  const files = vendor.files?.all ?? [vendor.file];
+  if (!files.every((file) => existsSync(`${VENDOR_SPECS_DIR}${file}`))) return undefined;
+  const documents = new Map<string, Document>();
+  for (const file of files) documents.set(file, await compile(vendor, file));
+  return new SpecCheck(vendor, documents);
+}
+
+async function compile(vendor: VendorSpec, file: string): Promise<Document> {
+  const text = readFileSync(`${VENDOR_SPECS_DIR}${file}`, 'utf8');
   const document = file.endsWith('.json') ? JSON.parse(text) : require('js-yaml').load(text);
   dropUntypedNullable(document);
   eitherOfTwoOptional(document);
   enumsAsDescribed(document);
+  vendor.mend?.(document, file);
   const { OpenAPIBackend } = require('openapi-backend');
   const schemas = document.components?.schemas ?? {};
   const definition = { ...shareSchemas(document), components: { ...document.components, schemas: {} } };
@@ -237,5 +291,12 @@ async function load(source: string): Promise<SpecCheck | undefined> {
     customizeAjv: sharedAjv({ schemas }),
   });
   await api.init();
-  return new SpecCheck(vendor, api, document);
+  const schemes = Object.entries<Json>(document.components?.securitySchemes ?? {});
+  const apiKeys = schemes.filter(([, s]) => s.type === 'apiKey');
+  return {
+    api,
+    securityQuery: new Set(apiKeys.filter(([, s]) => s.in === 'query').map(([, s]) => s.name)),
+    securityHeaders: new Map(apiKeys.filter(([, s]) => s.in === 'header').map(([name, s]) => [name, s.name])),
+    security: document.security,
+  };
 }

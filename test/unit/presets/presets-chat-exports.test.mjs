@@ -69,7 +69,7 @@ test('discord: users from authors, a group per channel, members from who wrote, 
           name: 'slides.pdf',
           mimeType: 'application/pdf',
           extension: 'pdf',
-          size: 2048576,
+          size: '2048576',
         },
       ],
       metadata: { replyTo: '920000000000000002', editedAt: 1711962180 },
@@ -216,7 +216,7 @@ test(
         name: 'photo_1@14-11-2023_22-14-20.jpg',
         mimeType: 'image/jpeg',
         extension: 'jpg',
-        size: 83422,
+        size: '83422',
       },
     ]);
     assert.deepEqual([m['222-4'].type, m['333-5'].type], ['audio', 'file']);

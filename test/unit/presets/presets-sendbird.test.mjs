@@ -115,7 +115,7 @@ test('users, channels, members and messages of the export, all accounted for', a
         name: 'whiteboard.png',
         mimeType: 'image/png',
         extension: 'png',
-        size: 48213,
+        size: '48213',
       },
     ],
     metadata: { sendbirdType: 'FILE' },

@@ -86,7 +86,7 @@ test('the sample export: every record read, valid, and accounted for', async () 
           name: '100_cities.js',
           mimeType: 'text/plain',
           extension: 'js',
-          size: 4163,
+          size: '4163',
         },
       ],
       metadata: {

@@ -140,7 +140,7 @@ test(
         name: 'spec.pdf',
         mimeType: 'application/pdf',
         extension: 'pdf',
-        size: 230411,
+        size: '230411',
       },
     ]);
     assert.equal(m['m-005'].type, 'text', 'a link preview is no attachment');
