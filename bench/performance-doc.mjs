@@ -152,8 +152,8 @@ function verifyScaleSection(scale) {
       'NDJSON) is imported into a sandbox process that keeps records, then verified, unthrottled; peak RSS ' +
       "is the verify process's own. With a baseline (a checkout of the build before), that build verifies " +
       'the same sandbox first, so both times come from one import on one machine. Verify holds its ' +
-      'comparison on disk in parts (docs/verify.md, "Reads, rate and size"), one part in memory at a time; ' +
-      'what stays is a write buffer per part (below). A run replaces the rows of the sizes it measured.',
+      'comparison on disk in parts (docs/verify.md, "Reads, rate and size"), one part in memory at a time. ' +
+      'A run replaces the rows of the sizes it measured.',
     '',
     formatTable(rows),
     ...measured.filter((m) => m.note).map((m) => `\n${m.messages.toLocaleString('en-US')} messages: ${m.note}`),

@@ -5,6 +5,12 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 
 const CHUNK = 256 * 1024;
+/** What the buffers of one set of part files, open at once, may take together. */
+const PARTS_BUDGET = 4 * 1024 * 1024;
+
+/** The buffer of each of `parts` writers open at once: smaller as they are more, so together they stay flat. */
+export const partChunk = (parts: number): number =>
+  Math.max(16 * 1024, Math.min(CHUNK, Math.floor(PARTS_BUDGET / parts)));
 
 export class SpillWriter {
   count = 0;
@@ -15,9 +21,10 @@ export class SpillWriter {
   constructor(
     readonly file: string,
     readonly recordSize: number,
+    chunk = CHUNK,
   ) {
     this.fd = openSync(file, 'w', 0o600);
-    this.buf = Buffer.allocUnsafe(Math.max(recordSize, Math.floor(CHUNK / recordSize) * recordSize));
+    this.buf = Buffer.allocUnsafe(Math.max(recordSize, Math.floor(chunk / recordSize) * recordSize));
   }
 
   /** The next record's bytes, zeroed, to be filled in before the next call. */

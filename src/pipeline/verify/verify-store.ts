@@ -9,7 +9,7 @@ import { rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { COMPARED_FIELDS } from './compared-fields.js';
 import { ExpectedIndex } from './expected-index.js';
-import { SpillWriter, spillRecords, TextLog } from './spill.js';
+import { partChunk, SpillWriter, spillRecords, TextLog } from './spill.js';
 import type { EntityName } from '../../entities/types.js';
 
 /** Expected records a part holds by default: ~20 MB of index at most. */
@@ -83,7 +83,7 @@ export class ExportSpill {
     const size = exportRecordSize(this.fields);
     const writers = Array.from(
       { length: parts },
-      (_, p) => new SpillWriter(path.join(this.dir, `${this.entity}.export.${p}`), size),
+      (_, p) => new SpillWriter(path.join(this.dir, `${this.entity}.export.${p}`), size, partChunk(parts)),
     );
     for (const v of spillRecords(this.writer.file, size)) {
       const out = writers[partOf(v.getFloat64(0, true), parts)].next();
@@ -152,7 +152,7 @@ export class ServiceSpill {
     const size = serviceRecordSize(this.fields);
     this.writers = Array.from(
       { length: parts },
-      (_, p) => new SpillWriter(path.join(dir, `${entity}.service.${p}`), size),
+      (_, p) => new SpillWriter(path.join(dir, `${entity}.service.${p}`), size, partChunk(parts)),
     );
   }
 
