@@ -19,17 +19,18 @@ const record = (id, file, ordinal) =>
     problems: [],
   });
 
+/** A users batcher over 2 connections; `options` give the sender, the batch size and the rest. */
+const usersBatcher = (options) =>
+  new Batcher({ entity: ENTITIES.users, concurrency: 2, stop: new AbortController().signal, ...options });
+
 test('records of three files fill one batch; its answer acknowledges a range in each file', async () => {
   /** @type {any[]} */
   const answers = [];
   /** @type {any} */
   const sender = { send: async (_entity, records) => ({ imported: records.length, alreadyPresent: 0, rejected: [] }) };
-  const batcher = new Batcher({
-    entity: ENTITIES.users,
+  const batcher = usersBatcher({
     sender,
     batchSize: 5,
-    concurrency: 2,
-    stop: new AbortController().signal,
     onAnswered: (a) => {
       answers.push(a);
     },
@@ -74,12 +75,9 @@ test('the first failure ends the sends still retrying at once, through onFailure
       throw new Error('abandoned');
     },
   };
-  const batcher = new Batcher({
-    entity: ENTITIES.users,
+  const batcher = usersBatcher({
     sender,
     batchSize: 1,
-    concurrency: 2,
-    stop: new AbortController().signal,
     onAnswered: () => {
       answered++;
     },
@@ -150,12 +148,9 @@ test('a batch whose answer is being written keeps its place: reading waits at tw
   };
   /** @type {(() => void)[]} */
   const writes = [];
-  const batcher = new Batcher({
-    entity: ENTITIES.users,
+  const batcher = usersBatcher({
     sender,
     batchSize: 1,
-    concurrency: 2,
-    stop: new AbortController().signal,
     // The checkpoint write of each answer, done only when the test says so.
     onAnswered: () => new Promise((resolve) => writes.push(() => resolve(undefined))),
   });
